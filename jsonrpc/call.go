@@ -1,0 +1,157 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Call sends a request and waits for its response, decoding the result into result
+// (which may be nil to discard it, or a *json.RawMessage to keep it raw). params may
+// be nil, a json.RawMessage, or any value encoding/json can marshal.
+//
+// A response with an error returns that *Error. If ctx ends first, Call returns
+// ctx's error and ConnOptions.CallCancelled is told. If the connection ends first,
+// Call returns an error wrapping ErrClosed.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*r = raw
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("jsonrpc: decoding result of %s: %w", method, err)
+	}
+	return nil
+}
+
+// CallRaw is Call returning the raw result.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, err := marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
+	}
+	id := Int64ID(c.nextID.Add(1))
+	ch := make(chan *Message, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	bp := bufPool.Get().(*[]byte)
+	*bp = AppendRequest((*bp)[:0], id, method, p)
+	err = c.stream.Write(ctx, *bp)
+	putBuf(bp)
+	if err != nil {
+		c.forget(id)
+		return nil, fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+	}
+
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
+		}
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		return resp.Result, nil
+	case <-ctx.Done():
+		if c.forget(id) && c.opts.CallCancelled != nil {
+			c.opts.CallCancelled(id, context.Cause(ctx))
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// forget removes a pending call and reports whether it was still pending.
+func (c *Conn) forget(id ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	delete(c.pending, id)
+	return ok
+}
+
+// Notify sends a notification. params may be nil, a json.RawMessage or any value.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	p, err := marshal(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
+	}
+	bp := bufPool.Get().(*[]byte)
+	*bp = AppendNotification((*bp)[:0], method, p)
+	err = c.stream.Write(ctx, *bp)
+	putBuf(bp)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+	}
+	return nil
+}
+
+// errBatchRejected answers a batch when batching is not allowed.
+var errBatchRejected = &Error{Code: CodeInvalidRequest, Message: "invalid request: JSON-RPC batches are not supported by the negotiated protocol version"}
+
+// handleBatch answers a JSON array of messages: requests run concurrently and their
+// responses go back together in one array, in request order. Responses inside the
+// batch are delivered to pending calls; notifications produce nothing.
+func (c *Conn) handleBatch(ctx context.Context, data []byte) {
+	if c.opts.AllowBatch == nil || !c.opts.AllowBatch() {
+		c.writeError(ctx, NullID(), errBatchRejected)
+		return
+	}
+	msgs, errs, err := DecodeBatch(data)
+	if err != nil {
+		c.writeError(ctx, NullID(), toError(err))
+		return
+	}
+	replies := make([]*Message, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		if errs != nil && errs[i] != nil {
+			id := NullID()
+			if m != nil && m.ID.IsValid() {
+				id = m.ID
+			}
+			replies[i] = &Message{ID: id, Error: toError(errs[i])}
+			continue
+		}
+		if !m.IsRequest() {
+			c.dispatch(ctx, m, nil)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.dispatch(ctx, m, func(r *Message) { replies[i] = r })
+		}()
+	}
+	// The answers are written by a goroutine so the read loop keeps going: a batch
+	// handler may itself wait for a response that only the read loop can deliver.
+	go func() {
+		wg.Wait()
+		out := replies[:0]
+		for _, r := range replies {
+			if r != nil {
+				out = append(out, r)
+			}
+		}
+		if len(out) > 0 {
+			c.write(ctx, EncodeBatch(out))
+		}
+	}()
+}
+
+// IsClosed reports whether err means the connection ended.
+func IsClosed(err error) bool { return errors.Is(err, ErrClosed) }

@@ -1,0 +1,358 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// Stream carries framed JSON-RPC messages; transport.Conn satisfies it. Write must not
+// retain its argument after returning.
+type Stream interface {
+	Read(ctx context.Context) ([]byte, error)
+	Write(ctx context.Context, msg []byte) error
+	Close() error
+}
+
+// Handler answers incoming requests and notifications. For a notification the
+// result is ignored. A returned *Error reaches the peer as is; any other error becomes
+// CodeInternalError with the error's text.
+type Handler interface {
+	Handle(ctx context.Context, msg *Message) (result any, err error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, msg *Message) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, msg *Message) (any, error) { return f(ctx, msg) }
+
+// ErrClosed is returned by calls on a connection that has ended.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// ConnOptions configures a Conn. The zero value is usable: it rejects every incoming
+// request with CodeMethodNotFound and every batch with CodeInvalidRequest.
+type ConnOptions struct {
+	// Handler answers incoming requests and notifications. Requests run concurrently,
+	// each in its own goroutine; notifications run one at a time, in arrival order, on
+	// the connection's read loop (so they must not make calls on the same connection
+	// and wait for the answer).
+	Handler Handler
+	// AllowBatch reports whether an incoming JSON array (a batch) is accepted now.
+	AllowBatch func() bool
+	// CallCancelled is called when the context of an outgoing Call ends before its
+	// response arrives, e.g. to tell the peer to stop working on it.
+	CallCancelled func(id ID, cause error)
+	// Logger receives protocol problems (unmatched responses, failed writes). Nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
+// to outgoing calls and runs the handler for incoming requests.
+type Conn struct {
+	stream Stream
+	opts   ConnOptions
+	log    *slog.Logger
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[ID]chan *Message          // outgoing calls awaiting a response
+	running map[ID]context.CancelCauseFunc // incoming requests being handled
+	closed  bool
+
+	done   chan struct{}
+	err    error // why the read loop ended; set before done is closed
+	cancel context.CancelFunc
+}
+
+// NewConn returns a connection over s. Call Start to begin reading.
+func NewConn(s Stream, opts ConnOptions) *Conn {
+	c := &Conn{
+		stream:  s,
+		opts:    opts,
+		log:     opts.Logger,
+		pending: make(map[ID]chan *Message),
+		running: make(map[ID]context.CancelCauseFunc),
+		done:    make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	return c
+}
+
+// Start begins reading in a goroutine owned by the connection. Handlers receive
+// contexts derived from ctx. The connection ends when the stream does, or on Close.
+func (c *Conn) Start(ctx context.Context) {
+	ctx, c.cancel = context.WithCancel(ctx)
+	go c.readLoop(ctx)
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended: nil for a clean end of stream or Close, the
+// read error otherwise. It is meaningful once Done is closed.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close closes the stream and waits for the read loop to stop. Handlers still running
+// see their contexts cancelled; Close does not wait for them.
+func (c *Conn) Close() error {
+	err := c.stream.Close()
+	<-c.done
+	return err
+}
+
+func (c *Conn) readLoop(ctx context.Context) {
+	var err error
+	for {
+		var data []byte
+		data, err = c.stream.Read(ctx)
+		if err != nil {
+			if errors.Is(err, ErrMessageTooLarge) {
+				c.writeError(ctx, NullID(), &Error{Code: CodeInvalidRequest, Message: err.Error()})
+				continue
+			}
+			break
+		}
+		if IsBatch(data) {
+			c.handleBatch(ctx, data)
+			continue
+		}
+		msg, derr := Decode(data)
+		if derr != nil {
+			c.replyDecodeError(ctx, msg, derr)
+			continue
+		}
+		c.dispatch(ctx, msg, nil)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	c.shutdown(err)
+}
+
+func (c *Conn) shutdown(err error) {
+	c.mu.Lock()
+	c.closed = true
+	for id, ch := range c.pending {
+		delete(c.pending, id)
+		close(ch)
+	}
+	c.mu.Unlock()
+	c.cancel()
+	c.err = err
+	close(c.done)
+}
+
+func (c *Conn) replyDecodeError(ctx context.Context, msg *Message, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Code: CodeInvalidRequest, Message: err.Error()}
+	}
+	id := NullID()
+	if msg != nil {
+		if msg.IsResponse() {
+			c.log.Warn("jsonrpc: dropping malformed response", "id", msg.ID, "error", e.Message)
+			return
+		}
+		if msg.ID.IsValid() {
+			id = msg.ID
+		}
+	}
+	c.writeError(ctx, id, e)
+}
+
+// dispatch routes one decoded message. For a request inside a batch, collect receives
+// the response instead of the stream.
+func (c *Conn) dispatch(ctx context.Context, msg *Message, collect func(*Message)) {
+	switch {
+	case msg.IsResponse():
+		c.deliver(msg)
+	case msg.IsNotification():
+		if _, err := c.invoke(ctx, msg); err != nil {
+			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
+		}
+	default:
+		c.startRequest(ctx, msg, collect)
+	}
+}
+
+func (c *Conn) deliver(msg *Message) {
+	c.mu.Lock()
+	ch, ok := c.pending[msg.ID]
+	delete(c.pending, msg.ID)
+	c.mu.Unlock()
+	if !ok {
+		c.log.Warn("jsonrpc: response to no pending call", "id", msg.ID)
+		return
+	}
+	ch <- msg
+}
+
+// relatedKey is the context key of the incoming request a handler is answering.
+type relatedKey struct{}
+
+// RelatedRequest returns the id of the incoming request whose handler ctx belongs to.
+// Transports use it to send a handler's notifications and nested requests on that
+// request's own stream.
+func RelatedRequest(ctx context.Context) (ID, bool) {
+	id, ok := ctx.Value(relatedKey{}).(ID)
+	return id, ok
+}
+
+// WithRelatedRequest returns a context marked as belonging to the incoming request id.
+func WithRelatedRequest(ctx context.Context, id ID) context.Context {
+	return context.WithValue(ctx, relatedKey{}, id)
+}
+
+// errCancelledByPeer is the cause of a handler context the peer cancelled; its
+// response is not sent.
+var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
+
+func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Message)) {
+	replyCtx := WithRelatedRequest(ctx, msg.ID)
+	hctx, cancel := context.WithCancelCause(replyCtx)
+	c.mu.Lock()
+	if _, dup := c.running[msg.ID]; dup {
+		c.mu.Unlock()
+		cancel(nil)
+		e := &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: id %v is already in use by a request in progress", msg.ID)}
+		c.respond(replyCtx, msg.ID, nil, e, collect)
+		return
+	}
+	c.running[msg.ID] = cancel
+	c.mu.Unlock()
+	run := func() {
+		result, err := c.invoke(hctx, msg)
+		c.mu.Lock()
+		delete(c.running, msg.ID)
+		c.mu.Unlock()
+		peerCancelled := errors.Is(context.Cause(hctx), errCancelledByPeer)
+		cancel(nil)
+		if peerCancelled && collect == nil {
+			return // the peer no longer wants an answer
+		}
+		c.respond(replyCtx, msg.ID, result, err, collect)
+	}
+	if collect != nil {
+		run() // batch elements are already on their own goroutines
+		return
+	}
+	go run()
+}
+
+// CancelIncoming cancels the context of the incoming request id, if it is still
+// running; its response will not be sent. It reports whether such a request existed.
+func (c *Conn) CancelIncoming(id ID) bool {
+	c.mu.Lock()
+	cancel, ok := c.running[id]
+	c.mu.Unlock()
+	if ok {
+		cancel(errCancelledByPeer)
+	}
+	return ok
+}
+
+// invoke runs the handler, turning a panic into an internal error.
+func (c *Conn) invoke(ctx context.Context, msg *Message) (result any, err error) {
+	if c.opts.Handler == nil {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + msg.Method}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
+			err = &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error: handler for %q panicked: %v", msg.Method, p)}
+		}
+	}()
+	return c.opts.Handler.Handle(ctx, msg)
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func (c *Conn) respond(ctx context.Context, id ID, result any, err error, collect func(*Message)) {
+	if collect != nil {
+		collect(responseMessage(id, result, err))
+		return
+	}
+	if err != nil {
+		c.writeError(ctx, id, toError(err))
+		return
+	}
+	raw, merr := marshal(result)
+	if merr != nil {
+		c.writeError(ctx, id, &Error{Code: CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()})
+		return
+	}
+	bp := bufPool.Get().(*[]byte)
+	*bp = AppendResult((*bp)[:0], id, raw)
+	c.write(ctx, *bp)
+	putBuf(bp)
+}
+
+func putBuf(bp *[]byte) {
+	if cap(*bp) <= 64<<10 { // do not keep huge buffers alive
+		bufPool.Put(bp)
+	}
+}
+
+func responseMessage(id ID, result any, err error) *Message {
+	if err != nil {
+		return &Message{ID: id, Error: toError(err)}
+	}
+	raw, merr := marshal(result)
+	if merr != nil {
+		return &Message{ID: id, Error: &Error{Code: CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()}}
+	}
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	return &Message{ID: id, Result: raw}
+}
+
+func toError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+func marshal(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		return v, nil
+	}
+	return json.Marshal(v)
+}
+
+func (c *Conn) writeError(ctx context.Context, id ID, e *Error) {
+	bp := bufPool.Get().(*[]byte)
+	*bp = AppendError((*bp)[:0], id, e)
+	c.write(ctx, *bp)
+	putBuf(bp)
+}
+
+func (c *Conn) write(ctx context.Context, data []byte) {
+	if err := c.stream.Write(ctx, data); err != nil {
+		c.log.Debug("jsonrpc: write failed", "error", err)
+	}
+}

@@ -1,0 +1,278 @@
+// Package jsonrpc implements JSON-RPC 2.0: the message types, a fast validating codec,
+// and Conn, a bidirectional connection that matches responses to calls and runs
+// handlers for incoming requests. It knows nothing of MCP.
+//
+// The codec keeps params and results as sub-slices of the message it decoded, so
+// decoding a message costs one allocation (the Message) plus its string id, if any;
+// there are no per-message fixed-size buffers.
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Message is one JSON-RPC 2.0 message: a request (Method and a valid ID), a
+// notification (Method, no ID) or a response (no Method; Result or Error).
+//
+// Params and Result are raw JSON. After decoding they alias the decoded buffer, which
+// the caller must therefore not modify while the message is in use.
+type Message struct {
+	ID     ID
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *Error
+}
+
+// IsRequest reports whether m is a request: it has a method and an id.
+func (m *Message) IsRequest() bool { return m.Method != "" && !m.ID.IsAbsent() }
+
+// IsNotification reports whether m is a notification: a method and no id.
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsAbsent() }
+
+// IsResponse reports whether m is a response (a result or an error).
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// IsBatch reports whether data holds a JSON array (a batch) rather than a single message.
+func IsBatch(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// Decode decodes one message. On failure it returns a *Error with code
+// CodeParseError (not JSON) or CodeInvalidRequest (JSON of the wrong shape); in the
+// latter case the returned message, if not nil, carries the id that could be read so
+// the error response can echo it.
+func Decode(data []byte) (*Message, error) {
+	s := scanner{data: data}
+	s.skipSpace()
+	m, err := s.message()
+	var e *Error
+	if err != nil && (!errors.As(err, &e) || e.Code == CodeParseError) {
+		return nil, err
+	}
+	s.skipSpace()
+	if s.pos != len(data) {
+		return nil, &Error{Code: CodeParseError, Message: "parse error: trailing data after message"}
+	}
+	return m, err
+}
+
+// DecodeBatch decodes a JSON array of messages. The whole batch fails with
+// CodeParseError if it is not valid JSON, and with CodeInvalidRequest if it is empty
+// or not an array. A malformed element does not fail the others: its slot holds a nil
+// message and its error is in errs at the same index (errs is nil when all decoded).
+func DecodeBatch(data []byte) (msgs []*Message, errs []error, err error) {
+	s := scanner{data: data}
+	s.skipSpace()
+	if s.peek() != '[' {
+		if e := s.skipValue(0); e != nil {
+			return nil, nil, parseError(e)
+		}
+		return nil, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: a batch must be a JSON array"}
+	}
+	// Validate the whole array first so a syntax error anywhere is a parse error.
+	check := s
+	if e := check.skipValue(0); e != nil {
+		return nil, nil, parseError(e)
+	}
+	check.skipSpace()
+	if check.pos != len(data) {
+		return nil, nil, &Error{Code: CodeParseError, Message: "parse error: trailing data after batch"}
+	}
+	s.pos++
+	s.skipSpace()
+	if s.peek() == ']' {
+		return nil, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}
+	}
+	for {
+		m, e := s.message()
+		msgs = append(msgs, m)
+		if e != nil {
+			if errs == nil {
+				errs = make([]error, len(msgs)-1, cap(msgs))
+			}
+			msgs[len(msgs)-1] = m
+			errs = append(errs, e)
+		} else if errs != nil {
+			errs = append(errs, nil)
+		}
+		s.skipSpace()
+		if s.peek() == ',' {
+			s.pos++
+			s.skipSpace()
+			continue
+		}
+		return msgs, errs, nil // the array was validated above, so this is ']'
+	}
+}
+
+func parseError(err error) *Error {
+	return &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
+}
+
+func invalid(m *Message, format string, args ...any) (*Message, error) {
+	return m, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + fmt.Sprintf(format, args...)}
+}
+
+// message decodes one message object at s.pos. The scanner is left after the value.
+func (s *scanner) message() (*Message, error) {
+	start := s.pos
+	if s.peek() != '{' {
+		if err := s.skipValue(0); err != nil {
+			return nil, parseError(err)
+		}
+		return invalid(nil, "a message must be a JSON object")
+	}
+	// Validate first: a syntax error anywhere makes the whole message a parse error.
+	if err := s.skipValue(0); err != nil {
+		return nil, parseError(err)
+	}
+	end := s.pos
+	s.pos = start + 1
+
+	m := new(Message)
+	var version, idErr, method, hasResult, hasError bool
+	var shapeErr string
+	for {
+		s.skipSpace()
+		if s.peek() == '}' {
+			break
+		}
+		rawKey, escaped, _ := s.str()
+		key := rawKey
+		if escaped {
+			key = []byte(decodeString(rawKey, true))
+		}
+		s.skipSpace()
+		s.pos++ // ':'
+		s.skipSpace()
+		vstart := s.pos
+		switch string(key) {
+		case "jsonrpc":
+			if s.peek() != '"' {
+				_ = s.skipValue(0)
+				break
+			}
+			raw, esc, _ := s.str()
+			version = (!esc && string(raw) == "2.0") || (esc && decodeString(raw, true) == "2.0")
+		case "id":
+			id, err := s.id()
+			if err != nil {
+				idErr = true
+			} else {
+				m.ID = id
+			}
+		case "method":
+			if s.peek() != '"' {
+				_ = s.skipValue(0)
+				shapeErr = "method must be a string"
+				break
+			}
+			raw, esc, _ := s.str()
+			m.Method = internMethod(raw, esc)
+			method = true
+			if m.Method == "" {
+				shapeErr = "method must not be empty"
+			}
+		case "params":
+			_ = s.skipValue(0)
+			switch s.data[vstart] {
+			case '{', '[':
+				m.Params = s.data[vstart:s.pos]
+			case 'n': // params: null is treated as absent
+			default:
+				shapeErr = "params must be an object or an array"
+			}
+		case "result":
+			_ = s.skipValue(0)
+			m.Result = s.data[vstart:s.pos]
+			hasResult = true
+		case "error":
+			_ = s.skipValue(0)
+			hasError = true
+			var e Error
+			if err := json.Unmarshal(s.data[vstart:s.pos], &e); err != nil || s.data[vstart] != '{' {
+				shapeErr = "error must be an object with an integer code and a string message"
+			} else {
+				m.Error = &e
+			}
+		default:
+			_ = s.skipValue(0)
+		}
+		s.skipSpace()
+		if s.peek() == ',' {
+			s.pos++
+		}
+	}
+	s.pos = end
+
+	switch {
+	case idErr:
+		return invalid(nil, "%v", errBadID)
+	case !version:
+		return invalid(m, `"jsonrpc" must be "2.0"`)
+	case shapeErr != "":
+		return invalid(m, "%s", shapeErr)
+	case method && (hasResult || hasError):
+		return invalid(m, "a request must not carry result or error")
+	case method && m.ID.IsNull():
+		return invalid(m, "a request id must not be null")
+	case !method && !hasResult && !hasError:
+		return invalid(m, "a message needs a method, a result or an error")
+	case hasResult && hasError:
+		return invalid(m, "a response must not carry both result and error")
+	case !method && m.ID.IsAbsent():
+		return invalid(m, "a response needs an id")
+	case hasResult && !m.ID.IsValid():
+		return invalid(m, "a result needs a string or integer id")
+	}
+	return m, nil
+}
+
+// Method-name interning: decoding a known method name costs no allocation.
+var (
+	methodMu    sync.Mutex
+	methodNames atomic.Pointer[map[string]string]
+)
+
+// RegisterMethodNames tells the decoder which method names are common, so decoding
+// them returns a shared string instead of allocating a new one. It is safe to call at
+// any time; protocol layers call it once at init.
+func RegisterMethodNames(names ...string) {
+	methodMu.Lock()
+	defer methodMu.Unlock()
+	next := make(map[string]string)
+	if old := methodNames.Load(); old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	for _, n := range names {
+		next[n] = n
+	}
+	methodNames.Store(&next)
+}
+
+func internMethod(raw []byte, escaped bool) string {
+	if !escaped {
+		if names := methodNames.Load(); names != nil {
+			if s, ok := (*names)[string(raw)]; ok {
+				return s
+			}
+		}
+	}
+	return decodeString(raw, escaped)
+}

@@ -1,0 +1,31 @@
+// Package transport defines the one interface every MCP transport implements: a
+// bidirectional stream of framed JSON-RPC messages.
+//
+// A transport moves bytes; it knows nothing of MCP features. Subpackages hold the
+// implementations: stdio (a server on standard input and output, and a client that
+// runs a subprocess), memory (an in-process pair for tests), and the HTTP transports.
+package transport
+
+import "context"
+
+// Conn is one end of a connection that carries JSON-RPC messages.
+//
+// Each message is one complete JSON value: an object, or (for 2025-03-26 batches) an
+// array. Read returns the next message; it returns io.EOF when the peer has closed the
+// connection cleanly. A Read error wrapping jsonrpc.ErrMessageTooLarge is not fatal:
+// the transport dropped one oversized message and the next Read continues with the
+// following one.
+//
+// Write sends one message. Its context may carry the id of the incoming request the
+// message belongs to (see jsonrpc.RelatedRequest), so that transports with per-request
+// streams can route progress and the final response to the right place.
+//
+// Write must not retain msg after it returns: callers reuse the buffer.
+//
+// Read is called from one goroutine; Write may be called from many at once. Close
+// unblocks pending Reads and Writes and may be called more than once.
+type Conn interface {
+	Read(ctx context.Context) ([]byte, error)
+	Write(ctx context.Context, msg []byte) error
+	Close() error
+}

@@ -239,15 +239,15 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 	c.mu.Unlock()
 	run := func() {
 		result, err := c.invoke(hctx, msg)
+		// A request the peer cancelled gets no answer. The id stays in use until the
+		// answer is written, so the peer cannot reuse it too early.
+		if collect != nil || !errors.Is(context.Cause(hctx), errCancelledByPeer) {
+			c.respond(replyCtx, msg.ID, result, err, collect)
+		}
 		c.mu.Lock()
 		delete(c.running, msg.ID)
 		c.mu.Unlock()
-		peerCancelled := errors.Is(context.Cause(hctx), errCancelledByPeer)
 		cancel(nil)
-		if peerCancelled && collect == nil {
-			return // the peer no longer wants an answer
-		}
-		c.respond(replyCtx, msg.ID, result, err, collect)
 	}
 	if collect != nil {
 		run() // batch elements are already on their own goroutines

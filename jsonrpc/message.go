@@ -59,8 +59,7 @@ func Decode(data []byte) (*Message, error) {
 	s := scanner{data: data}
 	s.skipSpace()
 	m, err := s.message()
-	var e *Error
-	if err != nil && (!errors.As(err, &e) || e.Code == CodeParseError) {
+	if err != nil && isParseError(err) {
 		return nil, err
 	}
 	s.skipSpace()
@@ -117,6 +116,11 @@ func DecodeBatch(data []byte) (msgs []*Message, errs []error, err error) {
 		}
 		return msgs, errs, nil // the array was validated above, so this is ']'
 	}
+}
+
+func isParseError(err error) bool {
+	var e *Error
+	return !errors.As(err, &e) || e.Code == CodeParseError
 }
 
 func parseError(err error) *Error {

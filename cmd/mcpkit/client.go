@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// newClientCmds returns the commands that talk to a target server.
+func newClientCmds(g *globalFlags) []*cobra.Command {
+	return []*cobra.Command{
+		clientCmd(g, "tools", "List the server's tools", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			return listAll(g, cs.Tools(ctx), printTool)
+		}),
+		clientCmd(g, "resources", "List the server's resources and resource templates", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			if err := listAll(g, cs.Resources(ctx), printResource); err != nil {
+				return err
+			}
+			return listAll(g, cs.ResourceTemplates(ctx), printTemplate)
+		}),
+		clientCmd(g, "prompts", "List the server's prompts", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			return listAll(g, cs.Prompts(ctx), printPrompt)
+		}),
+		clientCmd(g, "ping", "Check that the server answers", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			if err := cs.Ping(ctx); err != nil {
+				return err
+			}
+			fmt.Println("pong")
+			return nil
+		}),
+		clientCmd(g, "read URI", "Read a resource", 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: args[0]})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(res)
+			}
+			for _, c := range res.Contents {
+				printResourceContents(c)
+			}
+			return nil
+		}),
+		clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			p := &protocol.GetPromptParams{Name: args[0]}
+			if len(args) > 1 {
+				if err := json.Unmarshal([]byte(args[1]), &p.Arguments); err != nil {
+					return fmt.Errorf("prompt arguments must be a JSON object of strings: %w", err)
+				}
+			}
+			res, err := cs.GetPrompt(ctx, p)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(res)
+			}
+			if res.Description != "" {
+				fmt.Println("#", res.Description)
+			}
+			for _, m := range res.Messages {
+				fmt.Printf("[%s] ", m.Role)
+				printContent(m.Content)
+			}
+			return nil
+		}),
+		clientCmd(g, "call TOOL [ARGS_JSON]", "Call a tool, with arguments as a JSON object", -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			return callTool(ctx, g, cs, args)
+		}),
+	}
+}
+
+// clientCmd builds a command that connects to the target after "--" and runs do.
+// nargs is the exact number of the command's own arguments, or -n for 1 to n.
+func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Context, *mcp.ClientSession, []string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use + " -- COMMAND [ARGS...]",
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			own, target, err := splitTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if (nargs >= 0 && len(own) != nargs) || (nargs < 0 && (len(own) < 1 || len(own) > -nargs)) {
+				return fmt.Errorf("usage: %s", cmd.UseLine())
+			}
+			cs, err := connect(cmd.Context(), g, target, nil)
+			if err != nil {
+				return err
+			}
+			defer cs.Close()
+			return do(cmd.Context(), cs, own)
+		},
+	}
+}
+
+func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {
+	p := &protocol.CallToolParams{Name: args[0]}
+	if len(args) > 1 {
+		if !json.Valid([]byte(args[1])) {
+			return fmt.Errorf("tool arguments are not valid JSON: %s", args[1])
+		}
+		p.Arguments = json.RawMessage(args[1])
+	}
+	bar := newProgressBar(os.Stderr)
+	res, err := cs.CallTool(ctx, p, mcp.WithProgress(bar.update))
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if g.json {
+		if err := printJSON(res); err != nil {
+			return err
+		}
+	} else if !res.IsError {
+		printToolResult(res)
+	}
+	if res.IsError {
+		if !g.json {
+			for _, c := range res.Content {
+				if c.Type == protocol.ContentTypeText {
+					fmt.Fprintln(os.Stderr, "error:", c.Text)
+				}
+			}
+		}
+		return exitError{code: 1}
+	}
+	return nil
+}

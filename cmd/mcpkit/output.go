@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// listAll prints every item of a list, or its JSON array with --json.
+func listAll[T any](g *globalFlags, items iter.Seq2[T, error], print func(*T)) error {
+	var all []T
+	for it, err := range items {
+		if err != nil {
+			return err
+		}
+		if g.json {
+			all = append(all, it)
+			continue
+		}
+		print(&it)
+	}
+	if g.json {
+		if all == nil {
+			all = []T{}
+		}
+		return printJSON(all)
+	}
+	return nil
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printTool(t *protocol.Tool) {
+	fmt.Printf("%s", t.Name)
+	if t.Description != "" {
+		fmt.Printf(" — %s", t.Description)
+	}
+	fmt.Println()
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(t.InputSchema, &s) == nil {
+		for name, p := range s.Properties {
+			req := ""
+			for _, r := range s.Required {
+				if r == name {
+					req = ", required"
+				}
+			}
+			fmt.Printf("    %s (%v%s) %s\n", name, p.Type, req, p.Description)
+		}
+	}
+}
+
+func printResource(r *protocol.Resource) {
+	fmt.Printf("%s  %s", r.URI, r.Name)
+	if r.MimeType != "" {
+		fmt.Printf(" [%s]", r.MimeType)
+	}
+	if r.Description != "" {
+		fmt.Printf(" — %s", r.Description)
+	}
+	fmt.Println()
+}
+
+func printTemplate(t *protocol.ResourceTemplate) {
+	fmt.Printf("%s  %s (template)", t.URITemplate, t.Name)
+	if t.Description != "" {
+		fmt.Printf(" — %s", t.Description)
+	}
+	fmt.Println()
+}
+
+func printPrompt(p *protocol.Prompt) {
+	fmt.Print(p.Name)
+	if p.Description != "" {
+		fmt.Printf(" — %s", p.Description)
+	}
+	fmt.Println()
+	for _, a := range p.Arguments {
+		req := ""
+		if a.Required {
+			req = " (required)"
+		}
+		fmt.Printf("    %s%s %s\n", a.Name, req, a.Description)
+	}
+}
+
+func printToolResult(res *protocol.CallToolResult) {
+	for _, c := range res.Content {
+		printContent(c)
+	}
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		_ = printJSON(res.StructuredContent)
+	}
+}
+
+func printContent(c protocol.Content) {
+	switch c.Type {
+	case protocol.ContentTypeText:
+		fmt.Println(c.Text)
+	case protocol.ContentTypeImage, protocol.ContentTypeAudio:
+		fmt.Printf("[%s %s, %d bytes]\n", c.Type, c.MimeType, len(c.Data))
+	case protocol.ContentTypeResourceLink:
+		fmt.Printf("[link %s %s]\n", c.URI, c.Name)
+	case protocol.ContentTypeResource:
+		if c.Resource != nil {
+			printResourceContents(c.Resource)
+		}
+	default:
+		fmt.Printf("[%s content]\n", c.Type)
+	}
+}
+
+func printResourceContents(c *protocol.ResourceContents) {
+	if c.Blob != nil {
+		fmt.Printf("[%s: %s, %d bytes]\n", c.URI, c.MimeType, len(c.Blob))
+		return
+	}
+	fmt.Println(c.Text)
+}
+
+// progressBar draws notifications/progress on a terminal line.
+type progressBar struct {
+	w     io.Writer
+	mu    sync.Mutex
+	drawn bool
+}
+
+func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
+
+const barWidth = 30
+
+func (b *progressBar) update(p *protocol.ProgressParams) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	line := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		filled := min(int(p.Progress/p.Total*barWidth), barWidth)
+		line = fmt.Sprintf("[%s%s] %g/%g", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), p.Progress, p.Total)
+	}
+	if p.Message != "" {
+		line += " " + p.Message
+	}
+	fmt.Fprintf(b.w, "\r\033[K%s", line)
+	b.drawn = true
+}
+
+func (b *progressBar) finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\033[K")
+	}
+}

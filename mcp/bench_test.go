@@ -1,0 +1,41 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/memory"
+)
+
+// BenchmarkInProcessToolCall measures one echo tools/call round trip through the
+// whole stack, client and server, over the in-memory transport: encode, decode,
+// dispatch, schema validation, the handler, and the result back. Goal: ≤10 KB and
+// ≤60 allocations per call.
+func BenchmarkInProcessToolCall(b *testing.B) {
+	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
+		return "hello " + in.Message, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	c, s := memory.NewPair()
+	ss, _ := srv.Connect(ctx, s)
+	defer ss.Close()
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.Content[0].Text != "hello world" {
+			b.Fatal(res, err)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// featureFunc answers one method for a feature. It knows the request, not the transport.
+type featureFunc func(ctx context.Context, r *Request, params json.RawMessage) (any, error)
+
+// serverMethod is one entry of the server's dispatch table.
+type serverMethod struct {
+	fn         featureFunc
+	beforeInit bool // allowed before initialize (initialize itself, ping)
+}
+
+func (m serverMethod) handle(ctx context.Context, ss *ServerSession, params json.RawMessage) (any, error) {
+	return m.fn(ctx, &Request{Session: ss}, params)
+}
+
+// serverMethods is the legacy-era dispatch table: method name → handler.
+func serverMethods() map[string]serverMethod {
+	return map[string]serverMethod{
+		protocol.MethodInitialize:             {fn: initialize, beforeInit: true},
+		protocol.MethodPing:                   {fn: ping, beforeInit: true},
+		protocol.NotificationInitialized:      {fn: initializedNotification},
+		protocol.NotificationCancelled:        {fn: cancelledNotification, beforeInit: true},
+		protocol.NotificationRootsListChanged: {fn: rootsChangedNotification},
+		protocol.MethodLoggingSetLevel:        {fn: setLevel},
+		protocol.MethodToolsList:              {fn: listTools},
+		protocol.MethodToolsCall:              {fn: callTool},
+		protocol.MethodResourcesList:          {fn: listResources},
+		protocol.MethodResourcesTemplatesList: {fn: listResourceTemplates},
+		protocol.MethodResourcesRead:          {fn: readResource},
+		protocol.MethodResourcesSubscribe:     {fn: subscribe},
+		protocol.MethodResourcesUnsubscribe:   {fn: unsubscribe},
+		protocol.MethodPromptsList:            {fn: listPrompts},
+		protocol.MethodPromptsGet:             {fn: getPrompt},
+		protocol.MethodCompletionComplete:     {fn: complete},
+	}
+}
+
+func init() {
+	names := make([]string, 0, 32)
+	for m := range serverMethods() {
+		names = append(names, m)
+	}
+	names = append(names, protocol.NotificationProgress, protocol.NotificationMessage,
+		protocol.NotificationToolsListChanged, protocol.NotificationResourcesListChanged,
+		protocol.NotificationPromptsListChanged, protocol.NotificationResourcesUpdated,
+		protocol.MethodSamplingCreateMessage, protocol.MethodElicitationCreate, protocol.MethodRootsList)
+	jsonrpc.RegisterMethodNames(names...)
+}
+
+func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	var p protocol.InitializeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	ss := r.Session
+	st := &sessionState{version: protocol.Negotiate(p.ProtocolVersion), clientInfo: p.ClientInfo, clientCaps: p.Capabilities}
+	if !ss.state.CompareAndSwap(nil, st) {
+		return nil, errorf(CodeInvalidRequest, "invalid request: the session is already initialized")
+	}
+	s := ss.server
+	caps := s.capabilities()
+	return &protocol.InitializeResult{
+		ProtocolVersion: st.version,
+		Capabilities:    *caps.ForVersion(st.version),
+		ServerInfo:      *s.info.ForVersion(st.version),
+		Instructions:    s.opts.Instructions,
+	}, nil
+}
+
+func ping(context.Context, *Request, json.RawMessage) (any, error) {
+	return &protocol.EmptyResult{}, nil
+}
+
+func initializedNotification(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
+	if r.Session.ready.CompareAndSwap(false, true) && r.Session.server.opts.InitializedHandler != nil {
+		r.Session.server.opts.InitializedHandler(ctx, r.Session)
+	}
+	return nil, nil
+}
+
+func cancelledNotification(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	var p protocol.CancelledParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	switch id := p.RequestID.(type) {
+	case string:
+		r.Session.conn.CancelIncoming(jsonrpc.StringID(id))
+	case int64:
+		r.Session.conn.CancelIncoming(jsonrpc.Int64ID(id))
+	}
+	return nil, nil
+}
+
+func rootsChangedNotification(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
+	if h := r.Session.server.opts.RootsListChangedHandler; h != nil {
+		h(ctx, r.Session)
+	}
+	return nil, nil
+}
+
+func setLevel(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	var p protocol.SetLevelParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Level.Severity() < 0 {
+		return nil, errorf(CodeInvalidParams, "invalid params: unknown logging level %q", p.Level)
+	}
+	r.Session.mu.Lock()
+	r.Session.logLevel = p.Level
+	r.Session.mu.Unlock()
+	return &protocol.EmptyResult{}, nil
+}

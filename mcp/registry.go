@@ -1,0 +1,81 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"slices"
+	"sort"
+)
+
+// registry holds named features (tools, resources, prompts) in name order, so lists
+// are deterministic and pages are stable. The Server's mutex guards it.
+type registry[T any] struct {
+	items  map[string]T
+	sorted []string
+}
+
+func (r *registry[T]) len() int { return len(r.items) }
+
+// add stores v under name, replacing any previous item, and reports whether one existed.
+func (r *registry[T]) add(name string, v T) (replaced bool) {
+	if r.items == nil {
+		r.items = make(map[string]T)
+	}
+	_, replaced = r.items[name]
+	r.items[name] = v
+	if !replaced {
+		i := sort.SearchStrings(r.sorted, name)
+		r.sorted = slices.Insert(r.sorted, i, name)
+	}
+	return replaced
+}
+
+// remove deletes name and reports whether it was there.
+func (r *registry[T]) remove(name string) bool {
+	if _, ok := r.items[name]; !ok {
+		return false
+	}
+	delete(r.items, name)
+	i := sort.SearchStrings(r.sorted, name)
+	r.sorted = slices.Delete(r.sorted, i, i+1)
+	return true
+}
+
+func (r *registry[T]) get(name string) (T, bool) {
+	v, ok := r.items[name]
+	return v, ok
+}
+
+// all returns every item in name order.
+func (r *registry[T]) all() []T {
+	out := make([]T, len(r.sorted))
+	for i, n := range r.sorted {
+		out[i] = r.items[n]
+	}
+	return out
+}
+
+// page returns up to size items after the cursor, and the cursor of the next page
+// ("" on the last one). A cursor is the base64url form of the last name returned:
+// opaque to clients and still valid when items are added or removed between pages.
+func (r *registry[T]) page(cursor string, size int) (items []T, next string, err error) {
+	start := 0
+	if cursor != "" {
+		after, derr := base64.RawURLEncoding.DecodeString(cursor)
+		if derr != nil || len(after) == 0 {
+			return nil, "", errorf(CodeInvalidParams, "invalid cursor %q", cursor)
+		}
+		start = sort.SearchStrings(r.sorted, string(after))
+		if start < len(r.sorted) && r.sorted[start] == string(after) {
+			start++
+		}
+	}
+	end := min(start+size, len(r.sorted))
+	items = make([]T, 0, end-start)
+	for _, n := range r.sorted[start:end] {
+		items = append(items, r.items[n])
+	}
+	if end < len(r.sorted) {
+		next = base64.RawURLEncoding.EncodeToString([]byte(r.sorted[end-1]))
+	}
+	return items, next, nil
+}

@@ -1,0 +1,157 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+)
+
+// ServerOptions configures a Server. The zero value is ready to use.
+type ServerOptions struct {
+	// Instructions tell the client how to use the server; sent with the
+	// initialize result.
+	Instructions string
+	// Capabilities, when set, are declared as they are. Otherwise the server
+	// declares what it has: tools, resources and prompts (with listChanged, and
+	// subscribe for resources) once any is registered, completions once a
+	// completer is registered, and logging always.
+	Capabilities *protocol.ServerCapabilities
+	// PageSize is the number of items in one page of a list result. Zero means 500.
+	PageSize int
+	// Middleware wraps every incoming and outgoing method, first element outermost.
+	Middleware []Middleware
+	// Logger receives the server's own diagnostics (never protocol output).
+	// Nil means slog.Default().
+	Logger *slog.Logger
+	// InitializedHandler, if set, runs when a session's client sends
+	// notifications/initialized.
+	InitializedHandler func(ctx context.Context, s *ServerSession)
+	// RootsListChangedHandler, if set, runs when a client reports that its roots changed.
+	RootsListChangedHandler func(ctx context.Context, s *ServerSession)
+}
+
+// Server offers tools, resources and prompts to any number of client sessions.
+// Its methods are safe for concurrent use; features may be added and removed while
+// sessions are connected, and connected clients are told.
+type Server struct {
+	info protocol.Implementation
+	opts ServerOptions
+	log  *slog.Logger
+
+	mu          sync.RWMutex
+	tools       registry[*serverTool]
+	resources   registry[*serverResource]
+	templates   registry[*serverTemplate]
+	prompts     registry[*serverPrompt]
+	completions map[completionKey]CompleteFunc
+	sessions    map[*ServerSession]struct{}
+	methods     map[string]serverMethod
+}
+
+// NewServer returns a server that introduces itself as info.
+func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
+	s := &Server{info: info, sessions: make(map[*ServerSession]struct{}), completions: make(map[completionKey]CompleteFunc)}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 500
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.methods = serverMethods()
+	return s
+}
+
+// Connect starts a session over conn and returns at once. The session runs until the
+// client disconnects, ctx ends, or the session is closed.
+func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
+	ss := newServerSession(s, conn)
+	s.mu.Lock()
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	ss.conn.Start(ctx)
+	go func() {
+		<-ss.conn.Done()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
+	return ss, nil
+}
+
+// Run serves one session over conn and returns when it ends: when the client
+// disconnects (nil) or ctx is cancelled (ctx's error). It is how a stdio server runs.
+func (s *Server) Run(ctx context.Context, conn transport.Conn) error {
+	ss, err := s.Connect(ctx, conn)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ss.conn.Done():
+		return ss.conn.Err()
+	case <-ctx.Done():
+		_ = ss.Close()
+		return ctx.Err()
+	}
+}
+
+// Sessions returns the sessions connected now.
+func (s *Server) Sessions() []*ServerSession {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*ServerSession, 0, len(s.sessions))
+	for ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// capabilities returns what the server declares in its initialize result.
+func (s *Server) capabilities() protocol.ServerCapabilities {
+	if s.opts.Capabilities != nil {
+		return *s.opts.Capabilities
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	caps := protocol.ServerCapabilities{Logging: &protocol.Supported{}}
+	if s.tools.len() > 0 {
+		caps.Tools = &protocol.ToolsCapability{ListChanged: true}
+	}
+	if s.resources.len() > 0 || s.templates.len() > 0 {
+		caps.Resources = &protocol.ResourcesCapability{ListChanged: true, Subscribe: true}
+	}
+	if s.prompts.len() > 0 {
+		caps.Prompts = &protocol.PromptsCapability{ListChanged: true}
+	}
+	if len(s.completions) > 0 {
+		caps.Completions = &protocol.Supported{}
+	}
+	return caps
+}
+
+// notifyAll sends a notification to every initialized session. Failures are logged:
+// one broken session does not stop the others from hearing it.
+func (s *Server) notifyAll(method string, params any) {
+	for _, ss := range s.Sessions() {
+		if !ss.initialized() {
+			continue
+		}
+		if err := ss.notify(context.Background(), method, params); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
+			s.log.Debug("mcp: notification failed", "method", method, "error", err)
+		}
+	}
+}
+
+// errorf returns a JSON-RPC error with the given code.
+func errorf(code int64, format string, args ...any) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

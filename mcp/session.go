@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+)
+
+// ServerSession is one client's connection to a Server (the legacy, stateful era:
+// it begins with initialize). It is safe for concurrent use.
+type ServerSession struct {
+	server *Server
+	conn   *jsonrpc.Conn
+
+	state atomic.Pointer[sessionState] // set by initialize
+	ready atomic.Bool                  // notifications/initialized received
+
+	mu            sync.Mutex
+	logLevel      protocol.LoggingLevel // "" until the client sets one
+	subscriptions map[string]struct{}   // resource URIs
+}
+
+// sessionState is what initialize negotiated; it never changes afterwards.
+type sessionState struct {
+	version    string
+	clientInfo protocol.Implementation
+	clientCaps protocol.ClientCapabilities
+}
+
+func newServerSession(s *Server, conn transport.Conn) *ServerSession {
+	ss := &ServerSession{server: s, subscriptions: make(map[string]struct{})}
+	ss.conn = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
+		Handler:       ss,
+		AllowBatch:    func() bool { return protocol.SupportsBatching(ss.ProtocolVersion()) },
+		CallCancelled: ss.sendCancelled,
+		Logger:        s.log,
+	})
+	return ss
+}
+
+// ProtocolVersion returns the negotiated protocol version ("" before initialize).
+func (ss *ServerSession) ProtocolVersion() string {
+	if st := ss.state.Load(); st != nil {
+		return st.version
+	}
+	return ""
+}
+
+// ClientInfo returns the client's name and version as it sent them in initialize.
+func (ss *ServerSession) ClientInfo() protocol.Implementation {
+	if st := ss.state.Load(); st != nil {
+		return st.clientInfo
+	}
+	return protocol.Implementation{}
+}
+
+// ClientCapabilities returns what the client declared in initialize.
+func (ss *ServerSession) ClientCapabilities() protocol.ClientCapabilities {
+	if st := ss.state.Load(); st != nil {
+		return st.clientCaps
+	}
+	return protocol.ClientCapabilities{}
+}
+
+func (ss *ServerSession) initialized() bool { return ss.state.Load() != nil }
+
+// Done is closed when the session has ended.
+func (ss *ServerSession) Done() <-chan struct{} { return ss.conn.Done() }
+
+// Close ends the session.
+func (ss *ServerSession) Close() error { return ss.conn.Close() }
+
+// Ping sends a ping to the client and waits for its answer.
+func (ss *ServerSession) Ping(ctx context.Context) error {
+	return ss.call(ctx, protocol.MethodPing, nil, nil)
+}
+
+// Handle implements jsonrpc.Handler: it dispatches one incoming message.
+func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	m, ok := ss.server.methods[msg.Method]
+	if !ok {
+		if msg.IsNotification() {
+			return nil, nil // unknown notifications are ignored, as JSON-RPC asks
+		}
+		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
+	}
+	if !m.beforeInit && !ss.initialized() {
+		return nil, errorf(CodeInvalidRequest, "invalid request: %s before initialize", msg.Method)
+	}
+	if len(ss.server.opts.Middleware) == 0 {
+		return m.handle(ctx, ss, msg.Params)
+	}
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Notification: msg.IsNotification(), Session: ss}
+	return chain(ss.server.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
+		return m.handle(ctx, ss, c.Params)
+	})(ctx, call)
+}
+
+// call sends a request to the client through the outgoing middleware.
+func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
+	if len(ss.server.opts.Middleware) == 0 {
+		return ss.conn.Call(ctx, method, params, result)
+	}
+	return callThrough(ctx, ss.server.opts.Middleware, ss.conn, ss, method, params, result)
+}
+
+// notify sends a notification to the client through the outgoing middleware.
+func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
+	if len(ss.server.opts.Middleware) == 0 {
+		return ss.conn.Notify(ctx, method, params)
+	}
+	return notifyThrough(ctx, ss.server.opts.Middleware, ss.conn, ss, method, params)
+}
+
+// sendCancelled tells the client to stop working on a request the server gave up on.
+func (ss *ServerSession) sendCancelled(id jsonrpc.ID, cause error) {
+	p := protocol.CancelledParams{RequestID: id.Raw(), Reason: fmt.Sprint(cause)}
+	_ = ss.notify(context.Background(), protocol.NotificationCancelled, p)
+}
+
+// decodeParams decodes raw params into v, answering -32602 when they do not fit.
+// Absent params decode as an empty object.
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}

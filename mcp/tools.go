@@ -1,0 +1,211 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/schema"
+)
+
+// ToolRequest is a tools/call as a tool handler sees it.
+type ToolRequest struct {
+	Request
+	Params *protocol.CallToolParams
+}
+
+// ToolHandler handles calls of a tool registered with AddRawTool. Arguments arrive
+// raw in req.Params.Arguments, already validated against the tool's input schema.
+// An error becomes an isError result carrying its text.
+type ToolHandler func(ctx context.Context, req *ToolRequest) (*protocol.CallToolResult, error)
+
+// TypedToolHandler handles calls of a tool registered with AddTool: in holds the
+// decoded arguments. What it returns becomes the result:
+//   - a *protocol.CallToolResult is sent as it is;
+//   - a string becomes one text block;
+//   - any other value becomes structuredContent (when Out's schema is an object;
+//     the tool then declares it as its outputSchema) plus a text block with its JSON.
+//
+// An error, or a panic, becomes an isError result that says what went wrong; the
+// server keeps serving.
+type TypedToolHandler[In, Out any] func(ctx context.Context, req *ToolRequest, in In) (Out, error)
+
+type serverTool struct {
+	tool      protocol.Tool
+	handler   ToolHandler
+	validator *schema.Validator
+}
+
+// AddTool registers a tool whose input schema is inferred from In (a struct: see
+// package schema for the tags it reads) and, unless Out is a string or a
+// *protocol.CallToolResult, whose output schema is inferred from Out. A schema
+// already set in t is kept. Registering a name again replaces the tool; connected
+// clients are told the list changed.
+func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Out]) error {
+	tool := *t
+	if len(tool.InputSchema) == 0 {
+		in, err := schema.For[In](nil)
+		if err != nil {
+			return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+		}
+		tool.InputSchema = in
+	}
+	structured := false
+	switch reflect.TypeFor[Out]() {
+	case reflect.TypeFor[string](), reflect.TypeFor[*protocol.CallToolResult]():
+	default:
+		if len(tool.OutputSchema) == 0 {
+			if out, err := schema.For[Out](nil); err == nil && schema.IsObjectSchema(out) {
+				tool.OutputSchema = out
+			}
+		}
+		structured = len(tool.OutputSchema) > 0
+	}
+	return s.addTool(&tool, func(ctx context.Context, req *ToolRequest) (*protocol.CallToolResult, error) {
+		var in In
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = emptyObject
+		}
+		if err := json.Unmarshal(args, &in); err != nil {
+			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", req.Params.Name, err)), nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		return toolResult(out, structured)
+	})
+}
+
+var emptyObject = json.RawMessage("{}")
+
+// AddRawTool registers a tool with an explicit input schema (t.InputSchema; an empty
+// one accepts any object) and a handler that decodes arguments itself.
+func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
+	tool := *t
+	return s.addTool(&tool, h)
+}
+
+func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
+	if t.Name == "" {
+		return fmt.Errorf("mcp: a tool needs a name")
+	}
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	v, err := schema.Compile(t.InputSchema, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+	}
+	s.mu.Lock()
+	s.tools.add(t.Name, &serverTool{tool: *t, handler: h, validator: v})
+	s.mu.Unlock()
+	s.notifyAll(protocol.NotificationToolsListChanged, nil)
+	return nil
+}
+
+// RemoveTools unregisters tools by name; connected clients are told the list changed.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	removed := false
+	for _, n := range names {
+		removed = s.tools.remove(n) || removed
+	}
+	s.mu.Unlock()
+	if removed {
+		s.notifyAll(protocol.NotificationToolsListChanged, nil)
+	}
+}
+
+// toolResult turns a typed handler's output into a result.
+func toolResult(out any, structured bool) (*protocol.CallToolResult, error) {
+	switch v := out.(type) {
+	case *protocol.CallToolResult:
+		if v == nil {
+			return &protocol.CallToolResult{Content: []protocol.Content{}}, nil
+		}
+		return v, nil
+	case string:
+		return protocol.NewToolResultText(v), nil
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the tool's output: %w", err)
+	}
+	res := &protocol.CallToolResult{Content: []protocol.Content{protocol.NewTextContent(string(raw))}}
+	if structured {
+		res.StructuredContent = json.RawMessage(raw)
+	}
+	return res, nil
+}
+
+func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	var p protocol.ListToolsParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s := r.Session.server
+	s.mu.RLock()
+	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, len(page)), NextCursor: next}
+	v := r.Session.ProtocolVersion()
+	for i, t := range page {
+		res.Tools[i] = *t.tool.ForVersion(v)
+	}
+	return res, nil
+}
+
+func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	var p protocol.CallToolParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, errorf(CodeInvalidParams, "invalid params: missing tool name")
+	}
+	s := r.Session.server
+	s.mu.RLock()
+	t, ok := s.tools.get(p.Name)
+	s.mu.RUnlock()
+	if !ok {
+		return nil, errorf(CodeInvalidParams, "Unknown tool: '%s'", p.Name)
+	}
+	r.Meta = p.Meta
+	res := s.runTool(ctx, &ToolRequest{Request: *r, Params: &p}, t)
+	return res.ForVersion(r.Session.ProtocolVersion()), nil
+}
+
+// runTool validates the arguments and runs the handler, turning every failure
+// (invalid arguments, an error, a panic) into an isError result.
+func (s *Server) runTool(ctx context.Context, req *ToolRequest, t *serverTool) (res *protocol.CallToolResult) {
+	args := req.Params.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = emptyObject
+		req.Params.Arguments = args
+	}
+	if err := t.validator.Validate(args); err != nil {
+		return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", t.tool.Name, err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, "stack", string(debug.Stack()))
+			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error (panic: %v)", t.tool.Name, p))
+		}
+	}()
+	res, err := t.handler(ctx, req)
+	if err != nil {
+		return protocol.NewToolResultError(err.Error())
+	}
+	if res == nil {
+		return &protocol.CallToolResult{Content: []protocol.Content{}}
+	}
+	return res
+}

@@ -1,0 +1,177 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// ErrNewlineInMessage is wrapped by Write when a message contains a raw newline, which
+// would split it into two lines on the wire. JSON encoders never produce one inside a
+// message, so it points at a bug in the caller.
+var ErrNewlineInMessage = errors.New("stdio: message contains a newline")
+
+// errEmptyMessage is returned by Write for a zero-length message, which the peer
+// would skip as a blank line.
+var errEmptyMessage = errors.New("stdio: empty message")
+
+// errClosedLocally is what lineConn.read returns after close; the exported Read
+// methods turn it into io.EOF.
+var errClosedLocally = errors.New("stdio: connection closed")
+
+// maxRetainedWriteBuffer caps the write buffer kept between Writes.
+const maxRetainedWriteBuffer = 1 << 20
+
+// readResult is one message, or one non-fatal error, handed from the read loop to Read.
+type readResult struct {
+	msg []byte
+	err error
+}
+
+// lineConn carries newline-delimited messages over a reader and a writer. It is the
+// common part of the server and the subprocess connections.
+//
+// Reading happens on a goroutine the connection owns, started by the first read, so
+// that read can honour its context and close can unblock it even when the
+// underlying reader cannot be interrupted. The goroutine reads at most one message
+// ahead and stops when the input ends or fails, or (unless drainAfterClose is set)
+// when it has a message to deliver after close.
+type lineConn struct {
+	lines           *lineReader
+	out             io.Writer
+	drainAfterClose bool // keep consuming input after close, so the peer never blocks writing
+
+	readStart sync.Once
+	results   chan readResult // unbuffered: the read loop hands over one result at a time
+	readDone  chan struct{}   // closed when the read loop ends; readErr is set before
+	readErr   error           // why the input ended: io.EOF or a wrapped read error
+
+	writeSlot chan struct{} // capacity 1: holding the token means owning out
+	writeBuf  []byte        // guarded by writeSlot
+	writeErr  error         // guarded by writeSlot; sticky once a write failed
+
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func newLineConn(in io.Reader, out io.Writer, maxMessageSize int, drainAfterClose bool) *lineConn {
+	return &lineConn{
+		lines:           newLineReader(in, maxMessageSize, readBufferSize),
+		out:             out,
+		drainAfterClose: drainAfterClose,
+		results:         make(chan readResult),
+		readDone:        make(chan struct{}),
+		writeSlot:       make(chan struct{}, 1),
+		closed:          make(chan struct{}),
+	}
+}
+
+func (c *lineConn) isClosed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// read returns the next message, a non-fatal error wrapping
+// jsonrpc.ErrMessageTooLarge, the final input error (io.EOF at a clean end),
+// errClosedLocally after close, or ctx.Err().
+func (c *lineConn) read(ctx context.Context) ([]byte, error) {
+	if c.isClosed() {
+		return nil, errClosedLocally
+	}
+	c.readStart.Do(func() { go c.readLoop() })
+	select {
+	case r := <-c.results:
+		return r.msg, r.err
+	case <-c.readDone:
+		if c.isClosed() {
+			// Closing may have made the input fail; that is not the peer's doing.
+			return nil, errClosedLocally
+		}
+		return nil, c.readErr
+	case <-c.closed:
+		return nil, errClosedLocally
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *lineConn) readLoop() {
+	for {
+		msg, err := c.lines.next()
+		if err != nil && !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+			if !errors.Is(err, io.EOF) {
+				err = fmt.Errorf("stdio: reading: %w", err)
+			}
+			c.readErr = err
+			close(c.readDone)
+			return
+		}
+		select {
+		case c.results <- readResult{msg, err}:
+		case <-c.closed:
+			if !c.drainAfterClose {
+				return
+			}
+		}
+	}
+}
+
+// write sends msg and a '\n' in one call to the underlying writer.
+func (c *lineConn) write(ctx context.Context, msg []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(msg) == 0 {
+		return errEmptyMessage
+	}
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		return fmt.Errorf("stdio: refusing to write: %w", ErrNewlineInMessage)
+	}
+	select {
+	case c.writeSlot <- struct{}{}:
+	case <-c.closed:
+		return c.errWriteClosed()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.writeSlot }()
+	if c.isClosed() {
+		return c.errWriteClosed()
+	}
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	buf := append(c.writeBuf[:0], msg...)
+	buf = append(buf, '\n')
+	_, err := c.out.Write(buf)
+	if cap(buf) <= maxRetainedWriteBuffer {
+		c.writeBuf = buf[:0]
+	} else {
+		c.writeBuf = nil
+	}
+	if err != nil {
+		// A partly written line cannot be taken back: fail every later write too.
+		c.writeErr = fmt.Errorf("stdio: writing: %w", err)
+		return c.writeErr
+	}
+	return nil
+}
+
+func (c *lineConn) errWriteClosed() error {
+	return fmt.Errorf("stdio: write on a closed connection: %w", io.ErrClosedPipe)
+}
+
+// close marks the connection closed, unblocking read and waiting writers. It does not
+// touch the underlying reader and writer.
+func (c *lineConn) close() {
+	c.closeOnce.Do(func() { close(c.closed) })
+}

@@ -1,0 +1,252 @@
+package stdio
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// readOutcome is one outcome of lineReader.next, in a form tests can compare.
+type readOutcome struct {
+	msg      string
+	tooLarge int // size of a dropped line, or 0
+}
+
+func (o readOutcome) String() string {
+	if o.tooLarge > 0 {
+		return fmt.Sprintf("<dropped %d bytes>", o.tooLarge)
+	}
+	return fmt.Sprintf("%q", o.msg)
+}
+
+// readAll runs a lineReader to the end and checks the invariants every result must
+// satisfy.
+func readAll(t *testing.T, r *lineReader) []readOutcome {
+	t.Helper()
+	var out []readOutcome
+	for i := 0; ; i++ {
+		if i > 1<<20 {
+			t.Fatal("lineReader does not stop")
+		}
+		msg, err := r.next()
+		switch {
+		case err == nil:
+			if bytes.IndexByte(msg, '\n') >= 0 {
+				t.Fatalf("message %q contains a newline", msg)
+			}
+			if len(msg) > r.max {
+				t.Fatalf("message of %d bytes exceeds the bound %d", len(msg), r.max)
+			}
+			if isBlank(msg) {
+				t.Fatalf("blank message %q returned", msg)
+			}
+			out = append(out, readOutcome{msg: string(msg)})
+		case errors.Is(err, jsonrpc.ErrMessageTooLarge):
+			if msg != nil {
+				t.Fatalf("message returned with a too-large error")
+			}
+			var size, limit int
+			if _, serr := fmt.Sscanf(err.Error(), "stdio: dropped a message of %d bytes, over the limit of %d bytes", &size, &limit); serr != nil {
+				t.Fatalf("too-large error %q does not give the sizes: %v", err, serr)
+			}
+			if limit != r.max || size <= limit {
+				t.Fatalf("too-large error %q: size %d, limit %d, bound %d", err, size, limit, r.max)
+			}
+			out = append(out, readOutcome{tooLarge: size})
+		case err == io.EOF:
+			if _, again := r.next(); again != io.EOF {
+				t.Fatalf("after io.EOF, next returned %v", again)
+			}
+			return out
+		default:
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+}
+
+// modelRead is the specification of lineReader, written as plainly as possible.
+func modelRead(data []byte, max int) []readOutcome {
+	var out []readOutcome
+	lines := bytes.Split(data, []byte("\n"))
+	for _, line := range lines {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.Trim(line, " \t\r")) == 0 {
+			continue
+		}
+		if len(line) > max {
+			out = append(out, readOutcome{tooLarge: len(line)})
+			continue
+		}
+		out = append(out, readOutcome{msg: string(line)})
+	}
+	return out
+}
+
+func sameOutcomes(a, b []readOutcome) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// chunkReader returns data in pieces whose sizes cycle through sizes (0 means a
+// zero-length read, which io.Reader allows).
+type chunkReader struct {
+	data  []byte
+	sizes []int
+	i     int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(r.data)
+	if len(r.sizes) > 0 {
+		n = r.sizes[r.i%len(r.sizes)]
+		r.i++
+	}
+	n = min(n, len(p), len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestLineReaderCases(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		max  int
+	}{
+		{"simple", "{\"a\":1}\n{\"b\":2}\n", 100},
+		{"crlf", "{\"a\":1}\r\n{\"b\":2}\r\n", 100},
+		{"blank lines", "\n\n{\"a\":1}\n\r\n  \t \n{\"b\":2}\n\n", 100},
+		{"no final newline", "{\"a\":1}\n{\"b\":2}", 100},
+		{"final cr without newline", "{\"a\":1}\r", 100},
+		{"only one cr stripped", "{\"a\":1}\r\r\n", 100},
+		{"exactly at bound", "12345\n123456\n1234\n", 5},
+		{"cr does not count", "12345\r\n123456\r\n", 5},
+		{"too large then ok", strings.Repeat("x", 300) + "\nok\n", 100},
+		{"empty input", "", 100},
+		{"inner spaces kept", "  {\"a\": 1}  \n", 100},
+	}
+	for _, tt := range tests {
+		for _, bufSize := range []int{16, 64, 4096} {
+			t.Run(fmt.Sprintf("%s/buf%d", tt.name, bufSize), func(t *testing.T) {
+				r := newLineReader(strings.NewReader(tt.in), tt.max, bufSize)
+				got := readAll(t, r)
+				want := modelRead([]byte(tt.in), tt.max)
+				if !sameOutcomes(got, want) {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}
+
+func TestLineReaderReturnsOwnedCopies(t *testing.T) {
+	r := newLineReader(strings.NewReader("first\nsecond\n"), 100, 16)
+	first, err := r.next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.next(); err != nil {
+		t.Fatal(err)
+	}
+	if string(first) != "first" {
+		t.Fatalf("first message changed to %q by the next read", first)
+	}
+}
+
+func TestLineReaderDoesNotKeepHugeScratch(t *testing.T) {
+	big := strings.Repeat("x", 5<<20)
+	mid := strings.Repeat("y", 200<<10)
+	r := newLineReader(strings.NewReader(mid+"\n"+big+"\n"+mid+"\n"), DefaultMaxMessageSize, readBufferSize)
+	msg, err := r.next()
+	if err != nil || len(msg) != len(mid) {
+		t.Fatalf("first line: %d bytes, %v", len(msg), err)
+	}
+	if cap(r.scratch) == 0 {
+		t.Fatal("scratch buffer not kept after a 200 KiB line")
+	}
+	if msg, err = r.next(); err != nil || len(msg) != len(big) {
+		t.Fatalf("big line: %d bytes, %v", len(msg), err)
+	}
+	if cap(r.scratch) > maxRetainedScratch {
+		t.Fatalf("reader keeps a %d-byte scratch buffer after a 5 MiB line", cap(r.scratch))
+	}
+	if msg, err = r.next(); err != nil || string(msg) != mid {
+		t.Fatalf("line after the big one: %d bytes, %v", len(msg), err)
+	}
+}
+
+// A reader error other than EOF is final and returned after the last partial line.
+func TestLineReaderReadError(t *testing.T) {
+	boom := errors.New("boom")
+	r := newLineReader(io.MultiReader(strings.NewReader("a\nb"), &errReader{boom}), 100, 16)
+	for _, want := range []string{"a", "b"} {
+		msg, err := r.next()
+		if err != nil || string(msg) != want {
+			t.Fatalf("got %q, %v; want %q", msg, err, want)
+		}
+	}
+	for range 2 {
+		if _, err := r.next(); !errors.Is(err, boom) {
+			t.Fatalf("got %v, want the read error", err)
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (r *errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// FuzzReadLine feeds arbitrary bytes, split into arbitrary pieces, through the line
+// reader and compares the result with a plain model: it must never panic, never
+// return a message with a newline or over the bound, and agree with the model on
+// every message and every dropped line.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n{\"b\":2}\n"), uint16(100), []byte{3, 1, 7})
+	f.Add([]byte("\r\n\r\n  \n{}\r\n"), uint16(2), []byte{1})
+	f.Add([]byte(strings.Repeat("x", 100)+"\r\nok"), uint16(40), []byte{17, 0, 5})
+	f.Add([]byte("12345678901234567\r"), uint16(17), []byte{16})
+	f.Add([]byte("1234567890123456\r\n"), uint16(16), []byte{})
+	f.Add([]byte("\n\n\n"), uint16(0), []byte{2})
+	f.Fuzz(func(t *testing.T, data []byte, max uint16, splits []byte) {
+		limit := int(max%512) + 1
+		if len(splits) > 40 {
+			splits = splits[:40] // bufio gives up after 100 empty reads in a row
+		}
+		sizes := make([]int, len(splits))
+		for i, s := range splits {
+			sizes[i] = int(s % 40)
+		}
+		if len(sizes) > 0 && allZero(sizes) {
+			sizes = append(sizes, 1) // a reader must make progress eventually
+		}
+		r := newLineReader(&chunkReader{data: data, sizes: sizes}, limit, 16)
+		got := readAll(t, r)
+		if want := modelRead(data, limit); !sameOutcomes(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	})
+}
+
+func allZero(s []int) bool {
+	for _, v := range s {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -27,9 +27,6 @@ type Options struct {
 	CountInterval time.Duration
 	// Logger receives the server's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
-	// ClientAddr reports the address of the client for echo_ip; nil means the
-	// transport has none (stdio).
-	ClientAddr func(ctx context.Context) string
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -108,10 +105,10 @@ func addTools(s *mcp.Server, o *Options) error {
 			}),
 		mcp.AddTool(s, &protocol.Tool{Name: "echo_ip", Description: "Returns the IP address of the client."},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-				if o.ClientAddr == nil {
-					return "unknown: this transport (stdio) has no client address", nil
+				if addr := req.Session.RemoteAddr(); addr != "" {
+					return addr, nil
 				}
-				return o.ClientAddr(ctx), nil
+				return "unknown: this transport (stdio) has no client address", nil
 			}),
 		mcp.AddTool(s, &protocol.Tool{Name: "add", Title: "Add two numbers", Description: "Adds two numbers and returns structured output.",
 			Annotations: &protocol.ToolAnnotations{ReadOnlyHint: ptr(true)}},

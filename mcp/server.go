@@ -73,8 +73,19 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 
 // Connect starts a session over conn and returns at once. The session runs until the
 // client disconnects, ctx ends, or the session is closed.
+//
+// A conn that implements transport.StatelessConn (stateless HTTP) is served as if it
+// had already completed initialize at its protocol version.
 func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
 	ss := newServerSession(s, conn)
+	if sc, ok := conn.(transport.StatelessConn); ok {
+		v := sc.ProtocolVersion()
+		if !protocol.IsLegacy(v) {
+			return nil, fmt.Errorf("mcp: stateless connection with unsupported protocol version %q", v)
+		}
+		ss.state.Store(&sessionState{version: v})
+		ss.ready.Store(true)
+	}
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
@@ -86,6 +97,13 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 		s.mu.Unlock()
 	}()
 	return ss, nil
+}
+
+// Accept implements transport.Server: it starts a session over conn, as Connect does.
+// HTTP transports call it for each new session.
+func (s *Server) Accept(ctx context.Context, conn transport.Conn) error {
+	_, err := s.Connect(ctx, conn)
+	return err
 }
 
 // Run serves one session over conn and returns when it ends: when the client

@@ -15,8 +15,9 @@ import (
 // ServerSession is one client's connection to a Server (the legacy, stateful era:
 // it begins with initialize). It is safe for concurrent use.
 type ServerSession struct {
-	server *Server
-	conn   *jsonrpc.Conn
+	server    *Server
+	conn      *jsonrpc.Conn
+	transport transport.Conn
 
 	state atomic.Pointer[sessionState] // set by initialize
 	ready atomic.Bool                  // notifications/initialized received
@@ -34,7 +35,7 @@ type sessionState struct {
 }
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
-	ss := &ServerSession{server: s, subscriptions: make(map[string]struct{})}
+	ss := &ServerSession{server: s, transport: conn, subscriptions: make(map[string]struct{})}
 	ss.conn = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
 		Handler:       ss,
 		AllowBatch:    func() bool { return protocol.SupportsBatching(ss.ProtocolVersion()) },
@@ -69,6 +70,15 @@ func (ss *ServerSession) ClientCapabilities() protocol.ClientCapabilities {
 }
 
 func (ss *ServerSession) initialized() bool { return ss.state.Load() != nil }
+
+// RemoteAddr returns the network address of the client when the transport knows it
+// (HTTP), and "" otherwise (stdio, in-memory).
+func (ss *ServerSession) RemoteAddr() string {
+	if pc, ok := ss.transport.(transport.PeerConn); ok {
+		return pc.RemoteAddr()
+	}
+	return ""
+}
 
 // Done is closed when the session has ended.
 func (ss *ServerSession) Done() <-chan struct{} { return ss.conn.Done() }

@@ -12,7 +12,8 @@
 // without "$schema" or "$id" (InferOptions.DeclareSchema adds "$schema") and
 // without "$ref": nested structs are written inline. Only recursive types use
 // references: the root type refers to itself as "#", other recursive types
-// live under "$defs". Properties appear in struct field order, so the output
+// (type Tree struct{ Kids []Tree }, type List []List) live under "$defs", and
+// a pointer to one becomes {"anyOf":[{"$ref":...},{"type":"null"}]}. Properties appear in struct field order, so the output
 // is deterministic; results are cached per type and options.
 //
 // The rules, which follow encoding/json:
@@ -99,6 +100,14 @@
 // tool schemas are also checked by a fast path that reads the raw bytes
 // without allocating; it only ever confirms validity, and the library decides
 // every other case, so results are the library's.
+//
+// Numbers with an exponent beyond ±1000 (1e99999) are refused in instances
+// and schemas alike: no Go type holds them, and the library's exact
+// arithmetic on them costs milliseconds per number (and panics beyond
+// 1e1000000), so they would let a small request buy much CPU.
+//
+// Compile caches validators by schema text and options, so registering the
+// same tool on many servers compiles its schema once.
 //
 // Validator.ApplyDefaults fills in the defaults of missing top-level
 // properties before the arguments are decoded.

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strconv"
 	"unicode/utf8"
@@ -169,7 +170,7 @@ func buildFast(s *jsonschema.Schema, depth int) (*fastNode, bool) {
 			continue
 		}
 		f, exact := b.rat.Float64()
-		if f > 1e308 || f < -1e308 {
+		if math.IsInf(f, 0) {
 			return nil, false
 		}
 		n.bounds = append(n.bounds, fastBound{op: b.op, f: f, exact: exact})

@@ -115,7 +115,7 @@ func infer(t reflect.Type, o InferOptions) (json.RawMessage, error) {
 		usedNames: map[string]bool{},
 	}
 	root := t
-	for root.Kind() == reflect.Pointer {
+	for i := 0; root.Kind() == reflect.Pointer && i < 8; i++ { // bounded: type P *P exists
 		root = root.Elem()
 	}
 	g.root = root
@@ -130,7 +130,7 @@ func infer(t reflect.Type, o InferOptions) (json.RawMessage, error) {
 	// Generate the bodies of recursive types referenced through $defs; a body
 	// may reference further types, so the list can grow while we iterate.
 	for i := 0; i < len(g.defs); i++ {
-		body, err := g.structSchema(g.defs[i].t)
+		body, err := g.schemaOf(g.defs[i].t, true)
 		if err != nil {
 			return nil, fmt.Errorf("schema: %v: %w", t, err)
 		}
@@ -179,8 +179,12 @@ func special(t reflect.Type) bool {
 		implements(t, textMarshalerType) || implements(t, textUnmarshalsType)
 }
 
-// schemaOf returns the schema of t. atRoot is true for the root type only.
-func (g *inferrer) schemaOf(t reflect.Type, atRoot bool) (*node, error) {
+// schemaOf returns the schema of t. A recursive type becomes a $ref unless
+// inline is set (for the root and for the bodies in $defs).
+func (g *inferrer) schemaOf(t reflect.Type, inline bool) (*node, error) {
+	if g.recursive[t] && !inline {
+		return &node{ref: g.refTo(t)}, nil
+	}
 	switch {
 	case implements(t, providerType):
 		return providedSchema(t)
@@ -249,9 +253,6 @@ func (g *inferrer) schemaOf(t reflect.Type, atRoot bool) (*node, error) {
 		}
 		return n, nil
 	case reflect.Struct:
-		if g.recursive[t] && !atRoot {
-			return &node{ref: g.refTo(t)}, nil
-		}
 		return g.structSchema(t)
 	}
 	return nil, fmt.Errorf("unsupported type %v (kind %v has no JSON encoding)", t, t.Kind())
@@ -381,8 +382,9 @@ func providedSchema(t reflect.Type) (n *node, err error) {
 	return n, nil
 }
 
-// recursiveTypes returns the struct types reachable from t that can reach
-// themselves; only they need $ref.
+// recursiveTypes returns the types reachable from t that can reach
+// themselves (type Tree struct{ Kids []Tree }, type List []List); only they
+// need $ref.
 func recursiveTypes(t reflect.Type) map[reflect.Type]bool {
 	var all []reflect.Type
 	seen := map[reflect.Type]bool{}
@@ -392,8 +394,8 @@ func recursiveTypes(t reflect.Type) map[reflect.Type]bool {
 			return
 		}
 		seen[t] = true
-		if t.Kind() == reflect.Struct {
-			all = append(all, t)
+		if t.Name() != "" {
+			all = append(all, t) // only named types can recur
 		}
 		for _, c := range childTypes(t) {
 			collect(c)

@@ -452,3 +452,58 @@ func TestProvider(t *testing.T) {
 		t.Errorf("pointer-receiver provider: %s, %v\nwant %s", got, err, want)
 	}
 }
+
+type listy []listy
+
+type mapTree map[string]mapTree
+
+type selfPointer *selfPointer
+
+func TestForRecursiveNonStruct(t *testing.T) {
+	type holder struct {
+		L listy   `json:"l"`
+		M mapTree `json:"m"`
+	}
+	got, err := For[holder](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"object","properties":{"l":{"$ref":"#/$defs/listy"},"m":{"$ref":"#/$defs/mapTree"}},` +
+		`"required":["l","m"],"additionalProperties":false,"$defs":{"listy":{"type":"array","items":{"$ref":"#/$defs/listy"}},` +
+		`"mapTree":{"type":"object","additionalProperties":{"$ref":"#/$defs/mapTree"}}}}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	v, err := Compile(got, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Validate(json.RawMessage(`{"l":[[],[[]]],"m":{"a":{"b":{}}}}`)); err != nil {
+		t.Errorf("valid nesting rejected: %v", err)
+	}
+	if err := v.Validate(json.RawMessage(`{"l":[[1]],"m":{"a":2}}`)); err == nil ||
+		!strings.Contains(err.Error(), "/l/0/0: got number, want array") || !strings.Contains(err.Error(), "/m/a: got number, want object") {
+		t.Errorf("invalid nesting: %v", err)
+	}
+	// A pointer to itself must terminate (it describes only nulls).
+	if _, err := For[selfPointer](&InferOptions{AllowNonObject: true}); err != nil {
+		t.Errorf("For[selfPointer]: %v", err)
+	}
+}
+
+// TestDocExample keeps the package documentation's example honest.
+func TestDocExample(t *testing.T) {
+	type SearchInput struct {
+		Query string   `json:"query" description:"What to look for."`
+		Limit int      `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100,default=10"`
+		Sort  string   `json:"sort,omitempty" jsonschema:"enum=relevance|date"`
+		Tags  []string `json:"tags,omitempty" jsonschema:"pattern=^[a-z]+$,maxItems=5"`
+	}
+	got, err := For[SearchInput](nil)
+	want := `{"type":"object","properties":{"query":{"type":"string","description":"What to look for."},` +
+		`"limit":{"type":"integer","default":10,"minimum":1,"maximum":100},"sort":{"type":"string","enum":["relevance","date"]},` +
+		`"tags":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[a-z]+$"}}},"required":["query"],"additionalProperties":false}`
+	if err != nil || string(got) != want {
+		t.Errorf("got  %s, %v\nwant %s", got, err, want)
+	}
+}

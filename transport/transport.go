@@ -29,3 +29,27 @@ type Conn interface {
 	Write(ctx context.Context, msg []byte) error
 	Close() error
 }
+
+// Server is what a multi-session transport (an HTTP handler) hands each new session
+// to. *mcp.Server implements it.
+type Server interface {
+	// Accept starts serving one client session over conn and returns at once; the
+	// session lasts until conn's Read returns an error (io.EOF when it ends cleanly).
+	Accept(ctx context.Context, conn Conn) error
+}
+
+// StatelessConn is implemented by a Conn that carries a session with no initialize
+// handshake: stateless Streamable HTTP, where every POST stands alone. The server
+// serves it as if initialize had negotiated ProtocolVersion with a client that
+// declared no capabilities.
+type StatelessConn interface {
+	Conn
+	ProtocolVersion() string
+}
+
+// PeerConn is implemented by a Conn that knows the network address of its peer
+// (an HTTP transport: the client's remote address).
+type PeerConn interface {
+	Conn
+	RemoteAddr() string
+}

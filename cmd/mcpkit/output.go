@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -54,7 +56,8 @@ func printTool(t *protocol.Tool) {
 		Required []string `json:"required"`
 	}
 	if json.Unmarshal(t.InputSchema, &s) == nil {
-		for name, p := range s.Properties {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			p := s.Properties[name]
 			req := ""
 			for _, r := range s.Required {
 				if r == name {

@@ -3,11 +3,13 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/memory"
+	"github.com/mcpkit/mcpkit/transport/stdio"
 )
 
 // BenchmarkInProcessToolCall measures one echo tools/call round trip through the
@@ -26,6 +28,42 @@ func BenchmarkInProcessToolCall(b *testing.B) {
 	ss, _ := srv.Connect(ctx, s)
 	defer ss.Close()
 	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.Content[0].Text != "hello world" {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkStdioToolCall measures the same round trip over the stdio transport's
+// newline-delimited framing, through OS pipes, as between a client and a server
+// subprocess (without the process boundary).
+func BenchmarkStdioToolCall(b *testing.B) {
+	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
+		return "hello " + in.Message, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	toServerR, toServerW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	toClientR, toClientW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ss, _ := srv.Connect(ctx, stdio.NewServerConn(toServerR, toClientW, nil))
+	defer ss.Close()
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, stdio.NewServerConn(toClientR, toServerW, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

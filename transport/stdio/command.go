@@ -87,9 +87,12 @@ var _ transport.Conn = (*CommandConn)(nil)
 
 // NewCommandConn starts cmd and returns a connection to it. cmd must not have been
 // started and must leave Stdin, Stdout and Stderr nil: the connection owns all three.
-// ctx bounds the start only; to stop the server, call Close (which callers must do
-// eventually, even after Read reported that the server exited). Do not call cmd.Wait:
-// the connection waits for the process itself.
+// Do not call cmd.Wait: the connection waits for the process itself.
+//
+// ctx is checked before the start; cancelling it later has no effect. Call Close to
+// stop the server; callers must call it eventually, even after Read has reported that
+// the server exited. (A cmd built with exec.CommandContext is also killed when its
+// context ends, and the connection then reports the exit like any other.)
 func NewCommandConn(ctx context.Context, cmd *exec.Cmd, opts *CommandOptions) (*CommandConn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("stdio: starting %s: %w", cmd.Path, err)

@@ -16,9 +16,9 @@ const (
 	// readBufferSize is the size of the bufio.Reader: lines shorter than this are
 	// copied straight out of it, with no other buffer involved.
 	readBufferSize = 64 << 10
-	// maxRetainedScratch caps the memory a reader keeps between lines: after a line
-	// longer than this, its scratch buffer is dropped instead of reused.
-	maxRetainedScratch = 1 << 20
+	// maxRetainedSpill caps the memory a reader keeps between lines to assemble long
+	// ones: after a longer line, the blocks beyond it are let go.
+	maxRetainedSpill = 1 << 20
 )
 
 // lineReader splits a byte stream into newline-delimited messages.
@@ -26,13 +26,18 @@ const (
 // It strips the '\n' and one '\r' before it, skips lines holding only spaces, tabs
 // and carriage returns, and drops lines longer than max with an error wrapping
 // jsonrpc.ErrMessageTooLarge, after which it continues with the next line. A final
-// line without a '\n' is returned too. Every message it returns is a fresh slice the
-// caller owns.
+// line without a '\n' is returned too. Every message it returns is a fresh slice of
+// exactly its length, which the caller owns.
+//
+// A line that fits in the bufio buffer is copied straight out of it. A longer one is
+// gathered in fixed-size blocks (the spill), then copied once into a slice of the
+// right size: two copies in all, no regrowth, and at most maxRetainedSpill kept
+// between lines.
 type lineReader struct {
-	br      *bufio.Reader
-	max     int
-	scratch []byte // reused to assemble lines longer than the bufio buffer
-	err     error  // sticky error from the underlying reader
+	br    *bufio.Reader
+	max   int
+	spill [][]byte // blocks of br.Size() bytes each
+	err   error    // sticky error from the underlying reader
 }
 
 func newLineReader(r io.Reader, max, bufSize int) *lineReader {
@@ -80,21 +85,17 @@ func (r *lineReader) next() ([]byte, error) {
 // beginning. It returns (nil, nil) for a blank line.
 func (r *lineReader) readLong(first []byte) ([]byte, error) {
 	// limit is the most a line can hold and still be accepted: max content bytes
-	// plus a '\r' and a '\n'.
+	// plus a '\r' and a '\n'. Past it, bytes are counted but not kept.
 	limit := r.max + 2
-	n := len(first) // bytes of the line so far, '\r' and '\n' included
-	buf := r.scratch[:0]
-	if n <= limit {
-		buf = append(buf, first...)
-	}
-	last, beforeLast := lastTwo(first, 0, 0)
-	blank := isBlank(first) // tracked apart from buf, which stops growing past limit
+	n := 0 // bytes of the line so far, '\r' and '\n' included
+	var last, beforeLast byte
+	blank := true
+	chunk, err := first, error(bufio.ErrBufferFull)
 	for {
-		chunk, err := r.br.ReadSlice('\n')
-		n += len(chunk)
-		if n <= limit {
-			buf = append(buf, chunk...)
+		if n+len(chunk) <= limit {
+			r.store(n, chunk)
 		}
+		n += len(chunk)
 		last, beforeLast = lastTwo(chunk, last, beforeLast)
 		blank = blank && isBlank(trimEOL(chunk))
 		if err == nil {
@@ -104,8 +105,8 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 			r.err = err // unterminated last line: still deliver it
 			break
 		}
+		chunk, err = r.br.ReadSlice('\n')
 	}
-	r.keepScratch(buf)
 
 	size := n // content bytes: without the '\n' and one '\r' before it
 	if last == '\n' {
@@ -115,22 +116,42 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 	if last == '\r' {
 		size--
 	}
+	defer r.trimSpill()
 	switch {
 	case blank:
 		return nil, nil
 	case size > r.max:
 		return nil, r.tooLarge(size)
 	}
-	return clone(buf[:size]), nil
+	msg := make([]byte, size)
+	block := r.br.Size()
+	for off := 0; off < size; off += block {
+		copy(msg[off:], r.spill[off/block])
+	}
+	return msg, nil
 }
 
-// keepScratch keeps buf for the next long line unless it has grown too big to hold.
-func (r *lineReader) keepScratch(buf []byte) {
-	if cap(buf) > maxRetainedScratch {
-		r.scratch = nil
-		return
+// store copies p into the spill at offset off, adding blocks as needed.
+func (r *lineReader) store(off int, p []byte) {
+	block := r.br.Size()
+	for len(p) > 0 {
+		i := off / block
+		if i == len(r.spill) {
+			r.spill = append(r.spill, make([]byte, block))
+		}
+		c := copy(r.spill[i][off%block:], p)
+		p = p[c:]
+		off += c
 	}
-	r.scratch = buf[:0]
+}
+
+// trimSpill lets go of the blocks beyond maxRetainedSpill (and one more).
+func (r *lineReader) trimSpill() {
+	keep := maxRetainedSpill/r.br.Size() + 1 // +1: room for the line ending of a 1 MiB line
+	if len(r.spill) > keep {
+		clear(r.spill[keep:])
+		r.spill = r.spill[:keep:keep]
+	}
 }
 
 func (r *lineReader) tooLarge(size int) error {
@@ -172,6 +193,7 @@ func isBlank(line []byte) bool {
 	return true
 }
 
+// clone returns a copy of b that the caller owns.
 func clone(b []byte) []byte {
 	c := make([]byte, len(b))
 	copy(c, b)

@@ -168,22 +168,25 @@ func TestLineReaderReturnsOwnedCopies(t *testing.T) {
 	}
 }
 
-func TestLineReaderDoesNotKeepHugeScratch(t *testing.T) {
+func TestLineReaderDoesNotKeepHugeSpill(t *testing.T) {
 	big := strings.Repeat("x", 5<<20)
 	mid := strings.Repeat("y", 200<<10)
 	r := newLineReader(strings.NewReader(mid+"\n"+big+"\n"+mid+"\n"), DefaultMaxMessageSize, readBufferSize)
 	msg, err := r.next()
-	if err != nil || len(msg) != len(mid) {
+	if err != nil || string(msg) != mid {
 		t.Fatalf("first line: %d bytes, %v", len(msg), err)
 	}
-	if cap(r.scratch) == 0 {
-		t.Fatal("scratch buffer not kept after a 200 KiB line")
+	if len(r.spill) == 0 {
+		t.Fatal("spill blocks not kept after a 200 KiB line")
 	}
-	if msg, err = r.next(); err != nil || len(msg) != len(big) {
+	if msg, err = r.next(); err != nil || string(msg) != big {
 		t.Fatalf("big line: %d bytes, %v", len(msg), err)
 	}
-	if cap(r.scratch) > maxRetainedScratch {
-		t.Fatalf("reader keeps a %d-byte scratch buffer after a 5 MiB line", cap(r.scratch))
+	if cap(msg) != len(msg) {
+		t.Fatalf("message of %d bytes holds %d", len(msg), cap(msg))
+	}
+	if kept := len(r.spill) * readBufferSize; kept > maxRetainedSpill+readBufferSize {
+		t.Fatalf("reader keeps %d bytes after a 5 MiB line", kept)
 	}
 	if msg, err = r.next(); err != nil || string(msg) != mid {
 		t.Fatalf("line after the big one: %d bytes, %v", len(msg), err)

@@ -121,10 +121,10 @@ func TestEncodeRoundTrip(t *testing.T) {
 }
 
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", "quote\"back\\slash", "ctl\x00\x1f\t\r\n", "html <&>", "uni é 😀", "\u2028\u2029", "bad\xffbyte"} {
+	for _, s := range []string{"", "plain", "quote\"back\\slash", "ctl\x00\x1f\t\r\n\b\f", "html <&>", "uni é 😀", "\u2028\u2029", "bad\xffbyte"} {
 		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

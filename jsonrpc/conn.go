@@ -63,7 +63,7 @@ type Conn struct {
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
-	pending map[ID]chan *Message          // outgoing calls awaiting a response
+	pending map[ID]chan *Message           // outgoing calls awaiting a response
 	running map[ID]context.CancelCauseFunc // incoming requests being handled
 	closed  bool
 

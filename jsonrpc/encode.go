@@ -16,7 +16,7 @@ func AppendRequest(b []byte, id ID, method string, params json.RawMessage) []byt
 		b = append(b, ',')
 	}
 	b = append(b, `"method":`...)
-	b = appendString(b, method)
+	b = AppendString(b, method)
 	if len(params) > 0 {
 		b = append(b, `,"params":`...)
 		b = append(b, params...)
@@ -49,7 +49,7 @@ func AppendError(b []byte, id ID, e *Error) []byte {
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, e.Code, 10)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
+	b = AppendString(b, e.Message)
 	if len(e.Data) > 0 {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)
@@ -86,16 +86,24 @@ func EncodeBatch(msgs []*Message) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string, escaping what JSON requires plus <, >, &
-// and the line separators U+2028/U+2029, as encoding/json does. Invalid UTF-8 is
-// replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
+// safeASCII reports, per ASCII byte, whether it can be written unescaped. The
+// escaping matches encoding/json's default (HTML-safe) output.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for i := 0x20; i < utf8.RuneSelf; i++ {
+		t[i] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
+	return t
+}()
+
+// AppendString appends s as a JSON string, escaped exactly as encoding/json does
+// (HTML-safe; invalid UTF-8 becomes U+FFFD). Hand-written encoders share it.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+		if c := s[i]; c < utf8.RuneSelf {
+			if safeASCII[c] {
 				i++
 				continue
 			}
@@ -109,8 +117,12 @@ func appendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
 			start = i
@@ -126,7 +138,7 @@ func appendString(b []byte, s string) []byte {
 		}
 		if r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
 			i += size
 			start = i
 			continue

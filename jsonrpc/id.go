@@ -71,7 +71,7 @@ func (id ID) AppendJSON(b []byte) []byte {
 	case idNumber:
 		return strconv.AppendInt(b, id.num, 10)
 	case idString:
-		return appendString(b, id.str)
+		return AppendString(b, id.str)
 	}
 	return append(b, "null"...)
 }

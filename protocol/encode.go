@@ -4,75 +4,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // This file holds the small append-based JSON writers used by the hand-written
 // MarshalJSON methods on the hot path (content blocks, tool results).
 
-const hexDigits = "0123456789abcdef"
-
-// safeASCII reports, per ASCII byte, whether it can be written unescaped. The
-// escaping matches encoding/json's default (HTML-safe) output.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
-	for i := 0x20; i < utf8.RuneSelf; i++ {
-		t[i] = true
-	}
-	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
-	return t
-}()
-
 // appendString appends s as a JSON string, escaped as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if safeASCII[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+func appendString(b []byte, s string) []byte { return jsonrpc.AppendString(b, s) }
 
 // appendKey appends `,"key":` (or `"key":` right after an opening brace).
 // key must not need escaping.

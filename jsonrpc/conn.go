@@ -293,15 +293,34 @@ func (c *Conn) respond(ctx context.Context, id ID, result any, err error, collec
 		c.writeError(ctx, id, toError(err))
 		return
 	}
-	raw, merr := marshal(result)
+	bp := bufPool.Get().(*[]byte)
+	defer putBuf(bp)
+	var merr error
+	if a, ok := result.(JSONAppender); ok {
+		// Encode straight into the message buffer: no intermediate copy.
+		b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+		b = append(id.AppendJSON(b), `,"result":`...)
+		if b, merr = a.AppendJSON(b); merr == nil {
+			*bp = append(b, '}')
+		}
+	} else {
+		var raw json.RawMessage
+		if raw, merr = marshal(result); merr == nil {
+			*bp = AppendResult((*bp)[:0], id, raw)
+		}
+	}
 	if merr != nil {
 		c.writeError(ctx, id, &Error{Code: CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()})
 		return
 	}
-	bp := bufPool.Get().(*[]byte)
-	*bp = AppendResult((*bp)[:0], id, raw)
 	c.write(ctx, *bp)
-	putBuf(bp)
+}
+
+// JSONAppender is implemented by results that encode themselves by appending JSON to
+// a buffer. The connection uses it instead of encoding/json, which re-validates the
+// output of every MarshalJSON method.
+type JSONAppender interface {
+	AppendJSON(b []byte) ([]byte, error)
 }
 
 func putBuf(bp *[]byte) {

@@ -97,7 +97,7 @@ func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSessi
 	if version == "" {
 		version = protocol.LatestLegacy
 	}
-	params := &protocol.InitializeParams{ProtocolVersion: version, Capabilities: c.capabilities(), ClientInfo: c.info}
+	params := &protocol.InitializeParams{ProtocolVersion: version, Capabilities: c.capabilities(version), ClientInfo: c.info}
 	var res protocol.InitializeResult
 	if err := cs.call(ctx, protocol.MethodInitialize, params, &res); err != nil {
 		_ = cs.conn.Close()
@@ -115,7 +115,10 @@ func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSessi
 	return cs, nil
 }
 
-func (c *Client) capabilities() protocol.ClientCapabilities {
+// capabilities returns what the client declares when asking for version: only what
+// that version's schema knows (elicitation from 2025-06-18; its form and url modes
+// and sampling with tools from 2025-11-25).
+func (c *Client) capabilities(version string) protocol.ClientCapabilities {
 	if c.opts.Capabilities != nil {
 		return *c.opts.Capabilities
 	}
@@ -125,14 +128,17 @@ func (c *Client) capabilities() protocol.ClientCapabilities {
 	}
 	if c.opts.CreateMessageHandler != nil {
 		caps.Sampling = &protocol.SamplingCapability{}
-		if c.opts.SamplingWithTools {
+		if c.opts.SamplingWithTools && protocol.HasSamplingTools(version) {
 			caps.Sampling.Tools = &protocol.Supported{}
 		}
 	}
-	if c.opts.ElicitationHandler != nil {
-		caps.Elicitation = &protocol.ElicitationCapability{Form: &protocol.Supported{}}
-		if c.opts.URLElicitation {
-			caps.Elicitation.URL = &protocol.Supported{}
+	if c.opts.ElicitationHandler != nil && protocol.HasElicitation(version) {
+		caps.Elicitation = &protocol.ElicitationCapability{}
+		if protocol.HasURLElicitation(version) {
+			caps.Elicitation.Form = &protocol.Supported{}
+			if c.opts.URLElicitation {
+				caps.Elicitation.URL = &protocol.Supported{}
+			}
 		}
 	}
 	return caps

@@ -278,3 +278,33 @@ func TestRootsListChangedReachesServer(t *testing.T) {
 		t.Fatalf("handler saw client %q", got)
 	}
 }
+
+func TestClientDeclaresOnlyWhatTheVersionKnows(t *testing.T) {
+	handlerOpts := func(v string) *mcp.ClientOptions {
+		return &mcp.ClientOptions{
+			ProtocolVersion: v, Roots: []protocol.Root{}, SamplingWithTools: true, URLElicitation: true,
+			CreateMessageHandler: func(context.Context, *mcp.ClientSession, *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
+				return nil, errors.New("unused")
+			},
+			ElicitationHandler: func(context.Context, *mcp.ClientSession, *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+				return nil, errors.New("unused")
+			},
+		}
+	}
+	srv := newServer(t, nil)
+	for _, tc := range []struct {
+		version                          string
+		elicitation, modes, samplingTool bool
+	}{
+		{protocol.Version20241105, false, false, false},
+		{protocol.Version20250618, true, false, false},
+		{protocol.Version20251125, true, true, true},
+	} {
+		_, ss := connect(t, srv, handlerOpts(tc.version))
+		caps := ss.ClientCapabilities()
+		if (caps.Elicitation != nil) != tc.elicitation || (caps.Elicitation != nil && (caps.Elicitation.URL != nil) != tc.modes) ||
+			(caps.Sampling.Tools != nil) != tc.samplingTool || caps.Roots == nil {
+			t.Errorf("%s: declared %+v", tc.version, caps)
+		}
+	}
+}

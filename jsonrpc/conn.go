@@ -124,7 +124,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 		data, err = c.stream.Read(ctx)
 		if err != nil {
 			if errors.Is(err, ErrMessageTooLarge) {
-				c.writeError(ctx, NullID(), &Error{Code: CodeInvalidRequest, Message: err.Error()})
+				c.rejectTooLarge(ctx, err)
 				continue
 			}
 			break
@@ -144,6 +144,29 @@ func (c *Conn) readLoop(ctx context.Context) {
 		err = nil
 	}
 	c.shutdown(err)
+}
+
+// rejectTooLarge answers a message the transport dropped for its size: a request gets
+// an error with its own id when the transport kept enough of it to read the id, and
+// the peer is told with a null id otherwise. A dropped response fails its call.
+func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
+	e := &Error{Code: CodeInvalidRequest, Message: "invalid request: " + err.Error()}
+	var tl *TooLargeError
+	if !errors.As(err, &tl) {
+		c.writeError(ctx, NullID(), e)
+		return
+	}
+	id, isResponse := idFromPrefix(tl.Prefix)
+	switch {
+	case isResponse && id.IsValid():
+		c.deliver(&Message{ID: id, Error: &Error{Code: CodeInternalError, Message: "the response was dropped: " + err.Error()}})
+	case id.IsValid():
+		c.writeError(ctx, id, e)
+	default:
+		// No id before the cut: a notification, or a request whose id comes late.
+		c.log.Warn("jsonrpc: dropped an oversized message", "error", err)
+		c.writeError(ctx, NullID(), e)
+	}
 }
 
 func (c *Conn) shutdown(err error) {

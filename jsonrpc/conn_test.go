@@ -345,3 +345,23 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+func TestIDFromPrefix(t *testing.T) {
+	for _, c := range []struct {
+		prefix   string
+		id       ID
+		response bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"aaaa`, Int64ID(7), false},
+		{`{"id":"s","jsonrpc":"2.0","result":{"content":[{"te`, StringID("s"), true},
+		{`{"jsonrpc":"2.0","method":"m","params":{"big":"aaa`, ID{}, false},
+		{`{"jsonrpc":"2.0","params":{"a":[1,2]},"id":0,"method":"m`, Int64ID(0), false},
+		{`{"jsonrpc":"2.0","i`, ID{}, false},
+		{`[`, ID{}, false},
+	} {
+		id, resp := idFromPrefix([]byte(c.prefix))
+		if id != c.id || resp != c.response {
+			t.Errorf("idFromPrefix(%s) = %v, %v; want %v, %v", c.prefix, id, resp, c.id, c.response)
+		}
+	}
+}

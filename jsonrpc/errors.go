@@ -19,6 +19,33 @@ const (
 // exceeded their size bound. It is not fatal: the connection goes on.
 var ErrMessageTooLarge = errors.New("jsonrpc: message too large")
 
+// TooLargeError reports one message a transport dropped because of its size. Prefix
+// holds the message's first bytes (up to TooLargePrefix), from which the connection
+// reads the request id, so that the sender's request fails at once with an
+// explanation instead of waiting for an answer that will never come.
+type TooLargeError struct {
+	Size, Limit int
+	Prefix      []byte
+}
+
+// TooLargePrefix is how many leading bytes of a dropped message a transport keeps in
+// a TooLargeError.
+const TooLargePrefix = 512
+
+// NewTooLargeError returns a TooLargeError keeping the first TooLargePrefix bytes of
+// msg (copied).
+func NewTooLargeError(size, limit int, msg []byte) *TooLargeError {
+	return &TooLargeError{Size: size, Limit: limit, Prefix: append([]byte(nil), msg[:min(len(msg), TooLargePrefix)]...)}
+}
+
+// Error implements the error interface.
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.Size, e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrMessageTooLarge) true.
+func (e *TooLargeError) Unwrap() error { return ErrMessageTooLarge }
+
 // Error is a JSON-RPC error object. It is also a Go error, so handlers can return it
 // to choose the code the peer sees.
 type Error struct {

@@ -273,3 +273,51 @@ func decodeString(raw []byte, escaped bool) string {
 	}
 	return out
 }
+
+// idFromPrefix reads the id of a message from its first bytes, which may end
+// anywhere, and reports whether a "result" or "error" member showed it to be a
+// response. An id the prefix does not reach is absent.
+func idFromPrefix(prefix []byte) (id ID, isResponse bool) {
+	s := scanner{data: prefix}
+	s.skipSpace()
+	if s.peek() != '{' {
+		return ID{}, false
+	}
+	s.pos++
+	for {
+		s.skipSpace()
+		if s.peek() != '"' {
+			return id, isResponse
+		}
+		raw, escaped, err := s.str()
+		if err != nil {
+			return id, isResponse
+		}
+		key := decodeString(raw, escaped)
+		s.skipSpace()
+		if s.peek() != ':' {
+			return id, isResponse
+		}
+		s.pos++
+		s.skipSpace()
+		switch key {
+		case "id":
+			v, err := s.id()
+			if err != nil {
+				return ID{}, isResponse
+			}
+			id = v
+		case "result", "error":
+			return id, true // the value is what made the message too large
+		default:
+			if s.skipValue(0) != nil {
+				return id, isResponse
+			}
+		}
+		s.skipSpace()
+		if s.peek() != ',' {
+			return id, isResponse
+		}
+		s.pos++
+	}
+}

@@ -74,7 +74,7 @@ func (r *lineReader) next() ([]byte, error) {
 			continue
 		}
 		if len(content) > r.max {
-			return nil, r.tooLarge(len(content))
+			return nil, r.tooLarge(len(content), content)
 		}
 		return clone(content), nil
 	}
@@ -121,7 +121,7 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 	case blank:
 		return nil, nil
 	case size > r.max:
-		return nil, r.tooLarge(size)
+		return nil, r.tooLarge(size, r.spill[0])
 	}
 	msg := make([]byte, size)
 	block := r.br.Size()
@@ -154,9 +154,10 @@ func (r *lineReader) trimSpill() {
 	}
 }
 
-func (r *lineReader) tooLarge(size int) error {
-	return fmt.Errorf("stdio: dropped a message of %d bytes, over the limit of %d bytes: %w",
-		size, r.max, jsonrpc.ErrMessageTooLarge)
+// tooLarge reports a dropped line, keeping its first bytes so the connection can
+// answer the request with its own id.
+func (r *lineReader) tooLarge(size int, start []byte) error {
+	return fmt.Errorf("stdio: dropped a line: %w", jsonrpc.NewTooLargeError(size, r.max, start))
 }
 
 // lastTwo returns the last two bytes of the stream after chunk, given the last two

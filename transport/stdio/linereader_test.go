@@ -50,10 +50,11 @@ func readAll(t *testing.T, r *lineReader) []readOutcome {
 			if msg != nil {
 				t.Fatalf("message returned with a too-large error")
 			}
-			var size, limit int
-			if _, serr := fmt.Sscanf(err.Error(), "stdio: dropped a message of %d bytes, over the limit of %d bytes", &size, &limit); serr != nil {
-				t.Fatalf("too-large error %q does not give the sizes: %v", err, serr)
+			var tl *jsonrpc.TooLargeError
+			if !errors.As(err, &tl) || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes exceeds the limit of %d bytes", tl.Size, tl.Limit)) {
+				t.Fatalf("too-large error %q does not give the sizes", err)
 			}
+			size, limit := tl.Size, tl.Limit
 			if limit != r.max || size <= limit {
 				t.Fatalf("too-large error %q: size %d, limit %d, bound %d", err, size, limit, r.max)
 			}

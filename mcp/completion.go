@@ -63,8 +63,10 @@ func complete(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
 	s := r.Session.server
 	s.mu.RLock()
 	f, ok := s.completions[k]
-	_, known := s.prompts.get(k.ref)
-	if !known {
+	var known bool
+	if k.refType == protocol.RefTypePrompt {
+		_, known = s.prompts.get(k.ref)
+	} else {
 		_, known = s.templates.get(k.ref)
 	}
 	s.mu.RUnlock()

@@ -20,9 +20,6 @@ const (
 // (sampling, elicitation, roots) that the peer did not declare it supports.
 var ErrCapabilityNotSupported = errors.New("mcp: the peer did not declare this capability")
 
-// ErrNotInitialized is returned by client calls made before the session initialized.
-var ErrNotInitialized = errors.New("mcp: session not initialized")
-
 // ResourceNotFound returns the error a resource handler gives for a URI it does not
 // have: code -32002 with the URI in data, as the specification asks.
 func ResourceNotFound(uri string) error {

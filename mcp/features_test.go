@@ -308,3 +308,53 @@ func TestClientDeclaresOnlyWhatTheVersionKnows(t *testing.T) {
 		}
 	}
 }
+
+func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
+	srv := newServer(t, nil)
+	must(t, mcp.AddTool(srv, &protocol.Tool{Name: "url"}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		res, err := req.Elicit(ctx, &protocol.ElicitParams{Mode: protocol.ElicitModeURL, Message: "sign in", URL: "https://example.com/auth", ElicitationID: "e1"})
+		if err != nil {
+			return "", err
+		}
+		return string(res.Action), nil
+	}))
+	must(t, mcp.AddTool(srv, &protocol.Tool{Name: "sample_tools"}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		_, err := req.CreateMessage(ctx, &protocol.CreateMessageParams{MaxTokens: 5, Tools: []protocol.Tool{{Name: "t"}},
+			Messages: []protocol.SamplingMessage{{Role: protocol.RoleUser, Content: protocol.SamplingContent{protocol.NewTextContent("x")}}}})
+		if err != nil {
+			return "", err
+		}
+		return "sampled", nil
+	}))
+	opts := func(capable bool) *mcp.ClientOptions {
+		return &mcp.ClientOptions{
+			URLElicitation: capable, SamplingWithTools: capable,
+			ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+				if p.Mode != protocol.ElicitModeURL || p.URL == "" {
+					return nil, errors.New("not a url elicitation")
+				}
+				return &protocol.ElicitResult{Action: protocol.ElicitActionAccept}, nil
+			},
+			CreateMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
+				return &protocol.CreateMessageResult{Role: protocol.RoleAssistant, Model: "m", Content: protocol.SamplingContent{protocol.NewTextContent("ok")}}, nil
+			},
+		}
+	}
+	ctx := testContext(t)
+	capable, _ := connect(t, srv, opts(true))
+	for tool, want := range map[string]string{"url": "accept", "sample_tools": "sampled"} {
+		res, err := capable.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		must(t, err)
+		if res.IsError || text(t, res) != want {
+			t.Errorf("%s with the capability: %+v", tool, res)
+		}
+	}
+	limited, _ := connect(t, srv, opts(false))
+	for _, tool := range []string{"url", "sample_tools"} {
+		res, err := limited.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		must(t, err)
+		if !res.IsError || !strings.Contains(text(t, res), "did not declare") {
+			t.Errorf("%s without the capability: %+v", tool, res)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 		Instructions: "A demo server: try the echo tool, the count tool for progress, and the greet prompt.",
 		Logger:       o.Logger,
 	})
-	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts} {
+	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {
 		if err := add(s, &o); err != nil {
 			return nil, err
 		}

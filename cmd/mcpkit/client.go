@@ -80,11 +80,11 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 // nargs is the exact number of the command's own arguments, or -n for 1 to n.
 func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Context, *mcp.ClientSession, []string) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   use + " -- COMMAND [ARGS...]",
+		Use:   use + " (--url URL | -- COMMAND [ARGS...])",
 		Short: short,
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			own, target, err := splitTarget(cmd, args)
+			own, target, err := splitTarget(cmd, g, args)
 			if err != nil {
 				return err
 			}

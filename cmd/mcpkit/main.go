@@ -4,7 +4,7 @@
 //	mcpkit tools -- npx -y @modelcontextprotocol/server-everything
 //	mcpkit call echo '{"message":"hi"}' -- mcpkit serve
 //
-// A target server is given after "--" as a command to run (stdio).
+// A target server is given after "--" as a command to run (stdio), or with --url.
 package main
 
 import (
@@ -48,6 +48,8 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print raw JSON results")
 	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 0, "bound each request (e.g. 30s); 0 means no bound")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "show the target server's stderr and protocol diagnostics")
+	root.PersistentFlags().StringVar(&g.url, "url", "", "the target server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
+	root.PersistentFlags().StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable)")
 	root.AddCommand(newServeCmd(g))
 	root.AddCommand(newClientCmds(g)...)
 	return root

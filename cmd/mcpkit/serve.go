@@ -3,43 +3,108 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/stdio"
+	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
+// serveFlags are the flags of `mcpkit serve`.
+type serveFlags struct {
+	http      string
+	stateless bool
+	origins   []string
+}
+
 func newServeCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	f := &serveFlags{}
+	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the demo server (every MCP feature) over stdio",
-		Long: `Serve mcpkit's demo server on standard input and output.
+		Short: "Serve the demo server (every MCP feature) over stdio or HTTP",
+		Long: `Serve mcpkit's demo server: on standard input and output by default, or over HTTP with
+--http ADDR: Streamable HTTP at /mcp, and the old HTTP+SSE transport at /sse (stream)
+and /messages (posts). An address without a host binds to 127.0.0.1.
 
 It offers the tools echo, count (progress), test_throw (a failing tool), echo_ip,
 add (structured output), log, sample (sampling), ask_name (elicitation),
 list_roots (roots) and touch (resource updates); the resources demo://readme,
-demo://logo.png and the template demo://items/{id}; and the prompts greet and
-describe_logo, with completions.`,
+demo://logo.png and the template demo://items/{id}; the prompts greet and
+describe_logo, with completions; and the fixtures of the official conformance suite.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
 			if g.verbose {
 				level = slog.LevelDebug
 			}
-			// stdout carries only protocol messages: diagnostics go to stderr.
+			// stdout carries only protocol messages (stdio): diagnostics go to stderr.
 			logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			srv, err := demo.NewServer(&demo.Options{Logger: logger})
 			if err != nil {
 				return err
 			}
-			err = srv.Run(cmd.Context(), stdio.NewProcessServerConn(nil))
+			if f.http == "" {
+				err = srv.Run(cmd.Context(), stdio.NewProcessServerConn(nil))
+			} else {
+				err = serveHTTP(cmd.Context(), f, srv, logger)
+			}
 			if errors.Is(err, context.Canceled) {
 				return nil // interrupted: a normal way to stop a server
 			}
 			return err
 		},
 	}
+	cmd.Flags().StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
+	cmd.Flags().BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions: every POST stands alone")
+	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
+	return cmd
+}
+
+// serveHTTP serves srv over both HTTP transports until ctx ends, then shuts down
+// gracefully: open streams end cleanly and requests in flight may finish.
+func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger *slog.Logger) error {
+	host, port, err := net.SplitHostPort(f.http)
+	if err != nil {
+		return fmt.Errorf("--http %q: %w", f.http, err)
+	}
+	if host == "" {
+		host = "127.0.0.1" // secure default: loopback only unless a host is named
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return err
+	}
+	modern := streamable.NewHandler(srv, &streamable.HandlerOptions{Stateless: f.stateless, AllowedOrigins: f.origins, Logger: logger})
+	legacy := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", modern)
+	mux.Handle("/sse", legacy)
+	mux.Handle("/messages", legacy)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = modern.Shutdown(shutdownCtx)
+	_ = legacy.Close()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	return ctx.Err()
 }

@@ -4,17 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/stdio"
+	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // globalFlags are the flags every command shares.
@@ -22,13 +26,22 @@ type globalFlags struct {
 	json    bool
 	timeout time.Duration
 	verbose bool
+	url     string
+	headers []string
 }
 
-// splitTarget separates a command's own arguments from the target after "--".
-func splitTarget(cmd *cobra.Command, args []string) (own, target []string, err error) {
+// splitTarget separates a command's own arguments from the target after "--". With
+// --url there is no command to run, and no "--".
+func splitTarget(cmd *cobra.Command, g *globalFlags, args []string) (own, target []string, err error) {
 	dash := cmd.ArgsLenAtDash()
+	if g.url != "" {
+		if dash >= 0 {
+			return nil, nil, errors.New("give the target server either as --url or as a command after --, not both")
+		}
+		return args, nil, nil
+	}
 	if dash < 0 {
-		return nil, nil, fmt.Errorf("no target server: put the command to run after --, e.g. %s -- mcpkit serve", cmd.CommandPath())
+		return nil, nil, fmt.Errorf("no target server: put the command to run after --, e.g. %s -- mcpkit serve, or use --url", cmd.CommandPath())
 	}
 	own, target = args[:dash], args[dash:]
 	if len(target) == 0 {
@@ -37,21 +50,22 @@ func splitTarget(cmd *cobra.Command, args []string) (own, target []string, err e
 	return own, target, nil
 }
 
-// connect starts the target and initializes a client session with it.
+// connect reaches the target — a command to run (stdio) or a URL (Streamable HTTP,
+// falling back to the old HTTP+SSE transport) — and initializes a client session.
 func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := slog.New(slog.DiscardHandler)
 	if g.verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	copts := &stdio.CommandOptions{Logger: logger}
-	if g.verbose {
-		copts.Stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
+	var conn transport.Conn
+	var err error
+	if g.url != "" {
+		conn, err = dialURL(ctx, g, logger)
 	} else {
-		copts.Stderr = func(string) {} // kept by the transport for error reports only
+		conn, err = startCommand(ctx, g, target, logger)
 	}
-	conn, err := stdio.NewCommandConn(ctx, exec.Command(target[0], target[1:]...), copts)
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", target[0], err)
+		return nil, err
 	}
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
@@ -65,6 +79,49 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 		return nil, err
 	}
 	return cs, nil
+}
+
+func startCommand(ctx context.Context, g *globalFlags, target []string, logger *slog.Logger) (transport.Conn, error) {
+	copts := &stdio.CommandOptions{Logger: logger}
+	if g.verbose {
+		copts.Stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
+	} else {
+		copts.Stderr = func(string) {} // kept by the transport for error reports only
+	}
+	conn, err := stdio.NewCommandConn(ctx, exec.Command(target[0], target[1:]...), copts)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", target[0], err)
+	}
+	return conn, nil
+}
+
+func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transport.Conn, error) {
+	header := http.Header{}
+	for _, h := range g.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
+		}
+		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	conn, err := streamable.NewClientConn(ctx, g.url, &streamable.ClientOptions{
+		Header: header,
+		Logger: logger,
+		OnSessionExpired: func(oldID, newID string, err error) {
+			if err == nil {
+				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)
+			}
+		},
+		// An old server (2024-11-05) answers the initialize POST with 400/404/405:
+		// then speak HTTP+SSE to the same URL.
+		Fallback: func(ctx context.Context) (transport.Conn, error) {
+			return legacysse.Dial(ctx, g.url, &legacysse.ClientOptions{Header: header, Logger: logger})
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", g.url, err)
+	}
+	return conn, nil
 }
 
 // version is mcpkit's version, as the CLI reports it to servers.

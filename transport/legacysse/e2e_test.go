@@ -1,0 +1,245 @@
+package legacysse_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/legacysse"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// testContext is a context that ends with the test, bounded in time.
+func testContext(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// serveDemo serves the demo server through NewHandler on 127.0.0.1 and returns the
+// URL of its event stream.
+func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse.Handler) {
+	t.Helper()
+	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts == nil {
+		opts = &legacysse.HandlerOptions{}
+	}
+	opts.Logger = quiet
+	h := legacysse.NewHandler(srv, opts)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	return ts.URL + "/sse", h
+}
+
+// recordingConn remembers what the client read, in order.
+type recordingConn struct {
+	transport.Conn
+	mu   sync.Mutex
+	read []string // "progress", "result <id>", or the method
+}
+
+func (r *recordingConn) Read(ctx context.Context) ([]byte, error) {
+	data, err := r.Conn.Read(ctx)
+	if err == nil {
+		if m, derr := jsonrpc.Decode(data); derr == nil {
+			kind := m.Method
+			if m.IsResponse() {
+				kind = "result " + m.ID.String()
+			}
+			if kind == protocol.NotificationProgress {
+				kind = "progress"
+			}
+			r.mu.Lock()
+			r.read = append(r.read, kind)
+			r.mu.Unlock()
+		}
+	}
+	return data, err
+}
+
+func (r *recordingConn) kinds() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.read...)
+}
+
+func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn) {
+	t.Helper()
+	ctx := testContext(t)
+	conn, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	rec := &recordingConn{Conn: conn}
+	var wrapped transport.Conn = rec
+	if tt, ok := t.(*testing.T); ok {
+		wrapped = wirecheck.Wrap(tt, rec, wirecheck.Client)
+	}
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "legacysse-test", Version: "1"},
+		&mcp.ClientOptions{ProtocolVersion: protocol.Version20241105, Logger: quiet}).Connect(ctx, wrapped)
+	if err != nil {
+		_ = conn.Close()
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, rec
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.RequestOption) *protocol.CallToolResult {
+	t.Helper()
+	p := &protocol.CallToolParams{Name: name}
+	if args != "" {
+		p.Arguments = json.RawMessage(args)
+	}
+	res, err := cs.CallTool(testContext(t), p, opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func TestMCPClientAgainstDemoServer(t *testing.T) {
+	url, h := serveDemo(t, nil)
+	cs, rec := connectClient(t, url)
+	if v := cs.ProtocolVersion(); v != protocol.Version20241105 {
+		t.Errorf("negotiated %q, want 2024-11-05", v)
+	}
+	if name := cs.InitializeResult().ServerInfo.Name; name != "mcpkit-demo" {
+		t.Errorf("server name %q", name)
+	}
+	if n := h.SessionCount(); n != 1 {
+		t.Errorf("SessionCount = %d, want 1", n)
+	}
+
+	tools, err := cs.ListTools(testContext(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tool := range tools.Tools {
+		names[tool.Name] = true
+	}
+	for _, want := range []string{"echo", "count", "test_throw", "echo_ip"} {
+		if !names[want] {
+			t.Errorf("tools/list lacks %s: %v", want, names)
+		}
+	}
+
+	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.IsError || res.Content[0].Text != "hello hi" {
+		t.Errorf("echo = %+v", res)
+	}
+
+	var mu sync.Mutex
+	var progress []float64
+	res := callTool(t, cs, "count", `{"n":3}`, mcp.WithProgress(func(p *protocol.ProgressParams) {
+		mu.Lock()
+		progress = append(progress, p.Progress)
+		mu.Unlock()
+	}))
+	if res.IsError || res.Content[0].Text != "3" {
+		t.Errorf("count = %+v", res)
+	}
+	mu.Lock()
+	if len(progress) != 3 || progress[0] != 0 || progress[2] != 2 {
+		t.Errorf("progress = %v, want [0 1 2]", progress)
+	}
+	mu.Unlock()
+	// On the wire, the three progress notifications precede the count result.
+	kinds := rec.kinds()
+	last := kinds[len(kinds)-1]
+	if len(kinds) < 4 || !strings.HasPrefix(last, "result ") {
+		t.Fatalf("read %v", kinds)
+	}
+	for _, k := range kinds[len(kinds)-4 : len(kinds)-1] {
+		if k != "progress" {
+			t.Errorf("before the count result the client read %v, want three progress notifications", kinds)
+		}
+	}
+
+	if res := callTool(t, cs, "test_throw", ""); !res.IsError || !strings.Contains(res.Content[0].Text, "test_throw always fails") {
+		t.Errorf("test_throw = %+v, want isError", res)
+	}
+	// The session's Conn is a PeerConn: the tool sees the client's address.
+	if res := callTool(t, cs, "echo_ip", ""); !strings.HasPrefix(res.Content[0].Text, "127.0.0.1:") {
+		t.Errorf("echo_ip = %q, want the client's 127.0.0.1 address", res.Content[0].Text)
+	}
+}
+
+func TestManyClientsAtOnce(t *testing.T) {
+	url, h := serveDemo(t, nil)
+	const clients = 8
+	var wg sync.WaitGroup
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range clients {
+		wg.Go(func() {
+			cs, _ := connectClient(t, url)
+			sessions[i] = cs
+			for range 5 {
+				res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)})
+				if err != nil || res.Content[0].Text != "hello x" {
+					t.Errorf("client %d: %+v %v", i, res, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := h.SessionCount(); n != clients {
+		t.Errorf("SessionCount = %d, want %d", n, clients)
+	}
+	for _, cs := range sessions {
+		if cs != nil {
+			_ = cs.Close()
+		}
+	}
+	waitFor(t, "all sessions freed", func() bool { return h.SessionCount() == 0 })
+}
+
+func TestMountedUnderSubPath(t *testing.T) {
+	srv, err := demo.NewServer(&demo.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := legacysse.NewHandler(srv, &legacysse.HandlerOptions{PathPrefix: "/api/mcp/", Logger: quiet})
+	mux := http.NewServeMux()
+	mux.Handle("/api/mcp/", http.StripPrefix("/api/mcp", h))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+
+	ev, _ := openRawStream(t, ts.URL+"/api/mcp/sse", nil)
+	if !strings.HasPrefix(string(ev.Data), "/api/mcp/messages?sessionId=") {
+		t.Errorf("endpoint %q, want /api/mcp/messages?sessionId=...", ev.Data)
+	}
+	cs, _ := connectClient(t, ts.URL+"/api/mcp/sse")
+	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.Content[0].Text != "hello hi" {
+		t.Errorf("echo = %+v", res)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after a bounded time.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

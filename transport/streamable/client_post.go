@@ -1,0 +1,480 @@
+package streamable
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// Header values shared by all requests (net/http does not modify them).
+var (
+	clientPostAccept = []string{"application/json, text/event-stream"}
+	clientJSONType   = []string{"application/json"}
+	clientSSEAccept  = []string{"text/event-stream"}
+)
+
+// clientOutgoing describes a message about to be written.
+type clientOutgoing struct {
+	method     string       // the method of a single request or notification
+	requests   []jsonrpc.ID // ids of the requests it holds
+	cancels    []jsonrpc.ID // requests named by the notifications/cancelled it holds
+	initialize bool         // it is a single initialize request
+}
+
+// clientClassify decodes an outgoing message (or batch) to learn what it holds.
+func clientClassify(msg []byte) (clientOutgoing, error) {
+	var out clientOutgoing
+	if jsonrpc.IsBatch(msg) {
+		msgs, errs, err := jsonrpc.DecodeBatch(msg)
+		if err != nil {
+			return out, err
+		}
+		for i, m := range msgs {
+			if errs != nil && errs[i] != nil {
+				return out, errs[i]
+			}
+			out.add(m)
+		}
+		out.method = ""
+		return out, nil
+	}
+	m, err := jsonrpc.Decode(msg)
+	if err != nil {
+		return out, err
+	}
+	out.add(m)
+	out.initialize = m.IsRequest() && m.Method == protocol.MethodInitialize
+	return out, nil
+}
+
+func (o *clientOutgoing) add(m *jsonrpc.Message) {
+	o.method = m.Method
+	switch {
+	case m.IsRequest():
+		o.requests = append(o.requests, m.ID)
+	case m.Method == protocol.NotificationCancelled:
+		var p struct {
+			RequestID jsonrpc.ID `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && p.RequestID.IsValid() {
+			o.cancels = append(o.cancels, p.RequestID)
+		}
+	}
+}
+
+// clientCall is one request (or batch with requests) in flight.
+type clientCall struct {
+	body       []byte // a copy of the message, for retries
+	ids        []jsonrpc.ID
+	method     string
+	initialize bool
+	fallback   bool // a 400, 404 or 405 answer calls for ClientOptions.Fallback
+	cancel     context.CancelFunc
+
+	once     sync.Once
+	result   chan error // receives the first report, for Write
+	reported error      // the first report; read only after once.Do returned
+}
+
+// errAbandoned is the report of a Write whose context ended before the request went
+// out: the request is abandoned and nothing is delivered for it.
+var errAbandoned = errors.New("streamable: write abandoned")
+
+// report passes the outcome of sending to the waiting Write; only the first report
+// counts, and report says whether it was the first.
+func (k *clientCall) report(err error) (first bool) {
+	k.once.Do(func() {
+		k.reported = err
+		k.result <- err
+		first = true
+	})
+	return first
+}
+
+// clientNeedFallback is the report of an initialize request that calls for the
+// fallback transport.
+type clientNeedFallback struct{ status int }
+
+func (e *clientNeedFallback) Error() string {
+	return fmt.Sprintf("streamable: the server answered initialize with %d", e.status)
+}
+
+func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOutgoing) error {
+	k := &clientCall{
+		body:       bytes.Clone(msg),
+		ids:        out.requests,
+		method:     out.method,
+		initialize: out.initialize,
+		result:     make(chan error, 1),
+	}
+	if k.method == "" {
+		k.method = "batch"
+	}
+	// The request context keeps the values of ctx but lives as long as the
+	// connection: the reply may outlast this Write.
+	reqCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(c.ctx, cancel)
+	k.cancel = cancel
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		cancel()
+		return errClientClosed
+	}
+	for _, id := range k.ids {
+		c.pending[id] = k
+	}
+	if k.initialize {
+		if c.initMsg == nil {
+			c.initMsg, c.initID = k.body, k.ids[0]
+		}
+		k.fallback = c.opts.Fallback != nil && !c.answered
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		defer stop()
+		defer cancel()
+		c.finish(k, c.exchange(reqCtx, k))
+	}()
+
+	var err error
+	select {
+	case err = <-k.result:
+	case <-ctx.Done():
+		if k.report(errAbandoned) {
+			cancel()
+			c.forget(k.ids)
+			return fmt.Errorf("streamable: sending %s: %w", k.method, ctx.Err())
+		}
+		err = <-k.result
+	}
+	var fb *clientNeedFallback
+	if errors.As(err, &fb) {
+		return c.switchToFallback(ctx, msg, fb.status)
+	}
+	if err != nil {
+		return fmt.Errorf("streamable: sending %s: %w", k.method, err)
+	}
+	return nil
+}
+
+// finish settles a request once its exchange is over: ids still pending got no
+// response, and fail with err.
+func (c *ClientConn) finish(k *clientCall, err error) {
+	if err == nil {
+		err = errors.New("the server's reply ended without a response to this request")
+	}
+	if k.report(err) { // Write is still waiting: it returns err
+		c.forget(k.ids)
+		return
+	}
+	if k.reported == errAbandoned {
+		return
+	}
+	for _, id := range k.ids {
+		c.mu.Lock()
+		p, ok := c.pending[id]
+		if ok && p == k {
+			delete(c.pending, id)
+		}
+		c.mu.Unlock()
+		if ok && p == k {
+			c.enqueue(clientErrorResponse(id, k.method, err))
+		}
+	}
+}
+
+// clientErrorResponse builds the JSON-RPC error response delivered for a failed request.
+func clientErrorResponse(id jsonrpc.ID, method string, err error) []byte {
+	text := strings.TrimPrefix(err.Error(), "streamable: ")
+	e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "streamable: " + method + " failed: " + text}
+	var se *StatusError
+	if errors.As(err, &se) && se.RPCError != nil {
+		e = se.RPCError
+	}
+	return jsonrpc.AppendError(nil, id, e)
+}
+
+func (c *ClientConn) forget(ids []jsonrpc.ID) {
+	c.mu.Lock()
+	for _, id := range ids {
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+}
+
+// exchange POSTs a request and reads its reply. It returns nil once the reply has
+// been read (finish then fails whatever got no response), or why it failed.
+func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
+	sess := c.currentSession()
+	if k.initialize {
+		sess = clientSession{} // initialize never carries a session
+	}
+	resp, err := c.post(ctx, k.body, sess, k)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode == http.StatusNotFound && sess.id != "" {
+		clientDiscard(resp)
+		if err := c.reinitialize(ctx, sess.gen); err != nil {
+			return err
+		}
+		if resp, err = c.post(ctx, k.body, c.currentSession(), k); err != nil {
+			return err
+		}
+	}
+	if k.fallback {
+		switch resp.StatusCode {
+		case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+			clientDiscard(resp)
+			return &clientNeedFallback{status: resp.StatusCode}
+		}
+	}
+	if !clientIs2xx(resp.StatusCode) {
+		return clientStatusError(resp, c.opts.MaxMessageSize)
+	}
+	c.mu.Lock()
+	c.answered = true
+	if k.initialize && c.session.gen == sess.gen {
+		c.session.setID(resp.Header.Get(HeaderSessionID))
+	}
+	c.mu.Unlock()
+	k.report(nil)
+	return c.readReply(ctx, k, resp)
+}
+
+// readReply delivers the messages of a request's reply.
+func (c *ClientConn) readReply(ctx context.Context, k *clientCall, resp *http.Response) error {
+	switch clientContentType(resp) {
+	case clientSSE:
+		return c.followStream(ctx, k, resp.Body)
+	case clientJSON:
+		data, err := clientReadBody(resp, c.opts.MaxMessageSize)
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(data)) > 0 {
+			c.deliver(data)
+		}
+		return nil
+	}
+	clientDiscard(resp)
+	return fmt.Errorf("the server answered %d with no JSON or event stream body", resp.StatusCode)
+}
+
+// writeOneWay POSTs notifications or responses, which get no reply.
+func (c *ClientConn) writeOneWay(ctx context.Context, msg []byte, out *clientOutgoing) error {
+	what := out.method
+	if what == "" {
+		what = "response"
+	}
+	sess := c.currentSession()
+	resp, err := c.post(ctx, msg, sess, nil)
+	if err != nil {
+		return fmt.Errorf("streamable: sending %s: %w", what, err)
+	}
+	if resp.StatusCode == http.StatusNotFound && sess.id != "" {
+		clientDiscard(resp)
+		if out.method == "" { // a response to a request of the old session: pointless now
+			return fmt.Errorf("streamable: sending %s: %w", what, ErrSessionExpired)
+		}
+		if err := c.reinitialize(ctx, sess.gen); err != nil {
+			return fmt.Errorf("streamable: sending %s: %w", what, err)
+		}
+		if out.method == protocol.NotificationInitialized {
+			return nil // re-initializing sent it
+		}
+		if resp, err = c.post(ctx, msg, c.currentSession(), nil); err != nil {
+			return fmt.Errorf("streamable: sending %s: %w", what, err)
+		}
+	}
+	if !clientIs2xx(resp.StatusCode) {
+		return fmt.Errorf("streamable: sending %s: %w", what, clientStatusError(resp, c.opts.MaxMessageSize))
+	}
+	var calls []*clientCall
+	c.mu.Lock()
+	c.answered = true
+	initialized := out.method == protocol.NotificationInitialized
+	if initialized {
+		c.initialized = true
+	}
+	for _, id := range out.cancels { // the caller gave up: drop the call and its reply
+		if k := c.pending[id]; k != nil {
+			delete(c.pending, id)
+			calls = append(calls, k)
+		}
+	}
+	c.mu.Unlock()
+	for _, k := range calls {
+		if len(k.ids) == 1 {
+			k.cancel()
+		}
+	}
+	if initialized {
+		c.startStandalone()
+	}
+	// A server may answer with a body anyway (one answered notifications/initialized
+	// with an SSE stream): read it in the background.
+	if clientHasBody(resp) && !c.goBackground(func() { c.readOneWayReply(resp) }) {
+		resp.Body.Close()
+	} else if !clientHasBody(resp) {
+		clientDiscard(resp)
+	}
+	return nil
+}
+
+func (c *ClientConn) readOneWayReply(resp *http.Response) {
+	defer resp.Body.Close()
+	switch clientContentType(resp) {
+	case clientSSE:
+		var st clientStreamState
+		_, _ = c.consumeSSE(resp.Body, &st)
+	case clientJSON:
+		if data, err := clientReadBody(resp, c.opts.MaxMessageSize); err == nil && len(bytes.TrimSpace(data)) > 0 {
+			c.deliver(data)
+		}
+	}
+}
+
+func (c *ClientConn) currentSession() clientSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// post sends body in a POST. When k is a request other than initialize, k learns
+// through an HTTP trace when the request has been written, which lets its Write
+// return before the reply arrives.
+func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, k *clientCall) (*http.Response, error) {
+	if k != nil && !k.initialize {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(info httptrace.WroteRequestInfo) {
+				if info.Err == nil {
+					k.report(nil)
+				}
+			},
+		})
+	}
+	req, err := c.newRequest(ctx, http.MethodPost, body, sess)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Content-Type"] = clientJSONType
+	req.Header["Accept"] = clientPostAccept
+	return c.hc.Do(req)
+}
+
+// newRequest builds a request carrying the custom headers and the session's.
+func (c *ClientConn) newRequest(ctx context.Context, method string, body []byte, sess clientSession) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
+	if err != nil {
+		return nil, fmt.Errorf("streamable: %w", err)
+	}
+	for k, v := range c.hdr {
+		req.Header[k] = v
+	}
+	if sess.id != "" {
+		req.Header[HeaderSessionID] = sess.idHeader
+	}
+	if sess.version != "" {
+		req.Header[HeaderProtocolVersion] = sess.versionHeader
+	}
+	return req, nil
+}
+
+// Kinds of reply bodies.
+const (
+	clientOther = iota
+	clientJSON
+	clientSSE
+)
+
+// clientContentType classifies a reply by its Content-Type, without allocating.
+func clientContentType(resp *http.Response) int {
+	ct := resp.Header.Get("Content-Type")
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = strings.TrimSpace(ct)
+	switch {
+	case strings.EqualFold(ct, "text/event-stream"):
+		return clientSSE
+	case strings.EqualFold(ct, "application/json"):
+		return clientJSON
+	}
+	return clientOther
+}
+
+func clientHasBody(resp *http.Response) bool {
+	return resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusNoContent &&
+		resp.ContentLength != 0 && clientContentType(resp) != clientOther
+}
+
+func clientIs2xx(status int) bool { return status >= 200 && status < 300 }
+
+// clientReadBody reads a whole body of at most limit bytes and closes it.
+func clientReadBody(resp *http.Response, limit int) ([]byte, error) {
+	defer resp.Body.Close()
+	size := 512
+	if n := resp.ContentLength; n > int64(limit) {
+		return nil, fmt.Errorf("reply of %d bytes exceeds the %d-byte limit: %w", n, limit, jsonrpc.ErrMessageTooLarge)
+	} else if n >= 0 {
+		size = int(n) + 1 // room to see EOF without growing
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the reply: %w", err)
+	}
+	if n > int64(limit) {
+		return nil, fmt.Errorf("reply exceeds the %d-byte limit: %w", limit, jsonrpc.ErrMessageTooLarge)
+	}
+	return buf.Bytes(), nil
+}
+
+// clientDiscard closes a body we do not need, reading it first when it is short
+// and of known length, so that the connection can be reused.
+func clientDiscard(resp *http.Response) {
+	if n := resp.ContentLength; n > 0 && n <= 4096 {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	resp.Body.Close()
+}
+
+// clientStatusError builds the error for an unacceptable status, reading the start
+// of the body (a JSON-RPC error, if the server sent one) and closing it.
+func clientStatusError(resp *http.Response, limit int) *StatusError {
+	defer resp.Body.Close()
+	e := &StatusError{Method: resp.Request.Method, StatusCode: resp.StatusCode}
+	if resp.ContentLength == 0 {
+		return e
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, int64(min(limit, 64<<10))))
+	if clientContentType(resp) == clientJSON {
+		if m, err := jsonrpc.Decode(data); err == nil && m.Error != nil {
+			e.RPCError = m.Error
+			return e
+		}
+	}
+	if len(data) > 1024 {
+		data = data[:1024]
+	}
+	e.Body = strings.TrimSpace(string(data))
+	return e
+}

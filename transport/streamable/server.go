@@ -1,0 +1,398 @@
+package streamable
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/transport"
+)
+
+// ResponseMode chooses how the Handler answers a POST that carries requests.
+type ResponseMode uint8
+
+const (
+	// ResponseAuto answers with one application/json body when the response is the
+	// first thing the server sends for the request, and switches to a
+	// text/event-stream as soon as the handler sends something before its response (a
+	// progress notification, a log message, a request to the client), or when the
+	// response has not come within HandlerOptions.KeepAlive, so that keep-alive
+	// comments can flow and (for 2025-11-25 clients) the stream can be resumed. Fast
+	// requests cost no SSE framing; slow and chatty ones stream.
+	ResponseAuto ResponseMode = iota
+	// ResponseAlwaysSSE answers every request with a text/event-stream.
+	ResponseAlwaysSSE
+	// ResponseAlwaysJSON answers every request with one application/json body. What a
+	// handler sends before its response (progress, log messages, requests to the
+	// client) goes to the session's GET stream if the client opened one, and is
+	// otherwise dropped (a notification) or fails (a request).
+	ResponseAlwaysJSON
+)
+
+// Defaults of HandlerOptions.
+const (
+	// DefaultMaxBodyBytes bounds the body of a POST.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultSessionIdleTimeout is how long a session may go without any activity
+	// before it is ended. It is long enough to outlast a user's pause between two
+	// prompts (clients that stay quiet longer usually hold a GET stream open, which
+	// keeps the session alive), and short enough that abandoned sessions, whose
+	// clients never send DELETE, do not pile up.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// DefaultKeepAlive is the interval of SSE keep-alive comments: below the idle
+	// timeouts of common proxies and load balancers (often 30 to 60 s).
+	DefaultKeepAlive = 15 * time.Second
+	// DefaultRetryInterval is the reconnection delay announced to 2025-11-25 clients.
+	DefaultRetryInterval = time.Second
+	// closeWait bounds how long Close waits for the streams it ended to be flushed.
+	closeWait = 5 * time.Second
+)
+
+// HandlerOptions configures a Handler. The zero value gives a stateful handler with
+// the defaults.
+type HandlerOptions struct {
+	// Stateless serves every POST on its own, with no session: no Mcp-Session-Id, no
+	// GET stream, no DELETE (both answer 405), no resumption. An initialize request is
+	// answered by a fresh session that ends with the response; any other request is
+	// served by a fresh connection that implements transport.StatelessConn (its
+	// version is the MCP-Protocol-Version header, or DefaultProtocolVersion), which
+	// the server treats as already initialized. When the client disconnects, the
+	// request is cancelled, since nothing could ever deliver its answer. Requests the
+	// server sends to the client cannot be answered in this mode.
+	Stateless bool
+
+	// ResponseMode chooses between JSON and SSE answers; see ResponseMode.
+	ResponseMode ResponseMode
+
+	// MaxBodyBytes bounds the body of a POST; a larger one is answered with 413.
+	// Zero or less means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+
+	// SessionIdleTimeout ends a session that has had no request open, no request in
+	// flight and no message from the server for this long. Zero means
+	// DefaultSessionIdleTimeout; a negative value never ends idle sessions (then only
+	// DELETE, the server, or Close end them).
+	SessionIdleTimeout time.Duration
+
+	// KeepAlive is the interval of the comment lines sent on every open SSE stream so
+	// that proxies do not cut it. Zero means DefaultKeepAlive; a negative value sends
+	// none.
+	KeepAlive time.Duration
+
+	// RetryInterval is sent as the SSE retry field with the priming event that opens
+	// every stream of a client of protocol version 2025-11-25 or later. Zero means
+	// DefaultRetryInterval; a negative value sends no retry field.
+	RetryInterval time.Duration
+
+	// EventStore keeps the SSE events so that clients can resume a broken stream
+	// with Last-Event-ID. Nil means a MemoryEventStore with the default retention.
+	EventStore EventStore
+
+	// AllowedOrigins lists the values of the Origin header that are accepted, such
+	// as "https://app.example.com"; "*" accepts any origin. A request without an
+	// Origin header (a client that is not a browser) is always accepted. Otherwise
+	// the origin must be listed, or, when the request came in on a loopback address,
+	// be a loopback origin (localhost, 127.0.0.1, [::1], any port). Every other
+	// origin is answered with 403, as the specification requires against DNS
+	// rebinding.
+	AllowedOrigins []string
+
+	// AllowedHosts lists the accepted values of the Host header, with or without a
+	// port ("mcp.example.com", "localhost:8080"); "*" accepts any. When empty, a
+	// request that came in on a loopback address must name a loopback host
+	// (localhost, 127.0.0.1, [::1]) and other requests are not checked. A request
+	// whose host is not accepted is answered with 403.
+	AllowedHosts []string
+
+	// Logger receives the handler's diagnostics. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler serves an MCP server over the Streamable HTTP transport. It is an
+// http.Handler to mount at the MCP endpoint; see the package documentation and
+// NewHandler.
+type Handler struct {
+	srv         transport.Server
+	mode        ResponseMode
+	stateless   bool
+	maxBody     int64
+	idleTimeout time.Duration
+	keepAlive   time.Duration
+	retry       time.Duration
+	store       EventStore
+	origins     []string
+	hosts       []string
+	log         *slog.Logger
+	now         func() time.Time // the clock of idle timeouts; tests replace it
+
+	ctx    context.Context // the sessions' context, cancelled by Close
+	cancel context.CancelFunc
+
+	mu          sync.Mutex
+	sessions    map[string]*session
+	active      int           // ServeHTTP calls in progress
+	idleCh      chan struct{} // closed when active drops to zero
+	janitorOnce sync.Once
+
+	drainOnce sync.Once
+	draining  chan struct{} // closed when Shutdown begins: no new sessions or GET streams
+	doneOnce  sync.Once
+	done      chan struct{} // closed when everything ends
+}
+
+// NewHandler returns a Handler that hands every new session to srv (an *mcp.Server,
+// for instance). opts may be nil.
+//
+// Stateful (the default): an initialize POST starts a session, whose Mcp-Session-Id
+// the response carries; later requests must carry it (400 without, 404 once the
+// session ended). POSTs are answered in JSON or SSE (see ResponseMode); a GET opens
+// the session's stream for messages that belong to no request; DELETE ends the
+// session. Every SSE event has an id and is kept in the EventStore, so a GET with
+// Last-Event-ID resumes a broken stream, POST streams included. A client that
+// disconnects does not cancel its request: the answer waits in the store.
+//
+// Call Close or Shutdown when done: they end the streams and sessions and stop the
+// goroutine that ends idle sessions.
+func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := &Handler{
+		srv:         srv,
+		mode:        o.ResponseMode,
+		stateless:   o.Stateless,
+		maxBody:     o.MaxBodyBytes,
+		idleTimeout: o.SessionIdleTimeout,
+		keepAlive:   o.KeepAlive,
+		retry:       o.RetryInterval,
+		store:       o.EventStore,
+		origins:     o.AllowedOrigins,
+		hosts:       o.AllowedHosts,
+		log:         o.Logger,
+		now:         time.Now,
+		sessions:    make(map[string]*session),
+		draining:    make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.idleTimeout == 0 {
+		h.idleTimeout = DefaultSessionIdleTimeout
+	}
+	if h.keepAlive == 0 {
+		h.keepAlive = DefaultKeepAlive
+	}
+	if h.retry == 0 {
+		h.retry = DefaultRetryInterval
+	}
+	if h.store == nil {
+		h.store = NewMemoryEventStore(nil)
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.enter() {
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+		return
+	}
+	defer h.leave()
+	if status, msg := h.checkRequestOrigin(r); status != 0 {
+		writeError(w, status, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePost(w, r)
+	case http.MethodGet:
+		h.serveGet(w, r)
+	case http.MethodDelete:
+		h.serveDelete(w, r)
+	default:
+		h.methodNotAllowed(w)
+	}
+}
+
+func (h *Handler) methodNotAllowed(w http.ResponseWriter) {
+	if h.stateless {
+		w.Header()["Allow"] = hdrAllowStateless
+	} else {
+		w.Header()["Allow"] = hdrAllowStateful
+	}
+	writeError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed")
+}
+
+// Sessions returns the number of sessions that are open.
+func (h *Handler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// enter counts a ServeHTTP call; it reports false once the handler has closed.
+func (h *Handler) enter() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.done:
+		return false
+	default:
+	}
+	h.active++
+	return true
+}
+
+func (h *Handler) leave() {
+	h.mu.Lock()
+	h.active--
+	if h.active == 0 && h.idleCh != nil {
+		close(h.idleCh)
+		h.idleCh = nil
+	}
+	h.mu.Unlock()
+}
+
+// waitIdle waits until no ServeHTTP call is in progress, or ctx ends.
+func (h *Handler) waitIdle(ctx context.Context) error {
+	h.mu.Lock()
+	if h.active == 0 {
+		h.mu.Unlock()
+		return nil
+	}
+	if h.idleCh == nil {
+		h.idleCh = make(chan struct{})
+	}
+	ch := h.idleCh
+	h.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// addSession registers a new stateful session. It reports false if the handler is
+// shutting down.
+func (h *Handler) addSession(s *session) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.draining:
+		return false
+	default:
+	}
+	h.sessions[s.id] = s
+	if h.idleTimeout > 0 {
+		h.janitorOnce.Do(func() { go h.janitor() })
+	}
+	return true
+}
+
+func (h *Handler) lookupSession(id string) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions[id]
+}
+
+func (h *Handler) removeSession(id string) {
+	h.mu.Lock()
+	delete(h.sessions, id)
+	h.mu.Unlock()
+}
+
+// Shutdown ends the handler gracefully. It stops accepting new sessions and GET
+// streams and ends the open GET streams at once; requests in flight may finish, and
+// their clients may still post (to answer a request from the server, for example),
+// until they are all answered or ctx ends. Then every session ends (its Conn's Read
+// returns io.EOF), every stream ends after flushing what it holds, and Shutdown waits,
+// until ctx ends, for the handler's ServeHTTP calls to return. Later requests are
+// answered with 503. It returns ctx's error if ctx ended first.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.drainOnce.Do(func() { close(h.draining) })
+	err := h.waitIdle(ctx)
+	h.endAll()
+	if err != nil {
+		return err
+	}
+	return h.waitIdle(ctx)
+}
+
+// Close ends the handler at once: every session ends (its Conn's Read returns
+// io.EOF), every stream ends after flushing what it holds (a POST stream whose
+// response has not come ends without it), and later requests are answered with 503.
+// Close waits a few seconds at most for the streams to be flushed. It is safe to call
+// more than once, also after Shutdown.
+func (h *Handler) Close() error {
+	h.drainOnce.Do(func() { close(h.draining) })
+	h.endAll()
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	if err := h.waitIdle(ctx); err != nil {
+		h.log.Warn("streamable: some streams did not end in time", "error", err)
+	}
+	return nil
+}
+
+// endAll ends every session and stream.
+func (h *Handler) endAll() {
+	h.doneOnce.Do(func() {
+		h.mu.Lock()
+		close(h.done)
+		all := make([]*session, 0, len(h.sessions))
+		for _, s := range h.sessions {
+			all = append(all, s)
+		}
+		h.mu.Unlock()
+		for _, s := range all {
+			s.end()
+		}
+		h.cancel()
+	})
+}
+
+// Shared header values (never modified: net/http replaces, not edits, them).
+var (
+	hdrJSON           = []string{"application/json"}
+	hdrEventStream    = []string{"text/event-stream"}
+	hdrNoCache        = []string{"no-cache"}
+	hdrNo             = []string{"no"}
+	hdrAllowStateful  = []string{"GET, POST, DELETE"}
+	hdrAllowStateless = []string{"POST"}
+)
+
+// writeError answers with an HTTP error status and a JSON-RPC error without id.
+func writeError(w http.ResponseWriter, status int, code int64, msg string) {
+	writeErrorID(w, status, jsonrpc.ID{}, code, msg)
+}
+
+// writeErrorID answers with an HTTP error status and a JSON-RPC error for id.
+func writeErrorID(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	body := jsonrpc.AppendError(make([]byte, 0, 64+len(msg)), id, &jsonrpc.Error{Code: code, Message: msg})
+	writeJSONBody(w, status, body)
+}
+
+func writeJSONBody(w http.ResponseWriter, status int, body []byte) {
+	hdr := w.Header()
+	hdr["Content-Type"] = hdrJSON
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// isClientGone reports whether err means the client's connection went away.
+func isClientGone(err error) bool {
+	return err != nil && !errors.Is(err, http.ErrNotSupported)
+}

@@ -1,0 +1,137 @@
+package streamable
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchBody is a request body that can be rewound without allocating.
+type benchBody struct{ bytes.Reader }
+
+func (*benchBody) Close() error { return nil }
+
+// benchWriter is a reusable http.ResponseWriter (and http.Flusher).
+type benchWriter struct {
+	hdr    http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *benchWriter) Header() http.Header         { return w.hdr }
+func (w *benchWriter) WriteHeader(status int)      { w.status = status }
+func (w *benchWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
+func (w *benchWriter) Flush()                      {}
+
+func (w *benchWriter) reset() {
+	clear(w.hdr)
+	w.status = 0
+	w.body.Reset()
+}
+
+// benchServeHTTP measures the server side of one tools/call: the handler and the MCP
+// server it feeds, without any client or network. The request and response writer
+// are reused, so every allocation counted is the server's.
+func benchServeHTTP(b *testing.B, opts *HandlerOptions) {
+	opts.Logger = quietLogger
+	h := NewHandler(echoServer(b), opts)
+	defer h.Close()
+	var sid string
+	if !opts.Stateless {
+		w := serve(h, http.MethodPost, "", initBody("2025-06-18"))
+		sid = w.Header().Get(HeaderSessionID)
+		if w.Code != http.StatusOK || sid == "" {
+			b.Fatalf("initialize: %d", w.Code)
+		}
+	}
+	// Every call gets a new id: an id may only be reused once its request is over.
+	prefix, suffix, _ := strings.Cut(callBody(7, "echo", `{"message":"world"}`, ""), "7")
+	payload := make([]byte, 0, 256)
+	id := int64(100)
+	body := &benchBody{}
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", body)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderProtocolVersion, "2025-06-18")
+	if sid != "" {
+		req.Header.Set(HeaderSessionID, sid)
+	}
+	w := &benchWriter{hdr: make(http.Header)}
+	b.ReportAllocs()
+	for b.Loop() {
+		id++
+		payload = append(strconv.AppendInt(append(payload[:0], prefix...), id, 10), suffix...)
+		body.Reset(payload)
+		req.ContentLength = int64(len(payload))
+		w.reset()
+		h.ServeHTTP(w, req)
+		if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte("hello world")) {
+			b.Fatalf("%d %s", w.status, w.body.Bytes())
+		}
+	}
+}
+
+func BenchmarkServeHTTPToolCall(b *testing.B) { benchServeHTTP(b, &HandlerOptions{}) }
+
+func BenchmarkServeHTTPToolCallSSE(b *testing.B) {
+	benchServeHTTP(b, &HandlerOptions{ResponseMode: ResponseAlwaysSSE})
+}
+
+func BenchmarkServeHTTPToolCallStateless(b *testing.B) {
+	benchServeHTTP(b, &HandlerOptions{Stateless: true})
+}
+
+// benchRoundTrip measures a whole tools/call through a real HTTP connection on
+// 127.0.0.1 (client allocations included).
+func benchRoundTrip(b *testing.B, opts *HandlerOptions) {
+	opts.Logger = quietLogger
+	h := NewHandler(echoServer(b), opts)
+	ts := newBenchServer(h)
+	defer ts.Close()
+	defer h.Close()
+	client := ts.Client()
+	post := func(sid, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(HeaderProtocolVersion, "2025-06-18")
+		if sid != "" {
+			req.Header.Set(HeaderSessionID, sid)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return resp
+	}
+	var sid string
+	if !opts.Stateless {
+		resp := post("", initBody("2025-06-18"))
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		sid = resp.Header.Get(HeaderSessionID)
+	}
+	id := 100
+	b.ReportAllocs()
+	for b.Loop() {
+		id++
+		resp := post(sid, callBody(id, "echo", `{"message":"world"}`, ""))
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(data, []byte("hello world")) {
+			b.Fatalf("%d %s", resp.StatusCode, data)
+		}
+	}
+}
+
+func BenchmarkRoundTripToolCall(b *testing.B) { benchRoundTrip(b, &HandlerOptions{}) }
+
+func BenchmarkRoundTripToolCallStateless(b *testing.B) {
+	benchRoundTrip(b, &HandlerOptions{Stateless: true})
+}
+
+func newBenchServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }

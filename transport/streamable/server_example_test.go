@@ -1,0 +1,65 @@
+package streamable_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/streamable"
+)
+
+// An MCP server served over Streamable HTTP. A real program mounts the handler on its
+// own mux, for instance with http.ListenAndServe("127.0.0.1:8080", mux), and calls
+// Shutdown or Close when it stops.
+func ExampleNewHandler() {
+	srv := mcp.NewServer(protocol.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
+	type in struct {
+		Name string `json:"name"`
+	}
+	_ = mcp.AddTool(srv, &protocol.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.ToolRequest, in in) (string, error) {
+		return "hello " + in.Name, nil
+	})
+	h := streamable.NewHandler(srv, nil)
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	post := func(session, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		if session != "" {
+			req.Header.Set(streamable.HeaderSessionID, session)
+			req.Header.Set(streamable.HeaderProtocolVersion, "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"example","version":"1"}}}`)
+	resp.Body.Close()
+	session := resp.Header.Get(streamable.HeaderSessionID)
+	fmt.Println("initialize:", resp.StatusCode, "session issued:", session != "")
+
+	resp = post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	fmt.Println("initialized:", resp.StatusCode)
+
+	resp = post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.Header.Get("Content-Type"), string(body))
+	// Output:
+	// initialize: 200 session issued: true
+	// initialized: 202
+	// application/json {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hello Ada"}]}}
+}

@@ -1,0 +1,369 @@
+package streamable
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+)
+
+// incoming is the parsed body of a POST: one message, or a 2025-03-26 batch.
+type incoming struct {
+	body     []byte
+	single   *jsonrpc.Message   // the message, when the body is not a batch
+	batch    []*jsonrpc.Message // the elements of a batch
+	requests int                // how many of the messages are requests
+	hasInit  bool               // an initialize request is among them
+}
+
+// each calls fn with every message until fn returns false.
+func (in *incoming) each(fn func(m *jsonrpc.Message) bool) {
+	if in.single != nil {
+		fn(in.single)
+		return
+	}
+	for _, m := range in.batch {
+		if !fn(m) {
+			return
+		}
+	}
+}
+
+// sessionInboxSize is how many client messages a stateful session buffers for its
+// server's read loop, which takes them quickly (requests run on their own goroutines).
+const sessionInboxSize = 16
+
+// servePost answers a POST: one JSON-RPC message or a batch.
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+	accept := r.Header["Accept"]
+	if !acceptsMedia(accept, "application/json") || !acceptsMedia(accept, "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "not acceptable: the Accept header must allow both application/json and text/event-stream")
+		return
+	}
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "unsupported media type: the body must be application/json")
+		return
+	}
+	var in incoming
+	if !h.readBody(w, r, &in) || !parseBody(w, &in) {
+		return
+	}
+	if h.stateless {
+		h.postStateless(w, r, &in)
+		return
+	}
+	var s *session
+	if r.Header.Get(HeaderSessionID) == "" {
+		if in.single == nil || !in.hasInit {
+			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
+			return
+		}
+		if s = h.startSession(w, r); s == nil {
+			return
+		}
+	} else {
+		var ok bool
+		if s, ok = h.sessionFor(w, r); !ok {
+			return
+		}
+	}
+	defer s.finish()
+	prime := false
+	if in.hasInit {
+		if in.batch != nil {
+			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be part of a batch")
+			return
+		}
+		prime = wantsPriming(requestedVersion(in.single))
+	} else {
+		v := s.negotiated()
+		prime = wantsPriming(v)
+		if in.batch != nil && !protocol.SupportsBatching(versionOf(v, r)) {
+			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported by protocol version "+versionOf(v, r))
+			return
+		}
+	}
+	st := h.answer(w, r, s, &in, prime)
+	if st != nil && st.init {
+		st.mu.Lock()
+		failed := st.failed
+		st.mu.Unlock()
+		if failed {
+			s.end()
+		}
+	}
+}
+
+// versionOf is the version a session's request speaks: the negotiated one, else the
+// MCP-Protocol-Version header, else DefaultProtocolVersion.
+func versionOf(negotiated string, r *http.Request) string {
+	if negotiated != "" {
+		return negotiated
+	}
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" {
+		return v
+	}
+	return DefaultProtocolVersion
+}
+
+// requestedVersion returns the protocolVersion an initialize request asks for.
+func requestedVersion(m *jsonrpc.Message) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	return p.ProtocolVersion
+}
+
+// readBody reads the POST body into in.body, bounded by MaxBodyBytes.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, in *incoming) bool {
+	tooLarge := func() bool {
+		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+			"request body too large: the limit is "+strconv.FormatInt(h.maxBody, 10)+" bytes")
+		return false
+	}
+	if r.ContentLength > h.maxBody {
+		return tooLarge()
+	}
+	var err error
+	if r.ContentLength > 0 {
+		in.body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, in.body)
+	} else {
+		in.body, err = io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
+		if err == nil && int64(len(in.body)) > h.maxBody {
+			return tooLarge()
+		}
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: reading the body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// parseBody decodes in.body and counts its requests. A body that is not valid JSON
+// is answered with 400 and a -32700 error; valid JSON that is not JSON-RPC with 400
+// and -32600.
+func parseBody(w http.ResponseWriter, in *incoming) bool {
+	fail := func(id jsonrpc.ID, err error) bool {
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) {
+			e = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
+		}
+		writeErrorID(w, http.StatusBadRequest, id, e.Code, e.Message)
+		return false
+	}
+	if jsonrpc.IsBatch(in.body) {
+		msgs, errs, err := jsonrpc.DecodeBatch(in.body)
+		if err != nil {
+			return fail(jsonrpc.ID{}, err)
+		}
+		for i, e := range errs {
+			if e != nil {
+				id := jsonrpc.ID{}
+				if msgs[i] != nil && msgs[i].ID.IsValid() {
+					id = msgs[i].ID
+				}
+				return fail(id, e)
+			}
+		}
+		in.batch = msgs
+	} else {
+		m, err := jsonrpc.Decode(in.body)
+		if err != nil {
+			id := jsonrpc.ID{}
+			if m != nil && m.ID.IsValid() {
+				id = m.ID
+			}
+			return fail(id, err)
+		}
+		in.single = m
+	}
+	in.each(func(m *jsonrpc.Message) bool {
+		if m.IsRequest() {
+			in.requests++
+			if m.Method == protocol.MethodInitialize {
+				in.hasInit = true
+			}
+		}
+		return true
+	})
+	return true
+}
+
+// sessionFor finds the session a request names and counts the request on it. It
+// answers 400 for a missing id or an unsupported MCP-Protocol-Version and 404 for a
+// session that does not exist (any more).
+func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	id := r.Header.Get(HeaderSessionID)
+	if id == "" {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
+		return nil, false
+	}
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !protocol.IsLegacy(v) {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: unsupported "+HeaderProtocolVersion+" "+quote(v))
+		return nil, false
+	}
+	s := h.lookupSession(id)
+	if s == nil || !s.begin(r.RemoteAddr) {
+		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		return nil, false
+	}
+	return s, true
+}
+
+// startSession creates the session of an initialize POST and hands its Conn to the
+// server.
+func (h *Handler) startSession(w http.ResponseWriter, r *http.Request) *session {
+	s := h.newSession(newSessionID(), r.RemoteAddr, sessionInboxSize)
+	if !h.addSession(s) {
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+		return nil
+	}
+	if err := h.srv.Accept(h.ctx, &s.conn.sessionConn); err != nil {
+		h.log.Error("streamable: the server refused a session", "error", err)
+		s.end()
+		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot start a session")
+		return nil
+	}
+	return s
+}
+
+// postStateless answers a POST of a stateless handler with a session of its own.
+func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *incoming) {
+	v := r.Header.Get(HeaderProtocolVersion)
+	if v == "" {
+		v = DefaultProtocolVersion
+	} else if !protocol.IsLegacy(v) {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: unsupported "+HeaderProtocolVersion+" "+quote(v))
+		return
+	}
+	if in.batch != nil && (in.hasInit || !protocol.SupportsBatching(v)) {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: this batch is not allowed with protocol version "+v)
+		return
+	}
+	if in.requests == 0 {
+		// Notifications and responses have no session to go to.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	n := 1
+	if in.batch != nil {
+		n = len(in.batch)
+	}
+	s := h.newSession("", r.RemoteAddr, n)
+	s.conn.version = v
+	var conn transport.Conn = &s.conn
+	if in.hasInit {
+		conn = &s.conn.sessionConn // a real handshake, not a pre-initialized session
+	}
+	defer s.end() // the server's Read sees io.EOF: the connection ends with the POST
+	if err := h.srv.Accept(h.ctx, conn); err != nil {
+		h.log.Error("streamable: the server refused a stateless connection", "error", err)
+		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
+		return
+	}
+	h.answer(w, r, s, in, false)
+}
+
+// answer forwards a POST's messages to the session's server and, if they include
+// requests, writes their answers. It returns the stream of the answers (nil if there
+// were no requests).
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, prime bool) *stream {
+	if in.requests == 0 {
+		h.forward(s, in)
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	st := newStream(s, modeUndecided, in.requests)
+	st.init = in.hasInit
+	st.batch = in.batch != nil
+	st.prime = prime
+	me := make(chan struct{})
+	st.writer = me
+	switch h.mode {
+	case ResponseAlwaysSSE:
+		st.switchToSSELocked() // not yet shared: no lock needed
+	case ResponseAlwaysJSON:
+		st.mode = modeJSON
+	}
+	if dup, ok := s.addRoutes(in, st); !ok {
+		if dup.IsAbsent() {
+			writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		} else {
+			writeErrorID(w, http.StatusBadRequest, dup, jsonrpc.CodeInvalidRequest, "invalid request: id "+dup.String()+" is already in use by a request in progress")
+		}
+		return nil
+	}
+	h.forward(s, in)
+	sw := h.newStreamWriter(w, st, me)
+	if st.init && !s.stateless {
+		sw.sessionHeader = s.id
+	}
+	sw.run(r.Context())
+	return st
+}
+
+// addRoutes routes the responses to in's requests to st. It fails, registering
+// nothing, if a request id is in use (and returns it) or if the session ended (and
+// returns an absent id).
+func (s *session) addRoutes(in *incoming, st *stream) (jsonrpc.ID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended() {
+		return jsonrpc.ID{}, false
+	}
+	var dup jsonrpc.ID
+	in.each(func(m *jsonrpc.Message) bool {
+		if _, used := s.routes[m.ID]; m.IsRequest() && used {
+			dup = m.ID
+			return false
+		}
+		return true
+	})
+	if !dup.IsAbsent() {
+		return dup, false
+	}
+	in.each(func(m *jsonrpc.Message) bool {
+		if m.IsRequest() {
+			s.routes[m.ID] = st
+		}
+		return true
+	})
+	if st.id != "" {
+		if s.streams == nil {
+			s.streams = make(map[string]*stream)
+		}
+		s.streams[st.id] = st
+	}
+	return jsonrpc.ID{}, true
+}
+
+// forward hands in's messages to the session's server, in order. A request that
+// cannot be delivered (the session ended) will get no response: its route is dropped.
+func (h *Handler) forward(s *session, in *incoming) {
+	var failed error
+	in.each(func(m *jsonrpc.Message) bool {
+		if failed == nil {
+			raw := in.body
+			if in.single == nil {
+				raw = jsonrpc.Encode(m) // a batch element, forwarded on its own
+			}
+			failed = s.deliver(context.Background(), raw)
+			if failed == nil && isCancel(m) {
+				s.cancelRequest(m.Params)
+			}
+		}
+		if failed != nil && m.IsRequest() {
+			s.dropRoute(m.ID)
+		}
+		return true
+	})
+}

@@ -1,0 +1,508 @@
+package streamable
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/sse"
+)
+
+// streamMode is how a stream is written to its HTTP response.
+type streamMode uint8
+
+const (
+	modeUndecided streamMode = iota // ResponseAuto before the first message
+	modeJSON                        // one application/json body (an array for a batch)
+	modeSSE                         // a text/event-stream
+)
+
+// stream is the logical stream of one POST (the answers to its requests) or of the
+// session's GET. It outlives the HTTP request that writes it: when the client
+// disconnects, an SSE stream keeps receiving events into the EventStore until its last
+// response, and a GET with Last-Event-ID attaches a new writer to it.
+type stream struct {
+	s     *session
+	get   bool // the standalone stream of a GET
+	init  bool // answers an initialize request
+	batch bool // answers a batch: a JSON answer is an array
+	prime bool // open the SSE stream with a priming event (2025-11-25 and later)
+
+	mu       sync.Mutex
+	id       string // unique in the session; "" in a stateless session
+	mode     streamMode
+	pending  int           // responses still owed
+	done     bool          // nothing more will be sent on it
+	failed   bool          // the initialize it answers failed
+	queue    []event       // events for the attached writer
+	primerID string        // id of the priming event, until written
+	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
+	wake     chan struct{} // capacity 1: "look at the stream again"
+}
+
+// event is one message to write, with its SSE event id ("" when it has none).
+type event struct {
+	id  string
+	msg []byte
+}
+
+func newStream(s *session, mode streamMode, pending int) *stream {
+	st := &stream{s: s, mode: mode, pending: pending, wake: make(chan struct{}, 1)}
+	if !s.stateless {
+		s.mu.Lock()
+		st.id = s.newStreamIDLocked()
+		s.mu.Unlock()
+	}
+	return st
+}
+
+// signal wakes the attached writer without blocking.
+func (st *stream) signal() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// deliverResponse adds a response to the stream; nil stands for the response of a
+// cancelled request, which will never come. The last response completes the stream.
+func (st *stream) deliverResponse(msg []byte, failed bool) {
+	st.mu.Lock()
+	if st.done {
+		st.mu.Unlock()
+		return
+	}
+	st.pending--
+	last := st.pending <= 0
+	if failed {
+		st.failed = true
+	}
+	if msg != nil && (st.writer != nil || st.mode == modeSSE) {
+		if st.mode == modeUndecided && last {
+			st.mode = modeJSON
+		}
+		st.pushLocked(msg)
+	}
+	// Otherwise nobody can receive it: the client left a JSON exchange.
+	if last {
+		st.done = true
+	}
+	st.mu.Unlock()
+	st.signal()
+	if last {
+		st.s.forgetStream(st)
+	}
+}
+
+// deliverInterim adds a notification or request to the stream, turning a
+// ResponseAuto stream into SSE. It reports false if the stream cannot carry it: it
+// answers in JSON, its client left before it turned into SSE, or it is complete.
+func (st *stream) deliverInterim(msg []byte) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return false
+	}
+	switch st.mode {
+	case modeJSON:
+		return false
+	case modeUndecided:
+		if st.writer == nil {
+			return false
+		}
+		st.switchToSSELocked()
+	}
+	st.pushLocked(msg)
+	st.signal()
+	return true
+}
+
+// switchToSSELocked makes the stream an SSE stream: it opens with a priming event if
+// its client wants one, and the responses it already holds get event ids.
+func (st *stream) switchToSSELocked() {
+	st.mode = modeSSE
+	if st.id == "" {
+		return // stateless: nothing can be resumed, so no ids
+	}
+	if st.prime {
+		st.primerID = st.appendLocked(nil)
+	}
+	for i := range st.queue {
+		st.queue[i].id = st.appendLocked(st.queue[i].msg)
+	}
+}
+
+// appendLocked stores an event of this stream and returns its id ("" if the store
+// failed: the event is still sent live, without an id).
+func (st *stream) appendLocked(msg []byte) string {
+	h := st.s.h
+	id, err := h.store.Append(h.ctx, st.s.id, st.id, msg)
+	if err != nil {
+		h.log.Warn("streamable: event store append failed; the event cannot be replayed", "session", st.s.id, "error", err)
+		return ""
+	}
+	return id
+}
+
+// pushLocked stores (SSE) and queues (if a writer is attached) one message.
+func (st *stream) pushLocked(msg []byte) {
+	var id string
+	if st.mode == modeSSE && st.id != "" {
+		id = st.appendLocked(msg)
+	}
+	if st.writer == nil {
+		return // stored for a client that resumes, or nobody can ever receive it
+	}
+	st.queue = append(st.queue, event{id: id, msg: append([]byte(nil), msg...)})
+}
+
+// attachLocked makes me the stream's writer, telling a previous writer to leave.
+func (st *stream) attachLocked(me chan struct{}) {
+	if st.writer != nil {
+		close(st.writer)
+	}
+	st.writer = me
+	st.queue = nil
+}
+
+// detach removes me as the stream's writer, if it still is.
+func (st *stream) detach(me chan struct{}) {
+	st.mu.Lock()
+	if st.writer == me {
+		st.writer = nil
+		st.queue = nil
+	}
+	st.mu.Unlock()
+}
+
+// forgetStream drops a complete stream from the resumable set (its events stay in
+// the store until the store's retention or the session's end drops them).
+func (s *session) forgetStream(st *stream) {
+	if st.id == "" {
+		return
+	}
+	s.mu.Lock()
+	if s.streams[st.id] == st {
+		delete(s.streams, st.id)
+	}
+	s.mu.Unlock()
+}
+
+// streamWriter writes a stream to one HTTP response.
+type streamWriter struct {
+	h             *Handler
+	w             http.ResponseWriter
+	rc            *http.ResponseController
+	enc           *sse.Encoder
+	st            *stream
+	me            chan struct{}
+	sessionHeader string // Mcp-Session-Id to send with the response headers
+	started       bool   // the response headers were sent
+	broken        bool   // a write failed: the client is gone
+}
+
+func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
+	return &streamWriter{h: h, w: w, rc: http.NewResponseController(w), st: st, me: me}
+}
+
+// run writes the stream until it is complete, the client leaves, another writer takes
+// over, the session ends or the handler shuts down. It returns with the stream
+// detached from this writer.
+func (sw *streamWriter) run(ctx context.Context) {
+	st := sw.st
+	defer st.detach(sw.me)
+	var tick <-chan time.Time
+	if sw.h.keepAlive > 0 {
+		t := time.NewTicker(sw.h.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	var draining <-chan struct{}
+	if st.get {
+		draining = sw.h.draining
+	}
+	ending := false
+	for {
+		st.mu.Lock()
+		mode, done, failed := st.mode, st.done, st.failed
+		var q []event
+		var primer string
+		if mode == modeSSE || done || ending {
+			// Otherwise responses are held until the stream knows its mode.
+			q, primer = st.queue, st.primerID
+			st.queue, st.primerID = nil, ""
+		}
+		st.mu.Unlock()
+		if failed {
+			sw.sessionHeader = ""
+		}
+		switch {
+		case mode == modeSSE:
+			sw.writeEvents(primer, q)
+			if done || ending || sw.broken {
+				return
+			}
+		case done && mode == modeJSON:
+			sw.writeJSON(q)
+			return
+		case done:
+			// Every request was cancelled: there is nothing to answer.
+			if !sw.started {
+				sw.w.WriteHeader(http.StatusAccepted)
+			}
+			return
+		case ending:
+			sw.writeEnded()
+			return
+		}
+		select {
+		case <-st.wake:
+		case <-tick:
+			if mode == modeUndecided {
+				// Slow to answer: stream, so that keep-alives can flow.
+				st.mu.Lock()
+				if st.mode == modeUndecided && st.writer == sw.me {
+					st.switchToSSELocked()
+				}
+				st.mu.Unlock()
+			} else if sw.started {
+				if sw.enc.Comment("keep-alive") != nil || sw.rc.Flush() != nil {
+					return
+				}
+			}
+		case <-sw.me:
+			return // another writer took over
+		case <-ctx.Done():
+			return // the client left
+		case <-draining:
+			return
+		case <-st.s.done:
+			ending = true
+		case <-sw.h.done:
+			ending = true
+		}
+	}
+}
+
+// startSSE sends the response headers of an event stream.
+func (sw *streamWriter) startSSE() {
+	hdr := sw.w.Header()
+	hdr["Content-Type"] = hdrEventStream
+	hdr["Cache-Control"] = hdrNoCache
+	hdr["X-Accel-Buffering"] = hdrNo
+	if sw.sessionHeader != "" {
+		hdr[HeaderSessionID] = []string{sw.sessionHeader}
+	}
+	sw.w.WriteHeader(http.StatusOK)
+	sw.enc = sse.NewEncoder(sw.w)
+	sw.started = true
+}
+
+// writeEvents writes the priming event (if primer is set) and q, then flushes.
+func (sw *streamWriter) writeEvents(primer string, q []event) {
+	if !sw.started {
+		sw.startSSE()
+		if err := sw.rc.Flush(); err != nil {
+			sw.broken = true
+			return
+		}
+	}
+	if primer == "" && len(q) == 0 {
+		return
+	}
+	if primer != "" {
+		ev := sse.Event{ID: primer}
+		if sw.h.retry > 0 {
+			ev.Retry = sw.h.retry
+		}
+		if sw.enc.Encode(ev) != nil {
+			sw.broken = true
+			return
+		}
+	}
+	for _, ev := range q {
+		if sw.enc.Encode(sse.Event{ID: ev.id, Data: ev.msg}) != nil {
+			sw.broken = true
+			return
+		}
+	}
+	if sw.rc.Flush() != nil {
+		sw.broken = true
+	}
+}
+
+// writeJSON writes the held responses as one JSON body.
+func (sw *streamWriter) writeJSON(q []event) {
+	if len(q) == 0 {
+		sw.w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if sw.sessionHeader != "" {
+		sw.w.Header()[HeaderSessionID] = []string{sw.sessionHeader}
+	}
+	if !sw.st.batch {
+		writeJSONBody(sw.w, http.StatusOK, q[0].msg)
+		return
+	}
+	n := 1
+	for _, ev := range q {
+		n += len(ev.msg) + 1
+	}
+	body := make([]byte, 0, n)
+	body = append(body, '[')
+	for i, ev := range q {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, ev.msg...)
+	}
+	body = append(body, ']')
+	writeJSONBody(sw.w, http.StatusOK, body)
+}
+
+// writeEnded answers a POST whose session ended before anything was sent.
+func (sw *streamWriter) writeEnded() {
+	select {
+	case <-sw.h.done:
+		writeError(sw.w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+	default:
+		writeError(sw.w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session ended")
+	}
+}
+
+// wantsPriming reports whether a client of version v expects the priming event and
+// retry field of 2025-11-25: older clients may not expect an event with empty data.
+func wantsPriming(v string) bool {
+	return v != "" && protocol.Compare(v, protocol.Version20251125) >= 0
+}
+
+// serveGet opens the session's standalone stream, or resumes a stream after the event
+// in Last-Event-ID.
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
+	if h.stateless {
+		h.methodNotAllowed(w)
+		return
+	}
+	if !acceptsMedia(r.Header["Accept"], "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "not acceptable: a GET must accept text/event-stream")
+		return
+	}
+	s, ok := h.sessionFor(w, r)
+	if !ok {
+		return
+	}
+	defer s.finish()
+	if last := r.Header.Get(HeaderLastEventID); last != "" {
+		h.resume(w, r, s, last)
+		return
+	}
+	select {
+	case <-h.draining:
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+		return
+	default:
+	}
+	me := make(chan struct{})
+	st := newStream(s, modeSSE, 0)
+	st.get = true
+	st.prime = wantsPriming(s.negotiated())
+	st.writer = me
+	st.switchToSSELocked() // not yet shared: no lock needed
+	s.mu.Lock()
+	if old := s.standalone; old != nil {
+		old.mu.Lock()
+		busy := old.writer != nil
+		if !busy {
+			old.done = true // replaced: it can still be replayed, but gets nothing new
+		}
+		old.mu.Unlock()
+		if busy {
+			s.mu.Unlock()
+			writeError(w, http.StatusConflict, jsonrpc.CodeInvalidRequest, "conflict: this session already has a GET stream open")
+			return
+		}
+		delete(s.streams, old.id)
+	}
+	if s.ended() {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		return
+	}
+	s.standalone = st
+	if s.streams == nil {
+		s.streams = make(map[string]*stream)
+	}
+	s.streams[st.id] = st
+	s.mu.Unlock()
+	h.newStreamWriter(w, st, me).run(r.Context())
+}
+
+// resume replays the events of a stream after lastID and, if the stream is still
+// live, attaches to it (taking over from a writer still attached).
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, lastID string) {
+	var evs []event
+	seen := lastID
+	collect := func(id string, msg []byte) error {
+		seen = id
+		if len(msg) > 0 { // skip priming events
+			evs = append(evs, event{id: id, msg: append([]byte(nil), msg...)})
+		}
+		return nil
+	}
+	streamID, err := h.store.Replay(r.Context(), s.id, lastID, collect)
+	if err != nil {
+		h.log.Debug("streamable: cannot resume", "session", s.id, "last-event-id", lastID, "error", err)
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "cannot resume: unknown or expired Last-Event-ID "+quote(lastID))
+		return
+	}
+	me := make(chan struct{})
+	s.mu.Lock()
+	st := s.streams[streamID]
+	if st != nil {
+		st.mu.Lock()
+		if st.done {
+			st.mu.Unlock()
+			st = nil
+		} else {
+			// Catch up with what was stored since the first replay; the locks keep new
+			// events out until this writer is attached.
+			if _, err := h.store.Replay(r.Context(), s.id, seen, collect); err != nil {
+				h.log.Warn("streamable: event store replay failed", "session", s.id, "error", err)
+			}
+			st.attachLocked(me)
+			st.mu.Unlock()
+		}
+	}
+	s.mu.Unlock()
+	sw := h.newStreamWriter(w, st, me)
+	if st == nil {
+		// The stream is complete (or was replaced): replay and end.
+		sw.st = &stream{s: s}
+		sw.writeEvents("", evs)
+		return
+	}
+	sw.writeEvents("", evs)
+	if sw.broken {
+		st.detach(me)
+		return
+	}
+	sw.run(r.Context())
+}
+
+// serveDelete ends a session.
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
+	if h.stateless {
+		h.methodNotAllowed(w)
+		return
+	}
+	s, ok := h.sessionFor(w, r)
+	if !ok {
+		return
+	}
+	s.finish()
+	s.end()
+	w.WriteHeader(http.StatusNoContent)
+}

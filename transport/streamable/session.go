@@ -1,0 +1,345 @@
+package streamable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// errSessionEnded is returned by writes on the Conn of a session that has ended.
+var errSessionEnded = errors.New("streamable: session ended")
+
+// errNoStream is returned when the server sends a request that belongs to no open
+// stream: outside any handler (or from a handler whose response mode cannot carry
+// it) while the client has no GET stream.
+var errNoStream = errors.New("streamable: no stream to the client can carry this request; the client has no GET stream open")
+
+// session is one MCP session served over HTTP: the Conn handed to the server, the
+// routes from incoming request ids to the POST streams that answer them, and the
+// client's GET (standalone) stream. A stateless request gets a session of its own
+// that lives for one POST.
+type session struct {
+	h         *Handler
+	id        string // "" for a stateless request
+	stateless bool
+	conn      statelessConn // handed to the server (&conn, or &conn.sessionConn)
+	inbox     chan []byte   // client messages for conn.Read
+	done      chan struct{} // closed when the session ends
+	endOnce   sync.Once
+	remote    atomic.Pointer[string]
+
+	mu         sync.Mutex
+	version    string                 // negotiated protocol version; "" until known
+	routes     map[jsonrpc.ID]*stream // request id → the stream owing its response
+	streams    map[string]*stream     // resumable streams still expecting events
+	standalone *stream                // the GET stream, once the client opened one
+	nextStream uint64
+	open       int       // HTTP requests in progress on this session
+	lastActive time.Time // when a request began or ended, or the server last wrote
+}
+
+// sessionConn is the transport.Conn (and transport.PeerConn) of a session.
+type sessionConn struct{ s *session }
+
+// statelessConn adds transport.StatelessConn to a sessionConn.
+type statelessConn struct {
+	sessionConn
+	version string
+}
+
+// Read returns the client's next message, or io.EOF once the session has ended.
+func (c *sessionConn) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case m := <-c.s.inbox:
+		return m, nil
+	case <-c.s.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write routes one message from the server to the stream it belongs to.
+func (c *sessionConn) Write(ctx context.Context, msg []byte) error { return c.s.write(ctx, msg) }
+
+// Close ends the session, as a DELETE would.
+func (c *sessionConn) Close() error {
+	c.s.end()
+	return nil
+}
+
+// RemoteAddr returns the network address of the client's most recent request.
+func (c *sessionConn) RemoteAddr() string {
+	if p := c.s.remote.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// ProtocolVersion returns the version of a stateless request: its
+// MCP-Protocol-Version header, or DefaultProtocolVersion.
+func (c *statelessConn) ProtocolVersion() string { return c.version }
+
+// newSessionID returns a fresh, cryptographically random session id: 26 characters
+// of base32 (A-Z, 2-7), 130 bits of randomness, all visible ASCII as the
+// specification requires.
+func newSessionID() string { return rand.Text() }
+
+// newSession returns a session whose first request (counted in open) is the caller's.
+func (h *Handler) newSession(id, remote string, inboxSize int) *session {
+	s := &session{
+		h:          h,
+		id:         id,
+		stateless:  id == "",
+		inbox:      make(chan []byte, inboxSize),
+		done:       make(chan struct{}),
+		routes:     make(map[jsonrpc.ID]*stream, 1),
+		open:       1,
+		lastActive: h.now(),
+	}
+	s.conn.s = s
+	s.remote.Store(&remote)
+	return s
+}
+
+// begin records the start of an HTTP request on the session. It reports false if the
+// session has ended.
+func (s *session) begin(remote string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	s.open++
+	s.lastActive = s.h.now()
+	if p := s.remote.Load(); p == nil || *p != remote {
+		s.remote.Store(&remote)
+	}
+	return true
+}
+
+// finish records the end of an HTTP request begun with begin or newSession.
+func (s *session) finish() {
+	s.mu.Lock()
+	s.open--
+	s.lastActive = s.h.now()
+	s.mu.Unlock()
+}
+
+// idle reports whether the session has had no request open, no request in flight and
+// no message from the server for at least timeout.
+func (s *session) idle(now time.Time, timeout time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open == 0 && len(s.routes) == 0 && now.Sub(s.lastActive) >= timeout
+}
+
+// negotiated returns the protocol version initialize negotiated ("" if unknown).
+func (s *session) negotiated() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// deliver hands one client message to the server's Read.
+func (s *session) deliver(ctx context.Context, msg []byte) error {
+	select {
+	case s.inbox <- msg:
+		return nil
+	case <-s.done:
+		return errSessionEnded
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// end ends the session: Read returns io.EOF, streams end after what they hold, the
+// events are forgotten and the id is answered with 404 from now on.
+func (s *session) end() {
+	s.endOnce.Do(func() {
+		close(s.done)
+		s.mu.Lock()
+		clear(s.routes)
+		s.streams = nil
+		s.standalone = nil
+		s.mu.Unlock()
+		if s.id != "" {
+			s.h.removeSession(s.id)
+			if err := s.h.store.DeleteSession(s.h.ctx, s.id); err != nil {
+				s.h.log.Warn("streamable: deleting the events of an ended session", "session", s.id, "error", err)
+			}
+		}
+	})
+}
+
+func (s *session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// newStreamIDLocked returns a stream id unique within the session. s.mu is held.
+func (s *session) newStreamIDLocked() string {
+	s.nextStream++
+	return strconv.FormatUint(s.nextStream, 10) // no allocation below 100
+}
+
+// write routes a message from the server. A response goes to the POST stream of its
+// request. A notification or request sent while handling a request goes to that
+// request's stream if it can carry it (an SSE stream, or a stream in ResponseAuto
+// mode that has not answered yet, which then turns into SSE); otherwise, like every
+// message sent outside a handler, it goes to the GET stream. Without a GET stream a
+// notification is dropped and a request fails with errNoStream. A message is only
+// ever sent on one stream.
+func (s *session) write(ctx context.Context, msg []byte) error {
+	m, err := jsonrpc.Decode(msg)
+	if err != nil {
+		return fmt.Errorf("streamable: server wrote an invalid message: %w", err)
+	}
+	isResponse := m.IsResponse()
+	id, related := jsonrpc.RelatedRequest(ctx)
+	if !related && isResponse {
+		id = m.ID // e.g. a response written without its request's context
+	}
+
+	s.mu.Lock()
+	if s.ended() {
+		s.mu.Unlock()
+		return errSessionEnded
+	}
+	s.lastActive = s.h.now()
+	var st *stream
+	if related || isResponse {
+		st = s.routes[id]
+		if st != nil && isResponse {
+			delete(s.routes, id)
+		}
+	}
+	s.mu.Unlock()
+
+	if isResponse {
+		if st == nil {
+			// Its request was cancelled, or its client went away in JSON mode.
+			s.h.log.Debug("streamable: dropping a response no stream is waiting for", "session", s.id, "id", m.ID)
+			return nil
+		}
+		failed := false
+		if st.init {
+			failed = s.noteInitialize(m)
+		}
+		st.deliverResponse(msg, failed)
+		return nil
+	}
+	if st != nil && st.deliverInterim(msg) {
+		return nil
+	}
+	s.mu.Lock()
+	sa := s.standalone
+	s.mu.Unlock()
+	if sa == nil || !sa.deliverInterim(msg) {
+		if m.IsRequest() {
+			return fmt.Errorf("sending %s: %w", m.Method, errNoStream)
+		}
+		s.h.log.Debug("streamable: dropping a notification: the client has no stream open", "session", s.id, "method", m.Method)
+	}
+	return nil
+}
+
+// noteInitialize records the version an initialize response negotiated. It reports
+// whether the initialize failed (the POST handler then ends the session).
+func (s *session) noteInitialize(m *jsonrpc.Message) (failed bool) {
+	if m.Error != nil {
+		return true
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(m.Result, &res); err != nil || res.ProtocolVersion == "" {
+		return false
+	}
+	s.mu.Lock()
+	s.version = res.ProtocolVersion
+	s.mu.Unlock()
+	return false
+}
+
+// cancelRequest forgets the route of a request the client cancelled: the server sends
+// no response to it, so its stream must not wait for one.
+func (s *session) cancelRequest(params json.RawMessage) {
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || !p.RequestID.IsValid() {
+		return
+	}
+	s.dropRoute(p.RequestID)
+}
+
+// dropRoute forgets the route of a request whose response will never come.
+func (s *session) dropRoute(id jsonrpc.ID) {
+	s.mu.Lock()
+	st := s.routes[id]
+	delete(s.routes, id)
+	s.mu.Unlock()
+	if st != nil {
+		st.deliverResponse(nil, false)
+	}
+}
+
+// isCancel reports whether m is the MCP cancellation notification.
+func isCancel(m *jsonrpc.Message) bool {
+	return m.IsNotification() && m.Method == protocol.NotificationCancelled
+}
+
+// sweep ends the sessions that have been idle for the idle timeout and returns how
+// many it ended.
+func (h *Handler) sweep() int {
+	if h.idleTimeout <= 0 {
+		return 0
+	}
+	now := h.now()
+	var idle []*session
+	h.mu.Lock()
+	for _, s := range h.sessions {
+		if s.idle(now, h.idleTimeout) {
+			idle = append(idle, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range idle {
+		h.log.Debug("streamable: ending an idle session", "session", s.id)
+		s.end()
+	}
+	return len(idle)
+}
+
+// janitor ends idle sessions periodically until the handler closes.
+func (h *Handler) janitor() {
+	every := h.idleTimeout / 4
+	every = min(max(every, time.Second), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			h.sweep()
+		case <-h.done:
+			return
+		}
+	}
+}

@@ -221,6 +221,8 @@ type readResult struct {
 	err  error
 }
 
+var _ transport.Conn = (*clientConn)(nil)
+
 // clientConn is the transport.Conn Dial returns.
 type clientConn struct {
 	client   *http.Client

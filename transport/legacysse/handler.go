@@ -57,8 +57,10 @@ type HandlerOptions struct {
 
 	// WriteTimeout bounds each write of events to a stream (where the server
 	// supports write deadlines). A client that stops reading loses its session when it
-	// expires, instead of holding a goroutine forever. Zero means DefaultWriteTimeout;
-	// negative disables the bound.
+	// expires, instead of holding a goroutine forever. The deadline is armed for each
+	// write and cleared after it, so an http.Server WriteTimeout does not cut streams
+	// that outlive it. Zero means DefaultWriteTimeout; negative disables the bound
+	// (then an http.Server WriteTimeout applies to the whole stream).
 	WriteTimeout time.Duration
 
 	// MaxBodySize bounds the body of a POSTed message, in bytes; a longer body is
@@ -68,10 +70,17 @@ type HandlerOptions struct {
 	// AllowedOrigins lists the browser origins ("https://app.example.com") allowed to
 	// use the handler besides the default: requests carrying an Origin header are
 	// refused with 403 unless the origin is listed here, or the request arrived on a
-	// loopback address and the origin is a loopback one (localhost, 127.0.0.0/8, ::1).
-	// This guards local servers against DNS rebinding. "*" allows every origin.
-	// Requests without an Origin header (non-browser clients) are always allowed.
+	// loopback address and the origin is a loopback one (localhost, 127.0.0.0/8, ::1,
+	// any port). This guards local servers against DNS rebinding. "*" allows every
+	// origin. Requests without an Origin header (non-browser clients) are always
+	// allowed. The rules are the Streamable HTTP handler's.
 	AllowedOrigins []string
+
+	// AllowedHosts lists the accepted values of the Host header, with or without a
+	// port ("mcp.example.com", "localhost:8080"); "*" accepts any. When empty, a
+	// request that arrived on a loopback address must name a loopback host, and other
+	// requests are not checked. A request whose host is not accepted gets 403.
+	AllowedHosts []string
 
 	// Logger receives the handler's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
@@ -158,8 +167,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !h.originAllowed(r) {
-		http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+	if reason := h.forbiddenReason(r); reason != "" {
+		http.Error(w, "Forbidden: "+reason, http.StatusForbidden)
 		return
 	}
 	switch {

@@ -251,6 +251,8 @@ func TestOriginValidation(t *testing.T) {
 		{"http://localhost.evil.example", http.StatusForbidden},
 		{"null", http.StatusForbidden},
 		{"file://", http.StatusForbidden},
+		{"http://user@localhost:3000", http.StatusForbidden},
+		{"http://localhost:3000/path", http.StatusForbidden},
 	}
 	for _, c := range cases {
 		hdr := http.Header{}
@@ -272,6 +274,30 @@ func TestOriginValidation(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || h.SessionCount() != 0 {
 		t.Errorf("GET from evil origin: %s, %d sessions", resp.Status, h.SessionCount())
+	}
+
+	// On loopback, the Host header must name a loopback host (a rebound DNS name
+	// does not), unless AllowedHosts lists it.
+	hosted, _, _ := serveRaw(t, &legacysse.HandlerOptions{AllowedHosts: []string{"mcp.example.com"}})
+	for _, c := range []struct {
+		url, host string
+		want      int
+	}{
+		{ts.URL, "evil.example", http.StatusForbidden},
+		{ts.URL, "localhost:1234", http.StatusNotFound},
+		{hosted.URL, "mcp.example.com:8080", http.StatusNotFound},
+		{hosted.URL, "127.0.0.1", http.StatusForbidden}, // once listed, only listed hosts
+	} {
+		req, _ := http.NewRequest(http.MethodPost, c.url+"/messages?sessionId=nope", strings.NewReader(`{}`))
+		req.Host = c.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %q: %s, want %d", c.host, resp.Status, c.want)
+		}
 	}
 
 	// On a non-loopback address, loopback origins are not trusted by default.

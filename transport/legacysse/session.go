@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/sse"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // Queue lengths of a session. A full outgoing queue makes Write wait (for the stream
@@ -18,6 +19,8 @@ const (
 	outgoingQueue = 64
 	incomingQueue = 16
 )
+
+var _ transport.PeerConn = (*session)(nil)
 
 // session is the server's transport.Conn for one client: POSTed messages come in
 // through in, messages to the client go out through out to the goroutine serving the

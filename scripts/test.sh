@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Runs every mcpkit test on a fresh machine: installs what the tests need (Go
-# modules, the pinned npm peers, Node if missing), then vets, tests with -race, and
-# runs each benchmark briefly so a broken one shows up.
+# modules, the pinned npm peers, Node.js and nginx from Debian if missing), then
+# vets, tests with -race, and runs each benchmark briefly so a broken one shows up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	echo "== installing Node.js (Debian packages)"
-	apt-get update -qq && apt-get install -y -qq nodejs npm
+# Debian packages the tests use: Node.js for the npm peers, nginx for the proxy test.
+missing=()
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "== installing Debian packages: ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	# The package starts a default site on port 80; the tests run their own nginx.
+	if [[ " ${missing[*]} " == *" nginx "* ]]; then service nginx stop >/dev/null 2>&1 || true; fi
 fi
+export PATH="$PATH:/usr/sbin"
 
 echo "== go modules"
 go mod download

@@ -44,12 +44,13 @@ type ClientOptions struct {
 	// slog.Default().
 	Logger *slog.Logger
 
-	// MaxReconnects is how many reconnection attempts in a row may fail (no
-	// connection, an error status, or a stream that broke before delivering a new
-	// event) before the client gives up on a stream: a request whose SSE stream it
-	// was resuming then fails with a JSON-RPC error, and the standalone GET stream
-	// stops until the next re-initialization. Zero means 5; negative disables
-	// resumption.
+	// MaxReconnects is how many reconnection attempts in a row may fail before the
+	// client gives up on a stream: a request whose SSE stream it was resuming then
+	// fails with a JSON-RPC error, and the standalone GET stream stops until the
+	// next re-initialization. An attempt fails when it gets no connection, an error
+	// status, or a stream that ends without progress (no message, no new event id;
+	// for the standalone stream, only one that breaks). Zero means 5; negative
+	// disables resumption.
 	MaxReconnects int
 
 	// ReconnectDelay is the wait before reconnecting a stream whose server sent no
@@ -94,35 +95,44 @@ type ClientOptions struct {
 // ClientConn is the client end of a Streamable HTTP connection (MCP 2025-03-26 and
 // later). It implements transport.Conn on top of HTTP requests to one MCP endpoint.
 //
-// Each Write is one POST. A request's reply (a JSON body or an SSE stream) is read in
-// the background, and every message in it reaches Read in order; Write returns once
-// the request has been sent, except for an initialize request, whose Write waits for
-// the response headers so that a failure (or a fallback, see ClientOptions.Fallback)
-// is reported there. Notifications and responses are sent synchronously: Write
-// returns the server's error status, if any.
+// Writing: each Write is one POST. For a request, Write returns as soon as the
+// request has been written to the network; its reply (a JSON body or an SSE stream)
+// is read in the background, and every message in it reaches Read in order. An
+// initialize request is the exception: its Write waits for the response status, so
+// that a refusal is returned by Write, or leads to ClientOptions.Fallback. For
+// notifications and responses Write waits for the status and returns an error for
+// anything but 2xx; a body the server sends anyway (a C# server answers
+// notifications/initialized with an event stream) is read in the background.
 //
-// Failures: every request written gets exactly one response through Read. When the
-// request cannot be completed after its Write returned (network error, 5xx, an SSE
-// stream that broke and could not be resumed), ClientConn delivers a JSON-RPC error
-// response with the request's id (code -32603, or the server's own JSON-RPC error when
-// an error status carried one), so one failed request fails one call and the
-// connection stays usable. Responses whose request is no longer pending (duplicates,
-// replays, requests cancelled with notifications/cancelled) are dropped. A JSON array
-// (a batch) received from the server is split into its messages, each read separately.
+// Reading: messages from the server arrive through Read. A JSON array (a batch)
+// is split into its messages, each read on its own, so that the JSON-RPC layer sees
+// responses even when batching was not negotiated. A response is delivered only if
+// its request is pending, so duplicates and replays are dropped, as are late answers
+// to a request the caller cancelled by writing notifications/cancelled (which also
+// stops reading that request's stream).
 //
-// Sessions: the Mcp-Session-Id the server returns with the InitializeResult, and the
-// protocol version the result names, are sent on every later request. When the server
-// answers 404 to a request carrying the session id, the session is gone; ClientConn
-// then starts a new one on its own: it POSTs the original initialize request again
-// (without a session id), takes the new session id, sends notifications/initialized,
-// retries the request that met the 404 once, logs a warning and calls
-// ClientOptions.OnSessionExpired. Concurrent requests that meet the same 404 share one
-// re-initialization.
+// Failures: every request written gets exactly one response through Read. A request
+// that cannot be completed after its Write returned (network error, 5xx, an SSE
+// stream that broke and could not be resumed) gets a JSON-RPC error response with its
+// id (code -32603, or the server's own JSON-RPC error when an error status carried
+// one): one failure fails one call, and the connection stays usable.
+//
+// Sessions: the Mcp-Session-Id returned with the InitializeResult, and the protocol
+// version the result names (Mcp-Protocol-Version), are sent on every later request.
+// When the server answers 404 to a request carrying the session id, the session is
+// gone, and ClientConn starts a new one on its own: it POSTs the client's last
+// initialize request again (without session headers), takes the new session id,
+// sends notifications/initialized, retries the request that met the 404 once, logs a
+// warning and calls ClientOptions.OnSessionExpired. Concurrent requests that meet the
+// same 404 share one re-initialization; a notification is retried the same way; a
+// response (to a request of the old session) fails with ErrSessionExpired. If
+// re-initialization fails, the request fails, and the next one tries again.
 //
 // Streams: after notifications/initialized the client opens the standalone GET stream
 // for server-initiated messages; a server that answers it with a 4xx status (405, as
-// many do) has none, which is fine. A broken stream is resumed with a GET carrying
-// Last-Event-Id, after the server's retry interval (see ClientOptions.MaxReconnects).
+// many do) has none, which is fine. A request's stream that ends before its response
+// is resumed with a GET carrying Last-Event-Id after the server's retry interval, and
+// so is the standalone stream (see ClientOptions.MaxReconnects).
 type ClientConn struct {
 	url  string
 	hc   *http.Client
@@ -226,7 +236,7 @@ func NewClientConn(ctx context.Context, rawURL string, opts *ClientOptions) (*Cl
 	c := &ClientConn{
 		url:      u.String(),
 		hc:       o.HTTPClient,
-		hdr:      o.Header.Clone(),
+		hdr:      clientCustomHeader(o.Header),
 		log:      o.Logger,
 		opts:     o,
 		incoming: make(chan []byte, clientQueueSize),
@@ -241,6 +251,20 @@ func NewClientConn(ctx context.Context, rawURL string, opts *ClientOptions) (*Cl
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return c, nil
+}
+
+// clientCustomHeader copies h with canonical keys, leaving out the headers the
+// transport sets itself.
+func clientCustomHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		switch k = http.CanonicalHeaderKey(k); k {
+		case "Accept", "Content-Type", HeaderSessionID, HeaderProtocolVersion, HeaderLastEventID:
+		default:
+			out[k] = append(out[k], v...)
+		}
+	}
+	return out
 }
 
 // SessionID returns the current session id: empty before initialization, or when the

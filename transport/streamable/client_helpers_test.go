@@ -159,8 +159,15 @@ func clientProgress(token string, n int) string {
 }
 
 // clientDial returns a ClientConn to url, closed at cleanup.
+// Its diagnostics are discarded unless opts names a Logger.
 func clientDial(t testing.TB, url string, opts *ClientOptions) *ClientConn {
 	t.Helper()
+	if opts == nil {
+		opts = &ClientOptions{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	c, err := NewClientConn(context.Background(), url, opts)
 	if err != nil {
 		t.Fatal(err)

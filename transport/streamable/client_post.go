@@ -128,16 +128,15 @@ func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOu
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
+		stop()
 		cancel()
 		return errClientClosed
 	}
 	for _, id := range k.ids {
 		c.pending[id] = k
 	}
-	if k.initialize {
-		if c.initMsg == nil {
-			c.initMsg, c.initID = k.body, k.ids[0]
-		}
+	if k.initialize { // the one to repeat if the session expires
+		c.initMsg, c.initID = k.body, k.ids[0]
 		k.fallback = c.opts.Fallback != nil && !c.answered
 	}
 	c.wg.Add(1)
@@ -155,7 +154,7 @@ func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOu
 	case <-ctx.Done():
 		if k.report(errAbandoned) {
 			cancel()
-			c.forget(k.ids)
+			c.forget(k)
 			return fmt.Errorf("streamable: sending %s: %w", k.method, ctx.Err())
 		}
 		err = <-k.result
@@ -170,29 +169,24 @@ func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOu
 	return nil
 }
 
+// errNoResponse fails a request whose reply was read to its end without its response.
+var errNoResponse = errors.New("the server's reply ended without a response to this request")
+
 // finish settles a request once its exchange is over: ids still pending got no
 // response, and fail with err.
 func (c *ClientConn) finish(k *clientCall, err error) {
 	if err == nil {
-		err = errors.New("the server's reply ended without a response to this request")
+		err = errNoResponse
 	}
 	if k.report(err) { // Write is still waiting: it returns err
-		c.forget(k.ids)
+		c.forget(k)
 		return
 	}
 	if k.reported == errAbandoned {
 		return
 	}
-	for _, id := range k.ids {
-		c.mu.Lock()
-		p, ok := c.pending[id]
-		if ok && p == k {
-			delete(c.pending, id)
-		}
-		c.mu.Unlock()
-		if ok && p == k {
-			c.enqueue(clientErrorResponse(id, k.method, err))
-		}
+	for _, id := range c.forget(k) {
+		c.enqueue(clientErrorResponse(id, k.method, err))
 	}
 }
 
@@ -207,12 +201,18 @@ func clientErrorResponse(id jsonrpc.ID, method string, err error) []byte {
 	return jsonrpc.AppendError(nil, id, e)
 }
 
-func (c *ClientConn) forget(ids []jsonrpc.ID) {
+// forget removes k's requests that are still pending and returns their ids.
+func (c *ClientConn) forget(k *clientCall) []jsonrpc.ID {
+	var ids []jsonrpc.ID
 	c.mu.Lock()
-	for _, id := range ids {
-		delete(c.pending, id)
+	defer c.mu.Unlock()
+	for _, id := range k.ids {
+		if c.pending[id] == k {
+			delete(c.pending, id)
+			ids = append(ids, id)
+		}
 	}
-	c.mu.Unlock()
+	return ids
 }
 
 // exchange POSTs a request and reads its reply. It returns nil once the reply has
@@ -247,7 +247,7 @@ func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
 	}
 	c.mu.Lock()
 	c.answered = true
-	if k.initialize && c.session.gen == sess.gen {
+	if k.initialize {
 		c.session.setID(resp.Header.Get(HeaderSessionID))
 	}
 	c.mu.Unlock()
@@ -265,87 +265,29 @@ func (c *ClientConn) readReply(ctx context.Context, k *clientCall, resp *http.Re
 		if err != nil {
 			return err
 		}
-		if len(bytes.TrimSpace(data)) > 0 {
+		if data = bytes.TrimSpace(data); len(data) > 0 {
 			c.deliver(data)
 		}
 		return nil
 	}
-	clientDiscard(resp)
-	return fmt.Errorf("the server answered %d with no JSON or event stream body", resp.StatusCode)
-}
-
-// writeOneWay POSTs notifications or responses, which get no reply.
-func (c *ClientConn) writeOneWay(ctx context.Context, msg []byte, out *clientOutgoing) error {
-	what := out.method
-	if what == "" {
-		what = "response"
+	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent || resp.ContentLength == 0 {
+		clientDiscard(resp)
+		return nil // finish fails the request: no response came
 	}
-	sess := c.currentSession()
-	resp, err := c.post(ctx, msg, sess, nil)
+	// No usable Content-Type (a Go handler that sets none sends text/plain): take a
+	// body that looks like JSON for JSON.
+	data, err := clientReadBody(resp, c.opts.MaxMessageSize)
 	if err != nil {
-		return fmt.Errorf("streamable: sending %s: %w", what, err)
+		return err
 	}
-	if resp.StatusCode == http.StatusNotFound && sess.id != "" {
-		clientDiscard(resp)
-		if out.method == "" { // a response to a request of the old session: pointless now
-			return fmt.Errorf("streamable: sending %s: %w", what, ErrSessionExpired)
-		}
-		if err := c.reinitialize(ctx, sess.gen); err != nil {
-			return fmt.Errorf("streamable: sending %s: %w", what, err)
-		}
-		if out.method == protocol.NotificationInitialized {
-			return nil // re-initializing sent it
-		}
-		if resp, err = c.post(ctx, msg, c.currentSession(), nil); err != nil {
-			return fmt.Errorf("streamable: sending %s: %w", what, err)
-		}
+	if data = bytes.TrimSpace(data); len(data) > 0 && (data[0] == '{' || data[0] == '[') {
+		c.deliver(data)
+		return nil
 	}
-	if !clientIs2xx(resp.StatusCode) {
-		return fmt.Errorf("streamable: sending %s: %w", what, clientStatusError(resp, c.opts.MaxMessageSize))
+	if len(data) == 0 {
+		return nil
 	}
-	var calls []*clientCall
-	c.mu.Lock()
-	c.answered = true
-	initialized := out.method == protocol.NotificationInitialized
-	if initialized {
-		c.initialized = true
-	}
-	for _, id := range out.cancels { // the caller gave up: drop the call and its reply
-		if k := c.pending[id]; k != nil {
-			delete(c.pending, id)
-			calls = append(calls, k)
-		}
-	}
-	c.mu.Unlock()
-	for _, k := range calls {
-		if len(k.ids) == 1 {
-			k.cancel()
-		}
-	}
-	if initialized {
-		c.startStandalone()
-	}
-	// A server may answer with a body anyway (one answered notifications/initialized
-	// with an SSE stream): read it in the background.
-	if clientHasBody(resp) && !c.goBackground(func() { c.readOneWayReply(resp) }) {
-		resp.Body.Close()
-	} else if !clientHasBody(resp) {
-		clientDiscard(resp)
-	}
-	return nil
-}
-
-func (c *ClientConn) readOneWayReply(resp *http.Response) {
-	defer resp.Body.Close()
-	switch clientContentType(resp) {
-	case clientSSE:
-		var st clientStreamState
-		_, _ = c.consumeSSE(resp.Body, &st)
-	case clientJSON:
-		if data, err := clientReadBody(resp, c.opts.MaxMessageSize); err == nil && len(bytes.TrimSpace(data)) > 0 {
-			c.deliver(data)
-		}
-	}
+	return fmt.Errorf("the server answered with an unexpected %q body", resp.Header.Get("Content-Type"))
 }
 
 func (c *ClientConn) currentSession() clientSession {
@@ -467,8 +409,13 @@ func clientStatusError(resp *http.Response, limit int) *StatusError {
 	}
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, int64(min(limit, 64<<10))))
 	if clientContentType(resp) == clientJSON {
-		if m, err := jsonrpc.Decode(data); err == nil && m.Error != nil {
-			e.RPCError = m.Error
+		// A JSON-RPC error response, possibly without the id member (as the
+		// specification allows for these bodies, and servers do).
+		var v struct {
+			Error *jsonrpc.Error `json:"error"`
+		}
+		if json.Unmarshal(data, &v) == nil && v.Error != nil && v.Error.Message != "" {
+			e.RPCError = v.Error
 			return e
 		}
 	}

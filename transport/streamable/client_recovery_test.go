@@ -247,8 +247,9 @@ func TestClientFallsBackOn405(t *testing.T) {
 	var fb *clientRecordingConn
 	conn := clientDial(t, f.URL, &ClientOptions{Fallback: func(ctx context.Context) (transport.Conn, error) {
 		calls.Add(1)
+		// ctx bounds connecting only: the session must outlive it.
 		clientEnd, serverEnd := memory.NewPair()
-		if _, err := server.Connect(ctx, serverEnd); err != nil {
+		if _, err := server.Connect(context.WithoutCancel(ctx), serverEnd); err != nil {
 			return nil, err
 		}
 		fb = &clientRecordingConn{Conn: clientEnd}

@@ -21,7 +21,7 @@ func (c *ClientConn) reinitialize(ctx context.Context, gen uint64) error {
 	c.reinitMu.Lock()
 	oldID, newID, did, err := c.reinitLocked(ctx, gen)
 	c.reinitMu.Unlock()
-	if !did {
+	if !did || (err != nil && c.ctx.Err() != nil) { // nothing done, or closing
 		return err
 	}
 	if err != nil {
@@ -143,7 +143,11 @@ func (c *ClientConn) readInitResult(resp *http.Response, id jsonrpc.ID) ([]byte,
 // initialize request msg to it.
 func (c *ClientConn) switchToFallback(ctx context.Context, msg []byte, status int) error {
 	c.log.Info("streamable: the server does not speak Streamable HTTP; using the fallback transport", "status", status)
-	fb, err := c.opts.Fallback(ctx)
+	dialCtx, cancel := context.WithCancel(ctx) // Close interrupts the fallback's dialing
+	stop := context.AfterFunc(c.ctx, cancel)
+	fb, err := c.opts.Fallback(dialCtx)
+	stop()
+	cancel()
 	if err == nil && fb == nil {
 		err = errors.New("Fallback returned no connection")
 	}

@@ -24,16 +24,18 @@ type clientStreamState struct {
 var errStreamEnded = errors.New("the event stream ended")
 
 // consumeSSE delivers the messages of an event stream until it ends. It reports
-// whether a new event id arrived, and nil for a clean end of the stream.
+// whether the stream made progress (a message or a new event id arrived), and nil
+// for a clean end of the stream.
 func (c *ClientConn) consumeSSE(body io.Reader, st *clientStreamState) (progressed bool, err error) {
 	d := sse.NewDecoderWithOptions(body, sse.DecoderOptions{LastEventID: st.lastID, MaxEventSize: c.opts.MaxMessageSize})
 	start := st.lastID
+	delivered := false
 	defer func() {
 		st.lastID = d.LastEventID()
 		if r, ok := d.Retry(); ok {
 			st.retry, st.hasRetry = r, true
 		}
-		progressed = st.lastID != start
+		progressed = delivered || st.lastID != start
 	}()
 	for {
 		ev, err := d.Next()
@@ -52,6 +54,7 @@ func (c *ClientConn) consumeSSE(body io.Reader, st *clientStreamState) (progress
 		if ev.Type != "message" || len(ev.Data) == 0 {
 			continue
 		}
+		delivered = true
 		if !c.deliver(ev.Data) {
 			return false, errClientClosed
 		}
@@ -90,8 +93,8 @@ func (c *ClientConn) deliver(data []byte) bool {
 }
 
 // claim takes the pending request a response answers; it reports false, logging at
-// debug level, when there is none. The response to the first initialize request
-// names the protocol version to send from now on.
+// debug level, when there is none. The response to an initialize request names the
+// protocol version to send from now on.
 func (c *ClientConn) claim(m *jsonrpc.Message) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -101,7 +104,7 @@ func (c *ClientConn) claim(m *jsonrpc.Message) bool {
 		return false
 	}
 	delete(c.pending, m.ID)
-	if k.initialize && m.ID == c.initID && m.Error == nil && c.session.version == "" {
+	if k.initialize && m.Error == nil {
 		c.session.setVersion(clientResultVersion(m.Result))
 	}
 	return true
@@ -132,7 +135,8 @@ func (c *ClientConn) anyPending(k *clientCall) bool {
 // followStream reads a request's SSE reply. If the stream ends before every
 // response arrived, it resumes it with GET and Last-Event-Id, as the server's retry
 // field (or the backoff) says, until the responses arrive, the server cannot resume,
-// or MaxReconnects attempts in a row failed; then it returns why.
+// or MaxReconnects attempts in a row failed (no connection, or a stream that ended
+// without progress); then it returns why.
 func (c *ClientConn) followStream(ctx context.Context, k *clientCall, body io.ReadCloser) error {
 	var st clientStreamState
 	failures := 0
@@ -142,7 +146,7 @@ func (c *ClientConn) followStream(ctx context.Context, k *clientCall, body io.Re
 			progressed, err := c.consumeSSE(body, &st)
 			body.Close()
 			body = nil
-			if progressed || err == nil {
+			if progressed {
 				failures = 0
 			} else {
 				failures++
@@ -182,13 +186,18 @@ func (c *ClientConn) followStream(ctx context.Context, k *clientCall, body io.Re
 }
 
 // reconnectDelay is the wait before reconnecting: the server's retry field if it
-// sent one, otherwise ReconnectDelay doubled per failure, capped.
+// sent one, otherwise the backoff after this many failures.
 func (c *ClientConn) reconnectDelay(st *clientStreamState, failures int) time.Duration {
 	if st.hasRetry {
 		return st.retry
 	}
+	return c.backoff(failures)
+}
+
+// backoff is ReconnectDelay doubled n times, capped at MaxReconnectDelay.
+func (c *ClientConn) backoff(n int) time.Duration {
 	d := c.opts.ReconnectDelay
-	for i := 0; i < failures && d < c.opts.MaxReconnectDelay; i++ {
+	for i := 0; i < n && d < c.opts.MaxReconnectDelay; i++ {
 		d *= 2
 	}
 	return min(d, c.opts.MaxReconnectDelay)
@@ -249,13 +258,16 @@ func (c *ClientConn) startStandalone() {
 	}()
 }
 
-// runStandalone keeps the standalone GET stream open: it reconnects after the stream
-// ends and stops for good on a 4xx answer (a server without GET streams) or after
-// MaxReconnects failed reconnections in a row. A new session (see reinitialize)
-// starts it again.
+// runStandalone keeps the standalone GET stream open. Like an EventSource it
+// reconnects whenever the stream ends; it stops for good on a 4xx answer (a server
+// without GET streams) or after MaxReconnects failures in a row (no connection, or
+// a stream that broke without progress). A new session (see reinitialize) starts it
+// again. Streams that end cleanly without delivering anything are not failures,
+// but each one in a row doubles the wait before the next, so a server that keeps
+// closing empty streams is not hammered even with a tiny retry field.
 func (c *ClientConn) runStandalone() {
 	var st clientStreamState
-	failures := 0
+	failures, idle := 0, 0
 	for {
 		gen := c.currentSession().gen
 		resp, err := c.openStream(c.ctx, st.lastID)
@@ -263,9 +275,13 @@ func (c *ClientConn) runStandalone() {
 		case err == nil:
 			progressed, rerr := c.consumeSSE(resp.Body, &st)
 			resp.Body.Close()
-			if progressed || rerr == nil {
+			switch {
+			case progressed:
+				failures, idle = 0, 0
+			case rerr == nil:
 				failures = 0
-			} else {
+				idle++
+			default:
 				failures++
 			}
 		case c.ctx.Err() != nil:
@@ -275,7 +291,7 @@ func (c *ClientConn) runStandalone() {
 				c.log.Debug("streamable: no standalone GET stream", "reason", err)
 				return
 			}
-			st, failures = clientStreamState{}, 0 // a new session: try it at once
+			st, failures, idle = clientStreamState{}, 0, 0 // a new session: try it at once
 			continue
 		default:
 			failures++
@@ -286,10 +302,14 @@ func (c *ClientConn) runStandalone() {
 				c.log.Warn("streamable: giving up the standalone GET stream", "failures", failures)
 				return
 			}
-			st, failures = clientStreamState{}, 0
+			st, failures, idle = clientStreamState{}, 0, 0
 			continue
 		}
-		if !c.sleep(c.reconnectDelay(&st, failures)) {
+		delay := c.reconnectDelay(&st, failures)
+		if idle > 0 {
+			delay = max(delay, c.backoff(idle-1))
+		}
+		if !c.sleep(delay) {
 			return
 		}
 	}

@@ -223,3 +223,38 @@ func TestClientBrokenStreamWithoutIDFails(t *testing.T) {
 		t.Fatalf("%d GETs for a stream that cannot be resumed", n)
 	}
 }
+
+// A 2025-11-25 server that closes the connection after each priming event (polling):
+// the client keeps reconnecting with the newest event id until the result arrives.
+func TestClientPollsStreamClosedByServer(t *testing.T) {
+	ctx := clientTestContext(t)
+	base := clientBasic(nil)
+	var callID atomic.Value
+	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		switch {
+		case r.Method == http.MethodGet && r.Header.Get(HeaderLastEventID) == "e-0":
+			clientStartSSE(w)
+			clientEvent(w, "id: e-1\ndata:") // still working: prime and close again
+		case r.Method == http.MethodGet && r.Header.Get(HeaderLastEventID) == "e-1":
+			clientStartSSE(w)
+			clientDataEvent(w, "e-2", string(jsonrpc.AppendResult(nil, callID.Load().(jsonrpc.ID), []byte(`{"polled":true}`))))
+		case r.Method == http.MethodGet:
+			w.WriteHeader(http.StatusBadRequest)
+		case msg != nil && msg.Method == "tools/call":
+			callID.Store(msg.ID)
+			clientStartSSE(w)
+			clientEvent(w, "id: e-0\nretry: 1\ndata:")
+		default:
+			base(w, r, msg)
+		}
+	})
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true, MaxReconnects: 1, ReconnectDelay: clientHour})
+	clientHandshake(t, ctx, c)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"x"}}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.StringID("call") || string(m.Result) != `{"polled":true}` {
+		t.Fatalf("got %+v", m)
+	}
+	if ids := clientLastEventIDs(f.requests(http.MethodGet)); strings.Join(ids, ",") != "e-0,e-1" {
+		t.Fatalf("GETs carried Last-Event-Id %q", ids)
+	}
+}

@@ -15,7 +15,7 @@ import (
 func TestClientJSONRepliesAndHeaders(t *testing.T) {
 	ctx := clientTestContext(t)
 	f := newClientFake(t, clientBasic(nil))
-	c := clientDial(t, f.URL, &ClientOptions{Header: http.Header{"X-Api-Key": {"k1"}}})
+	c := clientDial(t, f.URL, &ClientOptions{Header: http.Header{"x-api-key": {"k1"}, "accept": {"text/html"}, "Mcp-Session-Id": {"forged"}}})
 	clientHandshake(t, ctx, c)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":"two","method":"tools/list"}`)
 	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.StringID("two") || string(m.Result) != "{}" {
@@ -33,7 +33,7 @@ func TestClientJSONRepliesAndHeaders(t *testing.T) {
 		t.Fatalf("got %d POSTs, want 3", len(posts))
 	}
 	for i, p := range posts {
-		if got := p.Header.Get("Accept"); got != "application/json, text/event-stream" {
+		if got := p.Header.Values("Accept"); len(got) != 1 || got[0] != "application/json, text/event-stream" {
 			t.Errorf("POST %d: Accept %q", i, got)
 		}
 		if got := p.Header.Get("Content-Type"); got != "application/json" {
@@ -46,7 +46,7 @@ func TestClientJSONRepliesAndHeaders(t *testing.T) {
 		if i == 0 { // initialize carries neither
 			wantSession, wantVersion = "", ""
 		}
-		if got := p.Header.Get(HeaderSessionID); got != wantSession {
+		if got := strings.Join(p.Header.Values(HeaderSessionID), ","); got != wantSession {
 			t.Errorf("POST %d (%s): session %q, want %q", i, p.Msg.Method, got, wantSession)
 		}
 		if got := p.Header.Get("MCP-Protocol-Version"); got != wantVersion {
@@ -87,11 +87,15 @@ func TestClientOneWayReplies(t *testing.T) {
 	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}`
 	stray := `{"jsonrpc":"2.0","id":1,"result":{}}`
 	cases := map[string]func(w http.ResponseWriter){
-		"202":        func(w http.ResponseWriter) { w.WriteHeader(http.StatusAccepted) },
-		"200 empty":  func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) },
-		"200 JSON":   func(w http.ResponseWriter) { clientReplyJSON(w, note) },
-		"200 batch":  func(w http.ResponseWriter) { clientReplyJSON(w, "["+stray+","+note+"]") },
-		"200 stream": func(w http.ResponseWriter) { clientStartSSE(w); clientDataEvent(w, "", stray); clientDataEvent(w, "", note) },
+		"202":       func(w http.ResponseWriter) { w.WriteHeader(http.StatusAccepted) },
+		"200 empty": func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) },
+		"200 JSON":  func(w http.ResponseWriter) { clientReplyJSON(w, note) },
+		"200 batch": func(w http.ResponseWriter) { clientReplyJSON(w, "["+stray+","+note+"]") },
+		"200 stream": func(w http.ResponseWriter) {
+			clientStartSSE(w)
+			clientDataEvent(w, "", stray)
+			clientDataEvent(w, "", note)
+		},
 	}
 	for name, reply := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -155,7 +159,7 @@ func TestClientRequestErrorStatusCarriesRPCError(t *testing.T) {
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32020,"message":"header mismatch"}}`)
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32020,"message":"header mismatch"}}`) // no id, as servers do
 	}))
 	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
 	clientHandshake(t, ctx, c)
@@ -188,10 +192,11 @@ func TestClientBatchReplySplit(t *testing.T) {
 // no synthesized error) is delivered for it.
 func TestClientCancelledRequestDeliversNothing(t *testing.T) {
 	ctx := clientTestContext(t)
-	streamGone := make(chan struct{})
+	streamStarted, streamGone := make(chan struct{}), make(chan struct{})
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if msg.ID == jsonrpc.Int64ID(5) {
 			clientStartSSE(w)
+			close(streamStarted)
 			clientWaitClosed(r)
 			close(streamGone)
 			return
@@ -201,6 +206,7 @@ func TestClientCancelledRequestDeliversNothing(t *testing.T) {
 	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
 	clientHandshake(t, ctx, c)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":5,"method":"slow"}`)
+	<-streamStarted
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
 	select {
 	case <-streamGone:
@@ -308,5 +314,42 @@ func TestClientRejectsMalformedWrite(t *testing.T) {
 	}
 	if n := len(f.requests("")); n != 0 {
 		t.Fatalf("%d requests sent for a malformed message", n)
+	}
+}
+
+// Close unblocks Writes waiting for a server that does not answer.
+func TestClientCloseUnblocksWrites(t *testing.T) {
+	ctx := clientTestContext(t)
+	arrived := make(chan struct{}, 2)
+	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, _ *jsonrpc.Message) {
+		arrived <- struct{}{}
+		clientWaitClosed(r)
+	})
+	c := clientDial(t, f.URL, &ClientOptions{CloseTimeout: time.Millisecond})
+	errs := make(chan error, 2)
+	go func() { errs <- c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)) }()
+	go func() { errs <- c.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)) }()
+	<-arrived
+	<-arrived
+	_ = c.Close()
+	for range 2 {
+		if err := <-errs; err == nil {
+			t.Error("a Write interrupted by Close returned nil")
+		}
+	}
+}
+
+// A reply without a usable Content-Type (a Go handler that sets none sends
+// text/plain) is taken for JSON when it looks like JSON.
+func TestClientJSONWithoutContentType(t *testing.T) {
+	ctx := clientTestContext(t)
+	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		_, _ = w.Write(jsonrpc.AppendResult(nil, msg.ID, []byte(`{"sniffed":true}`)))
+	}))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":2,"method":"x"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(2) || string(m.Result) != `{"sniffed":true}` {
+		t.Fatalf("got %+v", m)
 	}
 }

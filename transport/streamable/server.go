@@ -149,12 +149,39 @@ type Handler struct {
 // for instance). opts may be nil.
 //
 // Stateful (the default): an initialize POST starts a session, whose Mcp-Session-Id
-// the response carries; later requests must carry it (400 without, 404 once the
-// session ended). POSTs are answered in JSON or SSE (see ResponseMode); a GET opens
-// the session's stream for messages that belong to no request; DELETE ends the
-// session. Every SSE event has an id and is kept in the EventStore, so a GET with
-// Last-Event-ID resumes a broken stream, POST streams included. A client that
-// disconnects does not cancel its request: the answer waits in the store.
+// (26 random base32 characters from crypto/rand) the response carries; later requests
+// must carry it (400 without, 404 once the session ended: after DELETE, after
+// SessionIdleTimeout without activity, or when the server closed it). The
+// MCP-Protocol-Version header of later requests may name any version negotiable by
+// initialize (2024-11-05 to 2025-11-25); another value is answered with 400, and
+// without it the negotiated version applies.
+//
+// Each POST carrying requests is answered in JSON or SSE (see ResponseMode). What a
+// handler sends while serving a request (progress, log messages, requests to the
+// client) goes on that request's SSE stream; everything else (list_changed
+// notifications, requests made outside a handler) goes on the session's GET stream.
+// While the client's GET connection is broken, those messages are kept for it to
+// resume; if it never opened one, notifications are dropped and requests fail at
+// once. No message is ever sent on two streams. A session has one GET stream at a
+// time: a second GET is answered with 409.
+//
+// Every SSE event of a session has an id naming its stream and is kept in the
+// EventStore, so a GET with Last-Event-ID replays a broken stream, POST streams
+// included, and continues it live if it is still open (taking over from a connection
+// the server still believes open). A client that disconnects does not cancel its
+// request (the specification asks for an explicit notifications/cancelled): the
+// answer waits in the store. Clients of 2025-11-25 and later get a priming event (an
+// id and empty data) with a retry field at the start of every stream, so that they
+// can resume even before the first message.
+//
+// Every open SSE stream carries keep-alive comments. Each write to it must complete
+// within 30 seconds: that rolling deadline replaces the http.Server's WriteTimeout
+// for the stream, and a client that stops reading is cut (it may resume). A client
+// that lets 1024 events pile up is cut too, rather than buffered without limit.
+//
+// Requests are checked against DNS rebinding first (Host and Origin headers; see
+// HandlerOptions.AllowedHosts and AllowedOrigins). CORS is left to a wrapping
+// handler.
 //
 // Call Close or Shutdown when done: they end the streams and sessions and stop the
 // goroutine that ends idle sessions.

@@ -59,7 +59,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var s *session
-	if r.Header.Get(HeaderSessionID) == "" {
+	created := r.Header.Get(HeaderSessionID) == ""
+	if created {
 		if in.single == nil || !in.hasInit {
 			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
 			return
@@ -74,14 +75,15 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer s.finish()
-	prime := false
-	if in.hasInit {
-		if in.batch != nil {
-			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be part of a batch")
-			return
-		}
+	var prime bool
+	switch {
+	case in.hasInit && in.batch != nil:
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: initialize must not be part of a batch")
+		return
+	case created:
 		prime = wantsPriming(requestedVersion(in.single))
-	} else {
+	default:
+		// An initialize in an existing session goes to the server, which refuses it.
 		v := s.negotiated()
 		prime = wantsPriming(v)
 		if in.batch != nil && !protocol.SupportsBatching(versionOf(v, r)) {
@@ -89,13 +91,13 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	st := h.answer(w, r, s, &in, prime)
-	if st != nil && st.init {
+	st := h.answer(w, r, s, &in, created, prime)
+	if created && st != nil {
 		st.mu.Lock()
 		failed := st.failed
 		st.mu.Unlock()
 		if failed {
-			s.end()
+			s.end() // the handshake failed: the session id is never valid
 		}
 	}
 }
@@ -270,20 +272,21 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return
 	}
-	h.answer(w, r, s, in, false)
+	h.answer(w, r, s, in, in.hasInit, false)
 }
 
 // answer forwards a POST's messages to the session's server and, if they include
-// requests, writes their answers. It returns the stream of the answers (nil if there
-// were no requests).
-func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, prime bool) *stream {
+// requests, writes their answers. init says the POST carries the initialize that
+// starts the session; prime, that its client expects priming events. It returns the
+// stream of the answers (nil if there were no requests).
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, init, prime bool) *stream {
 	if in.requests == 0 {
 		h.forward(s, in)
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
 	st := newStream(s, modeUndecided, in.requests)
-	st.init = in.hasInit
+	st.init = init
 	st.batch = in.batch != nil
 	st.prime = prime
 	me := make(chan struct{})

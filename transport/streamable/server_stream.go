@@ -156,8 +156,26 @@ func (st *stream) pushLocked(msg []byte) {
 	if st.writer == nil {
 		return // stored for a client that resumes, or nobody can ever receive it
 	}
+	if len(st.queue) >= maxQueuedEvents {
+		// The client reads too slowly: cut its connection rather than buffer without
+		// limit. It resumes from the store with Last-Event-ID (SSE streams of a
+		// session), or loses the rest (stateless).
+		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.id)
+		close(st.writer)
+		st.writer = nil
+		st.queue = nil
+		return
+	}
 	st.queue = append(st.queue, event{id: id, msg: append([]byte(nil), msg...)})
 }
+
+// maxQueuedEvents bounds the events waiting for one writer.
+const maxQueuedEvents = 1024
+
+// sseWriteTimeout bounds each write to an SSE stream. It replaces the http.Server's
+// WriteTimeout for the stream (which would otherwise cut every long stream), while a
+// client that stops reading is still detected.
+const sseWriteTimeout = 30 * time.Second
 
 // attachLocked makes me the stream's writer, telling a previous writer to leave.
 func (st *stream) attachLocked(me chan struct{}) {
@@ -202,6 +220,23 @@ type streamWriter struct {
 	sessionHeader string // Mcp-Session-Id to send with the response headers
 	started       bool   // the response headers were sent
 	broken        bool   // a write failed: the client is gone
+	deadline      bool   // a write deadline was set on the connection
+}
+
+// extendDeadline gives the next write sseWriteTimeout to complete.
+func (sw *streamWriter) extendDeadline() {
+	if sw.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)) == nil {
+		sw.deadline = true
+	}
+}
+
+// clearDeadline removes the write deadline, which would otherwise outlive the
+// response on a kept-alive connection and cut a later response short.
+func (sw *streamWriter) clearDeadline() {
+	if sw.deadline {
+		_ = sw.rc.SetWriteDeadline(time.Time{})
+		sw.deadline = false
+	}
 }
 
 func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
@@ -214,6 +249,7 @@ func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan str
 func (sw *streamWriter) run(ctx context.Context) {
 	st := sw.st
 	defer st.detach(sw.me)
+	defer sw.clearDeadline()
 	var tick <-chan time.Time
 	if sw.h.keepAlive > 0 {
 		t := time.NewTicker(sw.h.keepAlive)
@@ -269,6 +305,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 				}
 				st.mu.Unlock()
 			} else if sw.started {
+				sw.extendDeadline()
 				if sw.enc.Comment("keep-alive") != nil || sw.rc.Flush() != nil {
 					return
 				}
@@ -296,6 +333,7 @@ func (sw *streamWriter) startSSE() {
 	if sw.sessionHeader != "" {
 		hdr[HeaderSessionID] = []string{sw.sessionHeader}
 	}
+	sw.extendDeadline()
 	sw.w.WriteHeader(http.StatusOK)
 	sw.enc = sse.NewEncoder(sw.w)
 	sw.started = true
@@ -313,6 +351,7 @@ func (sw *streamWriter) writeEvents(primer string, q []event) {
 	if primer == "" && len(q) == 0 {
 		return
 	}
+	sw.extendDeadline()
 	if primer != "" {
 		ev := sse.Event{ID: primer}
 		if sw.h.retry > 0 {
@@ -377,132 +416,4 @@ func (sw *streamWriter) writeEnded() {
 // retry field of 2025-11-25: older clients may not expect an event with empty data.
 func wantsPriming(v string) bool {
 	return v != "" && protocol.Compare(v, protocol.Version20251125) >= 0
-}
-
-// serveGet opens the session's standalone stream, or resumes a stream after the event
-// in Last-Event-ID.
-func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if h.stateless {
-		h.methodNotAllowed(w)
-		return
-	}
-	if !acceptsMedia(r.Header["Accept"], "text/event-stream") {
-		writeError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "not acceptable: a GET must accept text/event-stream")
-		return
-	}
-	s, ok := h.sessionFor(w, r)
-	if !ok {
-		return
-	}
-	defer s.finish()
-	if last := r.Header.Get(HeaderLastEventID); last != "" {
-		h.resume(w, r, s, last)
-		return
-	}
-	select {
-	case <-h.draining:
-		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
-		return
-	default:
-	}
-	me := make(chan struct{})
-	st := newStream(s, modeSSE, 0)
-	st.get = true
-	st.prime = wantsPriming(s.negotiated())
-	st.writer = me
-	st.switchToSSELocked() // not yet shared: no lock needed
-	s.mu.Lock()
-	if old := s.standalone; old != nil {
-		old.mu.Lock()
-		busy := old.writer != nil
-		if !busy {
-			old.done = true // replaced: it can still be replayed, but gets nothing new
-		}
-		old.mu.Unlock()
-		if busy {
-			s.mu.Unlock()
-			writeError(w, http.StatusConflict, jsonrpc.CodeInvalidRequest, "conflict: this session already has a GET stream open")
-			return
-		}
-		delete(s.streams, old.id)
-	}
-	if s.ended() {
-		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
-		return
-	}
-	s.standalone = st
-	if s.streams == nil {
-		s.streams = make(map[string]*stream)
-	}
-	s.streams[st.id] = st
-	s.mu.Unlock()
-	h.newStreamWriter(w, st, me).run(r.Context())
-}
-
-// resume replays the events of a stream after lastID and, if the stream is still
-// live, attaches to it (taking over from a writer still attached).
-func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, lastID string) {
-	var evs []event
-	seen := lastID
-	collect := func(id string, msg []byte) error {
-		seen = id
-		if len(msg) > 0 { // skip priming events
-			evs = append(evs, event{id: id, msg: append([]byte(nil), msg...)})
-		}
-		return nil
-	}
-	streamID, err := h.store.Replay(r.Context(), s.id, lastID, collect)
-	if err != nil {
-		h.log.Debug("streamable: cannot resume", "session", s.id, "last-event-id", lastID, "error", err)
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "cannot resume: unknown or expired Last-Event-ID "+quote(lastID))
-		return
-	}
-	me := make(chan struct{})
-	s.mu.Lock()
-	st := s.streams[streamID]
-	if st != nil {
-		st.mu.Lock()
-		if st.done {
-			st.mu.Unlock()
-			st = nil
-		} else {
-			// Catch up with what was stored since the first replay; the locks keep new
-			// events out until this writer is attached.
-			if _, err := h.store.Replay(r.Context(), s.id, seen, collect); err != nil {
-				h.log.Warn("streamable: event store replay failed", "session", s.id, "error", err)
-			}
-			st.attachLocked(me)
-			st.mu.Unlock()
-		}
-	}
-	s.mu.Unlock()
-	sw := h.newStreamWriter(w, st, me)
-	if st == nil {
-		// The stream is complete (or was replaced): replay and end.
-		sw.st = &stream{s: s}
-		sw.writeEvents("", evs)
-		return
-	}
-	sw.writeEvents("", evs)
-	if sw.broken {
-		st.detach(me)
-		return
-	}
-	sw.run(r.Context())
-}
-
-// serveDelete ends a session.
-func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if h.stateless {
-		h.methodNotAllowed(w)
-		return
-	}
-	s, ok := h.sessionFor(w, r)
-	if !ok {
-		return
-	}
-	s.finish()
-	s.end()
-	w.WriteHeader(http.StatusNoContent)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -430,5 +431,68 @@ func TestShutdownLetsRequestsFinish(t *testing.T) {
 	post.end()
 	if err := <-shut; err != nil {
 		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+func TestSlowClientIsCutNotBuffered(t *testing.T) {
+	h := NewHandler(echoServer(t), &HandlerOptions{Logger: quietLogger})
+	defer h.Close()
+	s := h.newSession("sid", "127.0.0.1:1", 1)
+	st := newStream(s, modeSSE, 0)
+	me := make(chan struct{})
+	st.writer = me
+	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	st.mu.Lock()
+	for range maxQueuedEvents + 1 {
+		st.pushLocked(msg)
+	}
+	queued, attached := len(st.queue), st.writer != nil
+	st.mu.Unlock()
+	select {
+	case <-me:
+	default:
+		t.Fatal("the writer of a client that does not keep up was not told to leave")
+	}
+	if queued != 0 || attached {
+		t.Fatalf("%d events still queued, attached %v", queued, attached)
+	}
+	// Everything is in the store (up to its retention) for the client to resume.
+	n := 0
+	if _, err := h.store.Replay(context.Background(), "sid", st.id+"_0", func(string, []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := min(maxQueuedEvents+1, DefaultMaxEventsPerStream); n != want {
+		t.Fatalf("%d events stored, want %d", n, want)
+	}
+}
+
+// deadlineWriter records the write deadlines the handler sets.
+type deadlineWriter struct {
+	*httptest.ResponseRecorder
+	deadlines []time.Time
+}
+
+func (w *deadlineWriter) SetWriteDeadline(t time.Time) error {
+	w.deadlines = append(w.deadlines, t)
+	return nil
+}
+
+func TestSSEWriteDeadlineIsRollingAndCleared(t *testing.T) {
+	h := NewHandler(echoServer(t), &HandlerOptions{ResponseMode: ResponseAlwaysSSE, Logger: quietLogger})
+	defer h.Close()
+	sid := serve(h, http.MethodPost, "", initBody("2025-06-18")).Header().Get(HeaderSessionID)
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(callBody(2, "echo", `{"message":"x"}`, "")))
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderSessionID, sid)
+	w := &deadlineWriter{ResponseRecorder: httptest.NewRecorder()}
+	before := time.Now()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "hello x") {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	n := len(w.deadlines)
+	if n < 2 || !w.deadlines[0].After(before) || !w.deadlines[n-1].IsZero() {
+		t.Fatalf("deadlines %v: want rolling deadlines, then none once the stream ended", w.deadlines)
 	}
 }

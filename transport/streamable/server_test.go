@@ -489,3 +489,32 @@ func TestCancelledJSONRequestIsAccepted(t *testing.T) {
 	wantStatus(t, hs.post(sid, "2025-06-18", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}`), http.StatusAccepted, 0)
 	wantStatus(t, <-got, http.StatusAccepted, 0)
 }
+
+func TestInitializeTwice(t *testing.T) {
+	hs := newHarness(t, newDemo(t), nil)
+	sid := hs.initialize("2025-06-18")
+	// A second initialize inside the session is the server's to refuse; the session
+	// lives on.
+	resp := hs.post(sid, "2025-06-18", initBody("2025-06-18"))
+	body := readBody(t, resp)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(HeaderSessionID) != "" {
+		t.Fatalf("second initialize: %d %s (session header %q)", resp.StatusCode, body, resp.Header.Get(HeaderSessionID))
+	}
+	wantStatus(t, hs.post(sid, "2025-06-18", `{"jsonrpc":"2.0","id":9,"method":"ping"}`), http.StatusOK, 0)
+}
+
+func TestFailedInitializeIssuesNoSession(t *testing.T) {
+	hs := newHarness(t, newDemo(t), nil)
+	resp := hs.post("", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7}}`)
+	body := readBody(t, resp)
+	m := decodeRPC(t, []byte(body))
+	if resp.StatusCode != http.StatusOK || m.Error == nil {
+		t.Fatalf("bad initialize: %d %s, want a JSON-RPC error", resp.StatusCode, body)
+	}
+	if sid := resp.Header.Get(HeaderSessionID); sid != "" {
+		t.Fatalf("a failed initialize issued session %q", sid)
+	}
+	if n := hs.h.Sessions(); n != 0 {
+		t.Fatalf("%d sessions remain after a failed initialize", n)
+	}
+}

@@ -234,7 +234,7 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 
 	if isResponse {
 		if st == nil {
-			// Its request was cancelled, or its client went away in JSON mode.
+			// Its request was cancelled (notifications/cancelled), or the session ended.
 			s.h.log.Debug("streamable: dropping a response no stream is waiting for", "session", s.id, "id", m.ID)
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Stream carries framed JSON-RPC messages; transport.Conn satisfies it. Write must not
@@ -67,6 +68,8 @@ type Conn struct {
 	running map[ID]context.CancelCauseFunc // incoming requests being handled
 	closed  bool
 
+	handlers sync.WaitGroup // goroutines running incoming requests
+
 	done   chan struct{}
 	err    error // why the read loop ended; set before done is closed
 	cancel context.CancelFunc
@@ -109,11 +112,25 @@ func (c *Conn) Err() error {
 	}
 }
 
-// Close closes the stream and waits for the read loop to stop. Handlers still running
-// see their contexts cancelled; Close does not wait for them.
+// handlerGrace bounds how long Close waits for handlers to return after their
+// contexts were cancelled.
+const handlerGrace = 5 * time.Second
+
+// Close closes the stream, waits for the read loop to stop, and waits (at most a few
+// seconds) for running handlers, whose contexts are cancelled, to return. A handler
+// that ignores its context is left behind rather than blocking Close.
 func (c *Conn) Close() error {
 	err := c.stream.Close()
 	<-c.done
+	finished := make(chan struct{})
+	go func() { c.handlers.Wait(); close(finished) }()
+	t := time.NewTimer(handlerGrace)
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-t.C:
+		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
+	}
 	return err
 }
 
@@ -262,21 +279,26 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 	c.mu.Unlock()
 	run := func() {
 		result, err := c.invoke(hctx, msg)
-		// A request the peer cancelled gets no answer. The id stays in use until the
-		// answer is written, so the peer cannot reuse it too early.
-		if collect != nil || !errors.Is(context.Cause(hctx), errCancelledByPeer) {
-			c.respond(replyCtx, msg.ID, result, err, collect)
-		}
+		// The id is free again before the answer goes out: a peer may reuse it as
+		// soon as it has the answer.
 		c.mu.Lock()
 		delete(c.running, msg.ID)
 		c.mu.Unlock()
+		peerCancelled := errors.Is(context.Cause(hctx), errCancelledByPeer)
 		cancel(nil)
+		if collect != nil || !peerCancelled { // a request the peer cancelled gets no answer
+			c.respond(replyCtx, msg.ID, result, err, collect)
+		}
 	}
 	if collect != nil {
 		run() // batch elements are already on their own goroutines
 		return
 	}
-	go run()
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		run()
+	}()
 }
 
 // CancelIncoming cancels the context of the incoming request id, if it is still

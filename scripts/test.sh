@@ -21,8 +21,10 @@ export PATH="$PATH:/usr/sbin"
 echo "== go modules"
 go mod download
 
-echo "== npm peers (pinned in interop/package-lock.json)"
+echo "== npm peers (pinned in interop/ and conformance/ package-lock.json)"
 npm ci --prefix interop --no-audit --no-fund --loglevel=error
+# The official conformance suite, with Node 22 from the npm registry (node@22).
+npm ci --prefix conformance --no-audit --no-fund --loglevel=error
 
 echo "== go vet"
 go vet ./...

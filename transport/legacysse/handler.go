@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/httpguard"
 )
 
 // Defaults of HandlerOptions.
@@ -97,8 +98,7 @@ type Handler struct {
 	opts         HandlerOptions
 	log          *slog.Logger
 	endpointBase string // PathPrefix + MessagePath + "?sessionId="
-	anyOrigin    bool
-	origins      map[string]struct{} // normalised AllowedOrigins
+	guard        httpguard.Policy
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -132,17 +132,11 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		opts:         o,
 		log:          o.Logger,
 		endpointBase: o.PathPrefix + o.MessagePath + "?" + SessionParam + "=",
-		origins:      make(map[string]struct{}, len(o.AllowedOrigins)),
+		guard:        httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
 		sessions:     make(map[string]*session),
 	}
 	if h.log == nil {
 		h.log = slog.Default()
-	}
-	for _, origin := range o.AllowedOrigins {
-		if origin == "*" {
-			h.anyOrigin = true
-		}
-		h.origins[normalizeOrigin(origin)] = struct{}{}
 	}
 	return h
 }
@@ -167,8 +161,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if reason := h.forbiddenReason(r); reason != "" {
-		http.Error(w, "Forbidden: "+reason, http.StatusForbidden)
+	if err := h.guard.Check(r); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
 		return
 	}
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/httpguard"
 )
 
 // ResponseMode chooses how the Handler answers a POST that carries requests.
@@ -125,8 +126,7 @@ type Handler struct {
 	keepAlive   time.Duration
 	retry       time.Duration
 	store       EventStore
-	origins     []string
-	hosts       []string
+	guard       httpguard.Policy
 	log         *slog.Logger
 	now         func() time.Time // the clock of idle timeouts; tests replace it
 
@@ -199,8 +199,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		keepAlive:   o.KeepAlive,
 		retry:       o.RetryInterval,
 		store:       o.EventStore,
-		origins:     o.AllowedOrigins,
-		hosts:       o.AllowedHosts,
+		guard:       httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
 		log:         o.Logger,
 		now:         time.Now,
 		sessions:    make(map[string]*session),
@@ -236,8 +235,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.leave()
-	if status, msg := h.checkRequestOrigin(r); status != 0 {
-		writeError(w, status, jsonrpc.CodeInvalidRequest, msg)
+	if err := h.guard.Check(r); err != nil {
+		writeError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
 	switch r.Method {

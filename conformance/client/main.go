@@ -17,10 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -31,8 +29,6 @@ import (
 // runTimeout bounds a whole scenario; the suite kills a client after 30 s.
 const runTimeout = 25 * time.Second
 
-// standaloneWait bounds the wait for the server's answer to the standalone GET.
-const standaloneWait = 5 * time.Second
 
 func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -102,8 +98,7 @@ func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 		return fmt.Errorf("unknown scenario %q (MCP_CONFORMANCE_SCENARIO)", name)
 	}
 	copts := &mcp.ClientOptions{RequestTimeout: runTimeout, Logger: logger}
-	getSeen := newGetWatcher(http.DefaultTransport)
-	topts := &streamable.ClientOptions{Logger: logger, HTTPClient: &http.Client{Transport: getSeen}}
+	topts := &streamable.ClientOptions{Logger: logger}
 	if sc.options != nil {
 		sc.options(copts, topts)
 	}
@@ -117,19 +112,6 @@ func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 		return fmt.Errorf("connecting to %s: %w", url, err)
 	}
 	logger.Info("connected", "scenario", name, "protocolVersion", cs.ProtocolVersion(), "session", conn.SessionID())
-	if !topts.DisableStandaloneStream {
-		// The suite's test servers (TypeScript SDK) send a request the server makes on
-		// its own, such as elicitation/create from server.request(), only on the GET
-		// stream, and drop it if that stream is not open yet. The transport opens it in
-		// the background after notifications/initialized; wait until the server has
-		// answered that GET (with a stream or a refusal) before playing the scenario.
-		select {
-		case <-getSeen.answered:
-		case <-time.After(standaloneWait):
-			logger.Warn("the server has not answered the standalone GET stream yet; playing on", "waited", standaloneWait)
-		case <-ctx.Done():
-		}
-	}
 	err = sc.play(ctx, cs)
 	if cerr := cs.Close(); cerr != nil {
 		logger.Warn("closing the session", "error", cerr)
@@ -232,27 +214,6 @@ func applyDefaults(schema json.RawMessage, content map[string]any) (map[string]a
 		content[name] = v
 	}
 	return content, errors.Join(errs...)
-}
-
-// getWatcher is an http.RoundTripper that closes answered once the server has
-// answered a GET (the transport's standalone stream), whatever the status.
-type getWatcher struct {
-	base     http.RoundTripper
-	once     sync.Once
-	answered chan struct{}
-}
-
-func newGetWatcher(base http.RoundTripper) *getWatcher {
-	return &getWatcher{base: base, answered: make(chan struct{})}
-}
-
-// RoundTrip implements http.RoundTripper.
-func (w *getWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := w.base.RoundTrip(req)
-	if req.Method == http.MethodGet {
-		w.once.Do(func() { close(w.answered) })
-	}
-	return resp, err
 }
 
 // contentText joins the text blocks of content.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -127,34 +126,5 @@ func TestRunFailsWhenTheToolIsMissing(t *testing.T) {
 	err := runScenario(t, "tools_call", hs.URL)
 	if err == nil || !strings.Contains(err.Error(), "does not list the tool add_numbers") {
 		t.Errorf("run = %v, want a missing tool error", err)
-	}
-}
-
-// roundTripFunc adapts a function to http.RoundTripper.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func TestGetWatcherSignalsOnlyOnGet(t *testing.T) {
-	w := newGetWatcher(roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: http.StatusMethodNotAllowed, Body: http.NoBody}, nil
-	}))
-	closed := func() bool {
-		select {
-		case <-w.answered:
-			return true
-		default:
-			return false
-		}
-	}
-	post := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
-	if _, err := w.RoundTrip(post); err != nil || closed() {
-		t.Fatalf("after a POST: err %v, answered %v", err, closed())
-	}
-	get := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
-	for range 2 { // a second GET (a reconnection) must not close the channel again
-		if _, err := w.RoundTrip(get); err != nil || !closed() {
-			t.Fatalf("after a GET answered 405: err %v, answered %v", err, closed())
-		}
 	}
 }

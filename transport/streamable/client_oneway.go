@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -57,7 +58,15 @@ func (c *ClientConn) writeOneWay(ctx context.Context, msg []byte, out *clientOut
 		}
 	}
 	if initialized {
-		c.startStandalone()
+		if answered := c.startStandalone(); answered != nil {
+			t := time.NewTimer(standaloneWait)
+			select {
+			case <-answered:
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 	}
 	// A server may answer with a body anyway (one answered notifications/initialized
 	// with an SSE stream): read it in the background.

@@ -242,20 +242,30 @@ func clientPermanent(err error) bool {
 	return errors.Is(err, errNotEventStream)
 }
 
+// standaloneWait bounds how long the write of notifications/initialized waits for
+// the server to answer the standalone GET.
+const standaloneWait = 2 * time.Second
+
 // startStandalone opens the standalone GET stream in the background, unless it is
-// running, disabled, or the session is not initialized.
-func (c *ClientConn) startStandalone() {
+// running, disabled, or the session is not initialized. The returned channel (nil
+// when nothing was started) is closed once the server has answered the first GET,
+// whatever the answer: until then, a message a server sends outside any request
+// (some servers send it only on an open GET stream, and drop it otherwise) could be
+// lost.
+func (c *ClientConn) startStandalone() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.opts.DisableStandaloneStream || c.standalone || c.closed || !c.initialized {
-		return
+		return nil
 	}
 	c.standalone = true
+	answered := make(chan struct{})
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		c.runStandalone()
+		c.runStandalone(answered)
 	}()
+	return answered
 }
 
 // runStandalone keeps the standalone GET stream open. Like an EventSource it
@@ -265,12 +275,16 @@ func (c *ClientConn) startStandalone() {
 // again. Streams that end cleanly without delivering anything are not failures,
 // but each one in a row doubles the wait before the next, so a server that keeps
 // closing empty streams is not hammered even with a tiny retry field.
-func (c *ClientConn) runStandalone() {
+func (c *ClientConn) runStandalone(answered chan struct{}) {
 	var st clientStreamState
 	failures, idle := 0, 0
 	for {
 		gen := c.currentSession().gen
 		resp, err := c.openStream(c.ctx, st.lastID)
+		if answered != nil {
+			close(answered)
+			answered = nil
+		}
 		switch {
 		case err == nil:
 			progressed, rerr := c.consumeSSE(resp.Body, &st)

@@ -138,7 +138,7 @@ func buildBinary(t *testing.T, pkg, dir string) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("the go command is not on PATH: %v", err)
 	}
 	bin := filepath.Join(dir, filepath.Base(pkg))
 	if runtime.GOOS == "windows" {

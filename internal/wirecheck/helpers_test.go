@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"strings"
 	"testing"
 )
 
@@ -202,10 +201,3 @@ func hasDef(err error, def string) bool {
 	return false
 }
 
-func defsOf(err error) string {
-	var names []string
-	for _, v := range violations(err) {
-		names = append(names, v.Definition)
-	}
-	return strings.Join(names, ",")
-}

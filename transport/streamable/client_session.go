@@ -149,7 +149,7 @@ func (c *ClientConn) switchToFallback(ctx context.Context, msg []byte, status in
 	stop()
 	cancel()
 	if err == nil && fb == nil {
-		err = errors.New("Fallback returned no connection")
+		err = errors.New("the Fallback hook returned no connection")
 	}
 	if err != nil {
 		return fmt.Errorf("streamable: the server answered initialize with %d, and the fallback failed: %w", status, err)

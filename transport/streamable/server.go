@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -418,7 +417,3 @@ func writeJSONBody(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// isClientGone reports whether err means the client's connection went away.
-func isClientGone(err error) bool {
-	return err != nil && !errors.Is(err, http.ErrNotSupported)
-}

@@ -1,0 +1,69 @@
+package requeststate
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable time source for expiry tests.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// testKey returns a deterministic key whose secret bytes are all fill.
+func testKey(id string, fill byte) Key {
+	return Key{ID: id, Secret: bytes.Repeat([]byte{fill}, SecretSize)}
+}
+
+func newTestKeyring(t testing.TB, keys ...Key) *Keyring {
+	t.Helper()
+	if len(keys) == 0 {
+		keys = []Key{testKey("k1", 1)}
+	}
+	kr, err := NewKeyring(keys...)
+	if err != nil {
+		t.Fatalf("NewKeyring: %v", err)
+	}
+	return kr
+}
+
+func mustBinding(t testing.TB, method, name, args, principal string) Binding {
+	t.Helper()
+	var raw []byte
+	if args != "" {
+		raw = []byte(args)
+	}
+	b, err := NewBinding(method, name, raw, principal)
+	if err != nil {
+		t.Fatalf("NewBinding(%q): %v", args, err)
+	}
+	return b
+}
+
+func mustSeal(t testing.TB, kr *Keyring, b Binding, payload string, ttl time.Duration) string {
+	t.Helper()
+	state, err := kr.Seal(b, []byte(payload), ttl)
+	if err != nil {
+		t.Fatalf("Seal: %v", err)
+	}
+	return state
+}

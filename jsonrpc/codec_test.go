@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -273,5 +274,28 @@ func BenchmarkEncodeResult(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = AppendResult(buf[:0], Int64ID(42), result)
+	}
+}
+
+// TestDecodeDepthLimit pins the nesting limit: 10000 levels below the message
+// are accepted, one more is a parse error.
+func TestDecodeDepthLimit(t *testing.T) {
+	const limit = 10000
+	// The message is at depth 0 and params at depth 1, so the innermost
+	// array is at depth levels.
+	request := func(levels int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":` +
+			strings.Repeat("[", levels) + strings.Repeat("]", levels) + `}`)
+	}
+	if _, err := Decode(request(limit)); err != nil {
+		t.Errorf("%d levels: %v", limit, err)
+	}
+	_, err := Decode(request(limit + 1))
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeParseError || e.Message != "parse error: JSON nested too deeply" {
+		t.Errorf("%d levels: %v, want a parse error for nesting", limit+1, err)
+	}
+	if _, _, err := DecodeBatch([]byte("[" + string(request(limit+1)) + "]")); !errors.As(err, &e) || e.Code != CodeParseError {
+		t.Errorf("batch with %d levels: %v, want a parse error", limit+2, err)
 	}
 }

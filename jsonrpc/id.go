@@ -81,14 +81,14 @@ func (id ID) MarshalJSON() ([]byte, error) { return id.AppendJSON(nil), nil }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a string, an integer or null.
 func (id *ID) UnmarshalJSON(data []byte) error {
-	s := scanner{data: data}
-	s.skipSpace()
+	s := newScanner(data)
+	s.SkipSpace()
 	v, err := s.id()
 	if err != nil {
 		return err
 	}
-	s.skipSpace()
-	if s.pos != len(data) {
+	s.SkipSpace()
+	if s.Pos != len(data) {
 		return fmt.Errorf("jsonrpc: trailing data after id")
 	}
 	*id = v

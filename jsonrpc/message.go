@@ -56,14 +56,14 @@ func IsBatch(data []byte) bool {
 // latter case the returned message, if not nil, carries the id that could be read so
 // the error response can echo it.
 func Decode(data []byte) (*Message, error) {
-	s := scanner{data: data}
-	s.skipSpace()
+	s := newScanner(data)
+	s.SkipSpace()
 	m, err := s.message()
 	if err != nil && isParseError(err) {
 		return nil, err
 	}
-	s.skipSpace()
-	if s.pos != len(data) {
+	s.SkipSpace()
+	if s.Pos != len(data) {
 		return nil, &Error{Code: CodeParseError, Message: "parse error: trailing data after message"}
 	}
 	return m, err
@@ -74,26 +74,26 @@ func Decode(data []byte) (*Message, error) {
 // or not an array. A malformed element does not fail the others: its slot holds a nil
 // message and its error is in errs at the same index (errs is nil when all decoded).
 func DecodeBatch(data []byte) (msgs []*Message, errs []error, err error) {
-	s := scanner{data: data}
-	s.skipSpace()
-	if s.peek() != '[' {
-		if e := s.skipValue(0); e != nil {
+	s := newScanner(data)
+	s.SkipSpace()
+	if s.Peek() != '[' {
+		if e := s.SkipValue(0); e != nil {
 			return nil, nil, parseError(e)
 		}
 		return nil, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: a batch must be a JSON array"}
 	}
 	// Validate the whole array first so a syntax error anywhere is a parse error.
 	check := s
-	if e := check.skipValue(0); e != nil {
+	if e := check.SkipValue(0); e != nil {
 		return nil, nil, parseError(e)
 	}
-	check.skipSpace()
-	if check.pos != len(data) {
+	check.SkipSpace()
+	if check.Pos != len(data) {
 		return nil, nil, &Error{Code: CodeParseError, Message: "parse error: trailing data after batch"}
 	}
-	s.pos++
-	s.skipSpace()
-	if s.peek() == ']' {
+	s.Pos++
+	s.SkipSpace()
+	if s.Peek() == ']' {
 		return nil, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}
 	}
 	for {
@@ -108,10 +108,10 @@ func DecodeBatch(data []byte) (msgs []*Message, errs []error, err error) {
 		} else if errs != nil {
 			errs = append(errs, nil)
 		}
-		s.skipSpace()
-		if s.peek() == ',' {
-			s.pos++
-			s.skipSpace()
+		s.SkipSpace()
+		if s.Peek() == ',' {
+			s.Pos++
+			s.SkipSpace()
 			continue
 		}
 		return msgs, errs, nil // the array was validated above, so this is ']'
@@ -131,46 +131,46 @@ func invalid(m *Message, format string, args ...any) (*Message, error) {
 	return m, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + fmt.Sprintf(format, args...)}
 }
 
-// message decodes one message object at s.pos. The scanner is left after the value.
+// message decodes one message object at s.Pos. The scanner is left after the value.
 func (s *scanner) message() (*Message, error) {
-	start := s.pos
-	if s.peek() != '{' {
-		if err := s.skipValue(0); err != nil {
+	start := s.Pos
+	if s.Peek() != '{' {
+		if err := s.SkipValue(0); err != nil {
 			return nil, parseError(err)
 		}
 		return invalid(nil, "a message must be a JSON object")
 	}
 	// Validate first: a syntax error anywhere makes the whole message a parse error.
-	if err := s.skipValue(0); err != nil {
+	if err := s.SkipValue(0); err != nil {
 		return nil, parseError(err)
 	}
-	end := s.pos
-	s.pos = start + 1
+	end := s.Pos
+	s.Pos = start + 1
 
 	m := new(Message)
 	var version, idErr, method, hasResult, hasError bool
 	var shapeErr string
 	for {
-		s.skipSpace()
-		if s.peek() == '}' {
+		s.SkipSpace()
+		if s.Peek() == '}' {
 			break
 		}
-		rawKey, escaped, _ := s.str()
+		rawKey, escaped, _ := s.String()
 		key := rawKey
 		if escaped {
 			key = []byte(decodeString(rawKey, true))
 		}
-		s.skipSpace()
-		s.pos++ // ':'
-		s.skipSpace()
-		vstart := s.pos
+		s.SkipSpace()
+		s.Pos++ // ':'
+		s.SkipSpace()
+		vstart := s.Pos
 		switch string(key) {
 		case "jsonrpc":
-			if s.peek() != '"' {
-				_ = s.skipValue(0)
+			if s.Peek() != '"' {
+				_ = s.SkipValue(0)
 				break
 			}
-			raw, esc, _ := s.str()
+			raw, esc, _ := s.String()
 			version = (!esc && string(raw) == "2.0") || (esc && decodeString(raw, true) == "2.0")
 		case "id":
 			id, err := s.id()
@@ -180,48 +180,48 @@ func (s *scanner) message() (*Message, error) {
 				m.ID = id
 			}
 		case "method":
-			if s.peek() != '"' {
-				_ = s.skipValue(0)
+			if s.Peek() != '"' {
+				_ = s.SkipValue(0)
 				shapeErr = "method must be a string"
 				break
 			}
-			raw, esc, _ := s.str()
+			raw, esc, _ := s.String()
 			m.Method = internMethod(raw, esc)
 			method = true
 			if m.Method == "" {
 				shapeErr = "method must not be empty"
 			}
 		case "params":
-			_ = s.skipValue(0)
-			switch s.data[vstart] {
+			_ = s.SkipValue(0)
+			switch s.Data[vstart] {
 			case '{', '[':
-				m.Params = s.data[vstart:s.pos]
+				m.Params = s.Data[vstart:s.Pos]
 			case 'n': // params: null is treated as absent
 			default:
 				shapeErr = "params must be an object or an array"
 			}
 		case "result":
-			_ = s.skipValue(0)
-			m.Result = s.data[vstart:s.pos]
+			_ = s.SkipValue(0)
+			m.Result = s.Data[vstart:s.Pos]
 			hasResult = true
 		case "error":
-			_ = s.skipValue(0)
+			_ = s.SkipValue(0)
 			hasError = true
 			var e Error
-			if err := json.Unmarshal(s.data[vstart:s.pos], &e); err != nil || s.data[vstart] != '{' {
+			if err := json.Unmarshal(s.Data[vstart:s.Pos], &e); err != nil || s.Data[vstart] != '{' {
 				shapeErr = "error must be an object with an integer code and a string message"
 			} else {
 				m.Error = &e
 			}
 		default:
-			_ = s.skipValue(0)
+			_ = s.SkipValue(0)
 		}
-		s.skipSpace()
-		if s.peek() == ',' {
-			s.pos++
+		s.SkipSpace()
+		if s.Peek() == ',' {
+			s.Pos++
 		}
 	}
-	s.pos = end
+	s.Pos = end
 
 	switch {
 	case idErr:

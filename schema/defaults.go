@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -55,21 +56,21 @@ func (v *Validator) ApplyDefaults(instance json.RawMessage) json.RawMessage {
 			return
 		}
 	}
-	s := scanner{data: instance}
+	s := scanner{jsonscan.Scanner{Data: instance}}
 	if s.next() != '{' {
 		return instance
 	}
-	s.pos++
+	s.Pos++
 	members := 0
 	if s.next() == '}' {
-		s.pos++
+		s.Pos++
 	} else {
 		for {
 			if s.next() != '"' {
 				return instance
 			}
-			raw, escaped, ok := s.readString()
-			if !ok {
+			raw, escaped, err := s.String()
+			if err != nil {
 				return instance
 			}
 			if escaped {
@@ -84,13 +85,14 @@ func (v *Validator) ApplyDefaults(instance json.RawMessage) json.RawMessage {
 			if s.next() != ':' {
 				return instance
 			}
-			s.pos++
+			s.Pos++
+			s.SkipSpace()
 			if !s.skipValue(1) {
 				return instance
 			}
 			members++
 			c := s.next()
-			s.pos++
+			s.Pos++
 			if c == '}' {
 				break
 			}
@@ -99,8 +101,8 @@ func (v *Validator) ApplyDefaults(instance json.RawMessage) json.RawMessage {
 			}
 		}
 	}
-	end := s.pos - 1 // the closing brace
-	if s.skipSpace(); s.pos != len(s.data) {
+	end := s.Pos - 1 // the closing brace
+	if s.SkipSpace(); s.Pos != len(s.Data) {
 		return instance // trailing data: leave it to Validate
 	}
 	missing := func(i int) bool {

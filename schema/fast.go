@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -250,12 +251,13 @@ func buildFast(s *jsonschema.Schema, depth int) (*fastNode, bool) {
 // fastValid reports whether data is certainly valid against n. False means
 // either invalid or undecided.
 func fastValid(n *fastNode, data []byte) bool {
-	s := scanner{data: data, limitExponent: true}
+	// The fast path refuses numbers with huge exponents (see Validator.Validate).
+	s := scanner{jsonscan.Scanner{Data: data, MaxExponent: maxExponent}}
 	if !s.check(n, 0) {
 		return false
 	}
-	s.skipSpace()
-	return s.pos == len(s.data)
+	s.SkipSpace()
+	return s.Pos == len(s.Data)
 }
 
 // allows reports whether n admits JSON type t.
@@ -266,6 +268,7 @@ func (n *fastNode) allows(t jsonTypes) bool {
 // check consumes one value and reports whether it is certainly valid against n.
 func (s *scanner) check(n *fastNode, depth int) bool {
 	if n.any {
+		s.SkipSpace()
 		return s.skipValue(depth)
 	}
 	if n.never || depth > maxScanDepth {
@@ -279,34 +282,34 @@ func (s *scanner) check(n *fastNode, depth int) bool {
 	case '"':
 		return n.allows(typeString) && s.checkString(n)
 	case 't':
-		return n.allows(typeBoolean) && (n.enum == nil || n.enum.true) && n.format == nil && s.readLiteral("true")
+		return n.allows(typeBoolean) && (n.enum == nil || n.enum.true) && n.format == nil && s.Literal("true") == nil
 	case 'f':
-		return n.allows(typeBoolean) && (n.enum == nil || n.enum.false) && n.format == nil && s.readLiteral("false")
+		return n.allows(typeBoolean) && (n.enum == nil || n.enum.false) && n.format == nil && s.Literal("false") == nil
 	case 'n':
-		return n.allows(typeNull) && (n.enum == nil || n.enum.null) && n.format == nil && s.readLiteral("null")
+		return n.allows(typeNull) && (n.enum == nil || n.enum.null) && n.format == nil && s.Literal("null") == nil
 	}
 	return n.enum == nil && n.format == nil && s.checkNumber(n)
 }
 
 func (s *scanner) checkObject(n *fastNode, depth int) bool {
-	s.pos++ // '{'
+	s.Pos++ // '{'
 	var seen uint64
 	if s.next() == '}' {
-		s.pos++
+		s.Pos++
 		return n.required == 0
 	}
 	for {
 		if s.next() != '"' {
 			return false
 		}
-		raw, escaped, ok := s.readString()
-		if !ok {
+		raw, escaped, err := s.String()
+		if err != nil {
 			return false
 		}
 		if s.next() != ':' {
 			return false
 		}
-		s.pos++
+		s.Pos++
 		var p fastProp
 		var found bool
 		if escaped {
@@ -321,6 +324,7 @@ func (s *scanner) checkObject(n *fastNode, depth int) bool {
 		if found && p.bit >= 0 {
 			seen |= 1 << p.bit
 		}
+		var ok bool
 		switch {
 		case found && p.inProps:
 			ok = s.check(p.n, depth+1)
@@ -329,6 +333,7 @@ func (s *scanner) checkObject(n *fastNode, depth int) bool {
 		case n.extra != nil:
 			ok = s.check(n.extra, depth+1)
 		default:
+			s.SkipSpace()
 			ok = s.skipValue(depth + 1)
 		}
 		if !ok {
@@ -336,9 +341,9 @@ func (s *scanner) checkObject(n *fastNode, depth int) bool {
 		}
 		switch s.next() {
 		case ',':
-			s.pos++
+			s.Pos++
 		case '}':
-			s.pos++
+			s.Pos++
 			return seen == n.required
 		default:
 			return false
@@ -355,16 +360,17 @@ func keyOf(raw []byte) (string, bool) {
 }
 
 func (s *scanner) checkArray(n *fastNode, depth int) bool {
-	s.pos++ // '['
+	s.Pos++ // '['
 	count := 0
 	if s.next() == ']' {
-		s.pos++
+		s.Pos++
 	} else {
 		for {
 			var ok bool
 			if n.items != nil {
 				ok = s.check(n.items, depth+1)
 			} else {
+				s.SkipSpace()
 				ok = s.skipValue(depth + 1)
 			}
 			if !ok {
@@ -372,7 +378,7 @@ func (s *scanner) checkArray(n *fastNode, depth int) bool {
 			}
 			count++
 			c := s.next()
-			s.pos++
+			s.Pos++
 			if c == ']' {
 				break
 			}
@@ -385,9 +391,9 @@ func (s *scanner) checkArray(n *fastNode, depth int) bool {
 }
 
 func (s *scanner) checkString(n *fastNode) bool {
-	start := s.pos
-	raw, escaped, ok := s.readString()
-	if !ok {
+	start := s.Pos
+	raw, escaped, err := s.String()
+	if err != nil {
 		return false
 	}
 	if n.enum == nil && n.format == nil && n.minLength < 0 && n.maxLength < 0 && n.re == nil && n.pattern == nil {
@@ -397,7 +403,7 @@ func (s *scanner) checkString(n *fastNode) bool {
 	if escaped || !utf8.Valid(raw) {
 		// Rare: decode exactly as the library's decoder (encoding/json) does.
 		var decoded string
-		if json.Unmarshal(s.data[start:s.pos], &decoded) != nil {
+		if json.Unmarshal(s.Data[start:s.Pos], &decoded) != nil {
 			return false
 		}
 		str = []byte(decoded)
@@ -427,8 +433,8 @@ func (s *scanner) checkString(n *fastNode) bool {
 }
 
 func (s *scanner) checkNumber(n *fastNode) bool {
-	lit, ok := s.readNumber()
-	if !ok {
+	lit, err := s.Number()
+	if err != nil {
 		return false
 	}
 	if n.types != 0 && n.types&typeNumber == 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -164,10 +165,11 @@ func FuzzScanner(f *testing.F) {
 		if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > maxScanDepth {
 			t.Skip("nesting beyond the scanner's limit")
 		}
-		s := scanner{data: data}
+		s := scanner{jsonscan.Scanner{Data: data}}
+		s.SkipSpace()
 		ok := s.skipValue(0)
-		s.skipSpace()
-		ok = ok && s.pos == len(data)
+		s.SkipSpace()
+		ok = ok && s.Pos == len(data)
 		if ok != json.Valid(data) {
 			t.Fatalf("scanner says valid=%v, encoding/json says %v, for %q", ok, !ok, data)
 		}
@@ -224,6 +226,38 @@ func TestFastPathKnowsEveryKeyword(t *testing.T) {
 		f := st.Field(i)
 		if f.IsExported() && !slices.Contains(known, f.Name) {
 			t.Errorf("jsonschema.Schema has a new field %s: teach buildFast about it", f.Name)
+		}
+	}
+}
+
+// TestScannerDepthLimit pins the nesting limit of the fast path and of
+// ApplyDefaults, maxScanDepth, which is tighter than the shared scanner's:
+// nesting beyond it is left to the library (fast path) or left alone
+// (defaults).
+func TestScannerDepthLimit(t *testing.T) {
+	v := mustCompile(t, `{"type":"object","properties":{"n":{"type":"integer","default":1}}}`, nil)
+	if v.fast == nil {
+		t.Fatal("fast path unavailable")
+	}
+	// The object is at depth 0, so the value of "a" is at depth 1 and its
+	// innermost array at depth levels.
+	deep := func(levels int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", levels) + strings.Repeat("]", levels) + `}`)
+	}
+	for _, c := range []struct {
+		levels int
+		within bool
+	}{{maxScanDepth, true}, {maxScanDepth + 1, false}} {
+		in := deep(c.levels)
+		if got := fastValid(v.fast, in); got != c.within {
+			t.Errorf("fastValid with %d levels = %v, want %v", c.levels, got, c.within)
+		}
+		got := v.ApplyDefaults(in)
+		if added := bytes.Contains(got, []byte(`"n":1`)); added != c.within {
+			t.Errorf("ApplyDefaults with %d levels added the default: %v, want %v", c.levels, added, c.within)
+		}
+		if err := v.Validate(in); err != nil {
+			t.Errorf("Validate with %d levels: %v", c.levels, err)
 		}
 	}
 }

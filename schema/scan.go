@@ -1,20 +1,18 @@
 package schema
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
-// scanner walks one JSON text without allocating. Every method checks the
-// syntax of what it consumes and reports false on an error; callers treat
-// false as "cannot tell" and leave the verdict to the full validator.
+// scanner walks one JSON text without allocating, using the shared scanner
+// (package jsonscan) for tokens; it adds the fast path's checks (fast.go) and
+// the search for oversized numbers. Callers treat a scanning error as "cannot
+// tell" and leave the verdict to the full validator.
 type scanner struct {
-	data []byte
-	pos  int
-	// limitExponent makes readNumber reject numbers whose exponent exceeds
-	// maxExponent (see Validator.Validate).
-	limitExponent bool
+	jsonscan.Scanner
 }
 
 // maxExponent bounds the exponent of numbers that Validate accepts. It is far
@@ -25,139 +23,39 @@ type scanner struct {
 const maxExponent = 1000
 
 // maxScanDepth bounds nesting so that hostile input cannot exhaust the stack.
-const maxScanDepth = 1000
-
-func (s *scanner) skipSpace() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+// It is tighter than jsonscan.MaxDepth: skipValue starts jsonscan's depth
+// count at depthBias so that both limits fall at the same level.
+const (
+	maxScanDepth = 1000
+	depthBias    = jsonscan.MaxDepth - maxScanDepth
+)
 
 // next skips white space and returns the next byte (0 at the end).
 func (s *scanner) next() byte {
-	s.skipSpace()
-	if s.pos < len(s.data) {
-		return s.data[s.pos]
-	}
-	return 0
+	s.SkipSpace()
+	return s.Peek()
 }
 
-// readString reads the string starting at s.pos (a '"') and returns its raw
-// content between the quotes, and whether it contains escapes.
-func (s *scanner) readString() (raw []byte, escaped, ok bool) {
-	start := s.pos + 1
-	for i := start; i < len(s.data); i++ {
-		c := s.data[i]
-		switch {
-		case c == '"':
-			s.pos = i + 1
-			return s.data[start:i], escaped, true
-		case c == '\\':
-			escaped = true
-			i++
-			if i >= len(s.data) {
-				return nil, false, false
-			}
-			switch s.data[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(s.data) {
-					return nil, false, false
-				}
-				for _, h := range s.data[i+1 : i+5] {
-					if !isHex(h) {
-						return nil, false, false
-					}
-				}
-				i += 4
-			default:
-				return nil, false, false
-			}
-		case c < 0x20:
-			return nil, false, false
-		}
-	}
-	return nil, false, false
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// readNumber reads the number starting at s.pos:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) readNumber() (lit []byte, ok bool) {
-	d, i := s.data, s.pos
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	default:
-		return nil, false
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || !isDigit(d[i]) {
-			return nil, false
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || !isDigit(d[i]) {
-			return nil, false
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	lit = d[s.pos:i]
-	if s.limitExponent && exponentTooLarge(lit) {
-		return nil, false
-	}
-	s.pos = i
-	return lit, true
+// skipValue consumes one value of any kind at nesting level depth, checking
+// its syntax. Like jsonscan's SkipValue (and so that it is inlined), it starts
+// at s.Pos exactly: callers skip white space first. It reports false on an
+// error, including nesting deeper than maxScanDepth.
+func (s *scanner) skipValue(depth int) bool {
+	return s.SkipValue(depth+depthBias) == nil
 }
 
 // exponentTooLarge reports whether the explicit exponent of a number literal
 // exceeds maxExponent in magnitude.
 func exponentTooLarge(lit []byte) bool {
-	i := bytes.IndexAny(lit, "eE")
-	if i < 0 {
-		return false
-	}
-	exp := 0
-	for _, c := range lit[i+1:] {
-		if isDigit(c) {
-			exp = exp*10 + int(c-'0')
-			if exp > maxExponent {
-				return true
-			}
-		}
-	}
-	return false
+	s := jsonscan.Scanner{Data: lit, MaxExponent: maxExponent}
+	_, err := s.Number()
+	return err == jsonscan.ErrExponent
 }
 
 // findHugeNumber returns the location and literal of the first number in
 // data, which must be valid JSON, whose exponent exceeds maxExponent.
 func findHugeNumber(data []byte) (path string, lit []byte, found bool) {
-	s := scanner{data: data}
+	s := scanner{jsonscan.Scanner{Data: data}}
 	lit, reversed, found := s.hugeNumber()
 	if !found {
 		return "", nil, false
@@ -171,16 +69,16 @@ func findHugeNumber(data []byte) (path string, lit []byte, found bool) {
 func (s *scanner) hugeNumber() (lit []byte, reversed []string, found bool) {
 	switch s.next() {
 	case '{':
-		s.pos++
+		s.Pos++
 		if s.next() == '}' {
-			s.pos++
+			s.Pos++
 			return nil, nil, false
 		}
 		for {
 			s.next()
-			raw, escaped, _ := s.readString()
+			raw, escaped, _ := s.String()
 			s.next()
-			s.pos++ // ':'
+			s.Pos++ // ':'
 			if lit, reversed, found = s.hugeNumber(); found {
 				key := string(raw)
 				if escaped {
@@ -189,15 +87,15 @@ func (s *scanner) hugeNumber() (lit []byte, reversed []string, found bool) {
 				return lit, append(reversed, key), true
 			}
 			c := s.next()
-			s.pos++
+			s.Pos++
 			if c != ',' {
 				return nil, nil, false
 			}
 		}
 	case '[':
-		s.pos++
+		s.Pos++
 		if s.next() == ']' {
-			s.pos++
+			s.Pos++
 			return nil, nil, false
 		}
 		for i := 0; ; i++ {
@@ -205,19 +103,19 @@ func (s *scanner) hugeNumber() (lit []byte, reversed []string, found bool) {
 				return lit, append(reversed, strconv.Itoa(i)), true
 			}
 			c := s.next()
-			s.pos++
+			s.Pos++
 			if c != ',' {
 				return nil, nil, false
 			}
 		}
 	case '"':
-		s.readString()
+		_, _, _ = s.String()
 	case 't', 'n':
-		s.pos += 4
+		s.Pos += 4
 	case 'f':
-		s.pos += 5
+		s.Pos += 5
 	default:
-		lit, _ := s.readNumber()
+		lit, _ := s.Number()
 		if exponentTooLarge(lit) {
 			return lit, nil, true
 		}
@@ -227,91 +125,11 @@ func (s *scanner) hugeNumber() (lit []byte, reversed []string, found bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// readLiteral consumes word (true, false or null) at s.pos.
-func (s *scanner) readLiteral(word string) bool {
-	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
-		return false
-	}
-	s.pos += len(word)
-	return true
-}
-
-// skipValue consumes one value of any kind, checking its syntax.
-func (s *scanner) skipValue(depth int) bool {
-	if depth > maxScanDepth {
-		return false
-	}
-	switch s.next() {
-	case '{':
-		s.pos++
-		if s.next() == '}' {
-			s.pos++
-			return true
-		}
-		for {
-			if s.next() != '"' {
-				return false
-			}
-			if _, _, ok := s.readString(); !ok {
-				return false
-			}
-			if s.next() != ':' {
-				return false
-			}
-			s.pos++
-			if !s.skipValue(depth + 1) {
-				return false
-			}
-			switch s.next() {
-			case ',':
-				s.pos++
-			case '}':
-				s.pos++
-				return true
-			default:
-				return false
-			}
-		}
-	case '[':
-		s.pos++
-		if s.next() == ']' {
-			s.pos++
-			return true
-		}
-		for {
-			if !s.skipValue(depth + 1) {
-				return false
-			}
-			switch s.next() {
-			case ',':
-				s.pos++
-			case ']':
-				s.pos++
-				return true
-			default:
-				return false
-			}
-		}
-	case '"':
-		_, _, ok := s.readString()
-		return ok
-	case 't':
-		return s.readLiteral("true")
-	case 'f':
-		return s.readLiteral("false")
-	case 'n':
-		return s.readLiteral("null")
-	default:
-		_, ok := s.readNumber()
-		return ok
-	}
-}
-
 // validNumber reports whether b is exactly one JSON number.
 func validNumber(b []byte) bool {
-	s := scanner{data: b}
-	_, ok := s.readNumber()
-	return ok && s.pos == len(b)
+	s := jsonscan.Scanner{Data: b}
+	_, err := s.Number()
+	return err == nil && s.Pos == len(b)
 }
 
 // numberIsInteger reports whether a JSON number literal denotes an integer

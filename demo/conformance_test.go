@@ -41,13 +41,13 @@ func connectFixtures(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	if err := addConformanceFixtures(srv, &Options{CountInterval: 2 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	c, s := memory.NewPair()
-	ss, err := srv.Connect(ctx, wirecheck.Wrap(t, s, wirecheck.Server))
+	c, s := wirecheck.Pair(t)
+	ss, err := srv.Connect(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(protocol.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, opts).
-		Connect(ctx, wirecheck.Wrap(t, c, wirecheck.Client))
+		Connect(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}

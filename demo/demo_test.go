@@ -12,7 +12,6 @@ import (
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport/memory"
 )
 
 // connect joins a fully capable client to the demo server; every message either side
@@ -25,8 +24,8 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, s := memory.NewPair()
-	ss, err := srv.Connect(ctx, wirecheck.Wrap(t, s, wirecheck.Server))
+	c, s := wirecheck.Pair(t)
+	ss, err := srv.Connect(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +38,7 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 		ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}, nil
 		},
-	}).Connect(ctx, wirecheck.Wrap(t, c, wirecheck.Client))
+	}).Connect(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,12 @@ import (
 func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.ServerSession) {
 	t.Helper()
 	ctx := testContext(t)
-	c, s := memory.NewPair()
-	ss, err := srv.Connect(ctx, wirecheck.Wrap(t, s, wirecheck.Server))
+	c, s := wirecheck.Pair(t)
+	ss, err := srv.Connect(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "test-client", Version: "1.0"}, opts).Connect(ctx, wirecheck.Wrap(t, c, wirecheck.Client))
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "test-client", Version: "1.0"}, opts).Connect(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/memory"
 )
 
 // CheckIncoming makes Wrap validate the messages read from the connection too, not
@@ -89,4 +90,13 @@ func (w *Conn) report(err error) {
 	if !w.done {
 		w.t.Errorf("%v", err)
 	}
+}
+
+// Pair returns the two ends of an in-memory connection, each schema-checked as the
+// side it plays: what the client end writes is checked as client messages, what the
+// server end writes as server messages.
+func Pair(t testing.TB, opts ...Option) (client, server *Conn) {
+	t.Helper()
+	c, s := memory.NewPair()
+	return Wrap(t, c, Client, opts...), Wrap(t, s, Server, opts...)
 }

@@ -60,7 +60,7 @@ func complete(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
 	default:
 		return nil, errorf(CodeInvalidParams, "invalid params: unknown reference type %q", p.Ref.Type)
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	f, ok := s.completions[k]
 	var known bool

@@ -53,7 +53,7 @@ func listPrompts(ctx context.Context, r *Request, raw json.RawMessage) (any, err
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	page, next, err := s.prompts.page(p.Cursor, s.opts.PageSize)
 	s.mu.RUnlock()
@@ -61,7 +61,7 @@ func listPrompts(ctx context.Context, r *Request, raw json.RawMessage) (any, err
 		return nil, err
 	}
 	res := &protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, len(page)), NextCursor: next}
-	v := r.Session.ProtocolVersion()
+	v := r.ProtocolVersion()
 	for i, sp := range page {
 		res.Prompts[i] = *sp.prompt.ForVersion(v)
 	}
@@ -73,7 +73,7 @@ func getPrompt(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	sp, ok := s.prompts.get(p.Name)
 	s.mu.RUnlock()
@@ -86,6 +86,13 @@ func getPrompt(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 		}
 	}
 	r.Meta = p.Meta
+	if r.modern != nil {
+		args, err := json.Marshal(p.Arguments)
+		if err != nil {
+			return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
+		}
+		r.bind(ctx, p.Name, args, p.RequestState, p.InputResponses)
+	}
 	res, err := sp.handler(ctx, &PromptRequest{Request: *r, Params: &p})
 	if err != nil {
 		return nil, err
@@ -93,5 +100,5 @@ func getPrompt(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 	if res == nil {
 		res = &protocol.GetPromptResult{}
 	}
-	return res.ForVersion(r.Session.ProtocolVersion()), nil
+	return res.ForVersion(r.ProtocolVersion()), nil
 }

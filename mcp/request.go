@@ -11,12 +11,55 @@ import (
 // besides its own params: who is asking, and the means to talk back to them while
 // the request runs — progress, log messages, and requests to the client for
 // sampling, elicitation and roots.
+//
+// The same handler serves both protocol eras. In the legacy era (a session that
+// began with initialize) the client's identity and capabilities come from the
+// session; in the stateless era (2026-07-28) from the request's own _meta.
 type Request struct {
-	// Session is the client session the request arrived on.
+	// Session is the connection the request arrived on. In the stateless era it
+	// is not initialized: use the methods of Request for the client's version,
+	// identity and capabilities.
 	Session *ServerSession
 	// Meta is the request's _meta object (may be nil).
 	Meta protocol.Meta
+
+	modern *modernCall // nil in the legacy era
 }
+
+// IsStateless reports whether the request belongs to the stateless era
+// (2026-07-28 and later): no session, everything in the request itself.
+func (r *Request) IsStateless() bool { return r.modern != nil }
+
+// ProtocolVersion returns the protocol version the request is served at.
+func (r *Request) ProtocolVersion() string {
+	if r.modern != nil {
+		return r.modern.version
+	}
+	return r.Session.ProtocolVersion()
+}
+
+// ClientCapabilities returns what the client declared: in this request's _meta
+// (stateless era) or in initialize (legacy era).
+func (r *Request) ClientCapabilities() protocol.ClientCapabilities {
+	if r.modern != nil {
+		return r.modern.caps
+	}
+	return r.Session.ClientCapabilities()
+}
+
+// ClientInfo returns the client's name and version as it sent them (zero when
+// a stateless request did not say).
+func (r *Request) ClientInfo() protocol.Implementation {
+	if r.modern != nil {
+		if r.modern.info != nil {
+			return *r.modern.info
+		}
+		return protocol.Implementation{}
+	}
+	return r.Session.ClientInfo()
+}
+
+func (r *Request) server() *Server { return r.Session.server }
 
 // ReportProgress sends notifications/progress for this request, if the client asked
 // for progress (by sending a progressToken); otherwise it does nothing. total and
@@ -27,39 +70,74 @@ func (r *Request) ReportProgress(ctx context.Context, progress, total float64, m
 		return nil
 	}
 	p := &protocol.ProgressParams{ProgressToken: token, Progress: progress, Total: total}
-	if protocol.HasProgressMessage(r.Session.ProtocolVersion()) {
+	if protocol.HasProgressMessage(r.ProtocolVersion()) {
 		p.Message = message
 	}
 	return r.Session.notify(ctx, protocol.NotificationProgress, p)
 }
 
 // Log sends a log message to the client if level is at or above the level the
-// client asked for with logging/setLevel. Until the client asks, nothing is sent.
+// client asked for: with logging/setLevel on the session (legacy era) or in this
+// request's _meta (stateless era). Until the client asks, nothing is sent.
 func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger string, data any) error {
 	if r.Session == nil {
 		return nil
 	}
-	return r.Session.Log(ctx, level, logger, data)
+	if r.modern == nil {
+		return r.Session.Log(ctx, level, logger, data)
+	}
+	min := r.modern.logLevel
+	if min == "" || level.Severity() < min.Severity() {
+		return nil
+	}
+	return r.Session.notify(ctx, protocol.NotificationMessage, &protocol.LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }
 
 // CreateMessage asks the client to sample from its language model. It fails with
-// ErrCapabilityNotSupported when the client did not declare sampling (or, when the
-// params carry tools, sampling with tools).
+// an error matching ErrCapabilityNotSupported when the client did not declare
+// sampling (or, when the params carry tools, sampling with tools). In the
+// stateless era it returns ErrInputRequired until the client's retry brings the
+// answer (see Input).
 func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
-	return r.Session.CreateMessage(ctx, p)
+	if r.modern == nil {
+		return r.Session.CreateMessage(ctx, p)
+	}
+	var res protocol.CreateMessageResult
+	if err := r.askOne("sampling", protocol.NewCreateMessageInputRequest(p), &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
-// Elicit asks the client to collect input from its user, with a form or (2025-11-25)
-// by sending the user to a URL. It fails with ErrCapabilityNotSupported when the client
-// did not declare the elicitation mode.
+// Elicit asks the client to collect input from its user, with a form or (2025-11-25
+// and later) by sending the user to a URL. It fails with an error matching
+// ErrCapabilityNotSupported when the client did not declare the elicitation mode.
+// In the stateless era it returns ErrInputRequired until the client's retry
+// brings the answer (see Input).
 func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
-	return r.Session.Elicit(ctx, p)
+	if r.modern == nil {
+		return r.Session.Elicit(ctx, p)
+	}
+	var res protocol.ElicitResult
+	if err := r.askOne("elicitation", protocol.NewElicitInputRequest(p), &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
-// ListRoots asks the client for its roots. It fails with ErrCapabilityNotSupported
-// when the client did not declare roots.
+// ListRoots asks the client for its roots. It fails with an error matching
+// ErrCapabilityNotSupported when the client did not declare roots. In the
+// stateless era it returns ErrInputRequired until the client's retry brings the
+// answer (see Input).
 func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
-	return r.Session.ListRoots(ctx)
+	if r.modern == nil {
+		return r.Session.ListRoots(ctx)
+	}
+	var res protocol.ListRootsResult
+	if err := r.askOne("roots", protocol.NewListRootsInputRequest(), &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
 // CreateMessage asks the client to sample from its language model.

@@ -80,8 +80,10 @@ func (s *Server) RemoveResources(uris ...string) {
 	}
 }
 
-// NotifyResourceUpdated tells every session subscribed to uri that it changed.
+// NotifyResourceUpdated tells every legacy session subscribed to uri, and every
+// subscriptions/listen stream that asked for it, that the resource changed.
 func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
+	s.publish(Change{Kind: ResourceUpdated, URI: uri})
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		_, subscribed := ss.subscriptions[uri]
@@ -99,7 +101,7 @@ func listResources(ctx context.Context, r *Request, raw json.RawMessage) (any, e
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	page, next, err := s.resources.page(p.Cursor, s.opts.PageSize)
 	s.mu.RUnlock()
@@ -107,7 +109,7 @@ func listResources(ctx context.Context, r *Request, raw json.RawMessage) (any, e
 		return nil, err
 	}
 	res := &protocol.ListResourcesResult{Resources: make([]protocol.Resource, len(page)), NextCursor: next}
-	v := r.Session.ProtocolVersion()
+	v := r.ProtocolVersion()
 	for i, sr := range page {
 		res.Resources[i] = *sr.res.ForVersion(v)
 	}
@@ -119,7 +121,7 @@ func listResourceTemplates(ctx context.Context, r *Request, raw json.RawMessage)
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	page, next, err := s.templates.page(p.Cursor, s.opts.PageSize)
 	s.mu.RUnlock()
@@ -163,11 +165,12 @@ func readResource(ctx context.Context, r *Request, raw json.RawMessage) (any, er
 	if p.URI == "" {
 		return nil, errorf(CodeInvalidParams, "invalid params: missing uri")
 	}
-	h, vars, ok := r.Session.server.findResource(p.URI)
+	h, vars, ok := r.server().findResource(p.URI)
 	if !ok {
 		return nil, ResourceNotFound(p.URI)
 	}
 	r.Meta = p.Meta
+	r.bind(ctx, p.URI, nil, p.RequestState, p.InputResponses)
 	res, err := h(ctx, &ResourceRequest{Request: *r, Params: &p, Vars: vars})
 	if err != nil {
 		return nil, err

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/transport"
 )
 
@@ -34,6 +36,21 @@ type ServerOptions struct {
 	InitializedHandler func(ctx context.Context, s *ServerSession)
 	// RootsListChangedHandler, if set, runs when a client reports that its roots changed.
 	RootsListChangedHandler func(ctx context.Context, s *ServerSession)
+
+	// Keyring seals the requestState of stateless (2026-07-28) input-required
+	// round trips. Replicas behind one load balancer must share it (build it
+	// with requeststate.ParseKeyring from a shared secret). Nil means a random
+	// key made at NewServer: right for a single process.
+	Keyring *requeststate.Keyring
+	// InputStateTTL is how long a client may take to answer an input request
+	// before its retry is refused. Zero means 10 minutes.
+	InputStateTTL time.Duration
+	// Cache sets the ttlMs and cacheScope hints of stateless results.
+	Cache CacheOptions
+	// Changes carries feature changes (list_changed, resources/updated) to the
+	// subscriptions/listen streams. Nil means an in-process feed; replicas share
+	// one by backing it with a message bus.
+	Changes ChangeFeed
 }
 
 // Server offers tools, resources and prompts to any number of client sessions.
@@ -52,6 +69,9 @@ type Server struct {
 	completions map[completionKey]CompleteFunc
 	sessions    map[*ServerSession]struct{}
 	methods     map[string]serverMethod
+	modern      map[string]featureFunc
+	keyring     *requeststate.Keyring
+	listenEnd   chan struct{} // closed by EndSubscriptions
 }
 
 // NewServer returns a server that introduces itself as info.
@@ -68,7 +88,33 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 		s.log = slog.Default()
 	}
 	s.methods = serverMethods()
+	s.modern = modernMethods()
+	if s.opts.InputStateTTL <= 0 {
+		s.opts.InputStateTTL = 10 * time.Minute
+	}
+	s.keyring = s.opts.Keyring
+	if s.keyring == nil {
+		s.keyring = newRandomKeyring()
+	}
+	if s.opts.Changes == nil {
+		s.opts.Changes = NewMemoryChangeFeed()
+	}
 	return s
+}
+
+// newRandomKeyring returns a keyring with one fresh random key. crypto/rand
+// does not fail on supported platforms; if it ever did, the server could not
+// protect request state, so it refuses to start.
+func newRandomKeyring() *requeststate.Keyring {
+	k, err := requeststate.GenerateKey()
+	if err != nil {
+		panic(fmt.Sprintf("mcp: generating a requestState key: %v", err))
+	}
+	kr, err := requeststate.NewKeyring(k)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: generating a requestState key: %v", err))
+	}
+	return kr
 }
 
 // Connect starts a session over conn and returns at once. The session runs until the
@@ -79,12 +125,15 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
 	ss := newServerSession(s, conn)
 	if sc, ok := conn.(transport.StatelessConn); ok {
-		v := sc.ProtocolVersion()
-		if !protocol.IsLegacy(v) {
+		// A legacy version means stateless legacy HTTP: served as if initialize
+		// had negotiated it. Otherwise (no version, or a stateless one) each
+		// request declares itself in _meta.
+		if v := sc.ProtocolVersion(); protocol.IsLegacy(v) {
+			ss.state.Store(&sessionState{version: v})
+			ss.ready.Store(true)
+		} else if v != "" && !isModernVersion(v) {
 			return nil, fmt.Errorf("mcp: stateless connection with unsupported protocol version %q", v)
 		}
-		ss.state.Store(&sessionState{version: v})
-		ss.ready.Store(true)
 	}
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
@@ -156,9 +205,18 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 	return caps
 }
 
-// notifyAll sends a notification to every initialized session. Failures are logged:
+// notifyAll publishes a list change to the listen streams and sends the
+// notification to every initialized legacy session. Failures are logged:
 // one broken session does not stop the others from hearing it.
 func (s *Server) notifyAll(method string, params any) {
+	switch method {
+	case protocol.NotificationToolsListChanged:
+		s.publish(Change{Kind: ToolsChanged})
+	case protocol.NotificationPromptsListChanged:
+		s.publish(Change{Kind: PromptsChanged})
+	case protocol.NotificationResourcesListChanged:
+		s.publish(Change{Kind: ResourcesChanged})
+	}
 	for _, ss := range s.Sessions() {
 		if !ss.initialized() {
 			continue

@@ -93,6 +93,9 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 
 // Handle implements jsonrpc.Handler: it dispatches one incoming message.
 func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	if !ss.initialized() && isModernRequest(msg) {
+		return ss.handleModern(ctx, msg)
+	}
 	m, ok := ss.server.methods[msg.Method]
 	if !ok {
 		if msg.IsNotification() {

@@ -90,6 +90,12 @@ func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 	return s.addTool(&tool, h)
 }
 
+// checkHeaders compares the Mcp-Param-* headers of a stateless HTTP request with
+// the arguments (see checkParamHeaders).
+func (t *serverTool) checkHeaders(ss *ServerSession, args json.RawMessage) error {
+	return nil
+}
+
 func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
 	if t.Name == "" {
 		return fmt.Errorf("mcp: a tool needs a name")
@@ -148,7 +154,7 @@ func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
 	s.mu.RUnlock()
@@ -156,7 +162,7 @@ func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 		return nil, err
 	}
 	res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, len(page)), NextCursor: next}
-	v := r.Session.ProtocolVersion()
+	v := r.ProtocolVersion()
 	for i, t := range page {
 		res.Tools[i] = *t.tool.ForVersion(v)
 	}
@@ -171,16 +177,22 @@ func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
 	if p.Name == "" {
 		return nil, errorf(CodeInvalidParams, "invalid params: missing tool name")
 	}
-	s := r.Session.server
+	s := r.server()
 	s.mu.RLock()
 	t, ok := s.tools.get(p.Name)
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errorf(CodeInvalidParams, "Unknown tool: '%s'", p.Name)
 	}
+	if r.modern != nil {
+		if err := t.checkHeaders(r.Session, p.Arguments); err != nil {
+			return nil, err
+		}
+	}
 	r.Meta = p.Meta
+	r.bind(ctx, p.Name, p.Arguments, p.RequestState, p.InputResponses)
 	res := s.runTool(ctx, &ToolRequest{Request: *r, Params: &p}, t)
-	return res.ForVersion(r.Session.ProtocolVersion()), nil
+	return res.ForVersion(r.ProtocolVersion()), nil
 }
 
 // runTool validates the arguments and runs the handler, turning every failure

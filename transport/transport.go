@@ -6,7 +6,10 @@
 // runs a subprocess), memory (an in-process pair for tests), and the HTTP transports.
 package transport
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
 // Conn is one end of a connection that carries JSON-RPC messages.
 //
@@ -52,4 +55,13 @@ type StatelessConn interface {
 type PeerConn interface {
 	Conn
 	RemoteAddr() string
+}
+
+// HeaderConn is implemented by a Conn that carries exactly one HTTP request of
+// the stateless protocol (2026-07-28): the server reads the request's headers
+// through it, to check headers that mirror body fields (the Mcp-Param-* headers
+// of tools/call).
+type HeaderConn interface {
+	Conn
+	Header() http.Header
 }

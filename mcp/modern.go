@@ -1,0 +1,326 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// This file is the stateless (2026-07-28) engine: every request carries its
+// protocol version and the client's capabilities in _meta, there is no
+// initialize and no session. A ServerSession that has not been initialized
+// serves such requests one by one; an initialize selects the legacy engine for
+// the rest of the connection instead.
+
+// modernMethods is the 2026-07-28 dispatch table. Methods removed in 2026-07-28
+// (initialize, ping, logging/setLevel, resources/subscribe, ...) are absent:
+// with modern _meta they are unknown methods.
+func modernMethods() map[string]featureFunc {
+	return map[string]featureFunc{
+		protocol.MethodServerDiscover:         discover,
+		protocol.MethodToolsList:              listTools,
+		protocol.MethodToolsCall:              callTool,
+		protocol.MethodResourcesList:          listResources,
+		protocol.MethodResourcesTemplatesList: listResourceTemplates,
+		protocol.MethodResourcesRead:          readResource,
+		protocol.MethodPromptsList:            listPrompts,
+		protocol.MethodPromptsGet:             getPrompt,
+		protocol.MethodCompletionComplete:     complete,
+		protocol.MethodSubscriptionsListen:    listen,
+	}
+}
+
+// ModernVersions are the stateless protocol versions a Server serves without
+// initialize.
+var ModernVersions = []string{protocol.Version20260728}
+
+// modernCall is what a 2026-07-28 request declared about itself in _meta.
+type modernCall struct {
+	version  string
+	caps     protocol.ClientCapabilities
+	info     *protocol.Implementation
+	logLevel protocol.LoggingLevel // "" = no log notifications
+	method   string
+	input    *inputRound // non-nil for the methods that may ask for input
+}
+
+// requestMeta is the part of any request's params this engine reads first.
+type requestMeta struct {
+	Meta map[string]json.RawMessage `json:"_meta"`
+}
+
+// isModernRequest reports whether an incoming message on a session that has not
+// been initialized belongs to the stateless engine: server/discover, or any
+// request whose _meta names a protocol version. It only looks for the key, so
+// the common legacy path pays one byte search.
+func isModernRequest(msg *jsonrpc.Message) bool {
+	if msg.IsNotification() {
+		return false
+	}
+	if msg.Method == protocol.MethodServerDiscover {
+		return true
+	}
+	return bytes.Contains(msg.Params, []byte(`"`+protocol.MetaKeyProtocolVersion+`"`))
+}
+
+// parseModernMeta checks the required _meta of a 2026-07-28 request: a missing
+// field is -32602, an unsupported version -32022 naming the supported ones.
+func (s *Server) parseModernMeta(method string, params json.RawMessage) (*modernCall, error) {
+	var rm requestMeta
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &rm); err != nil {
+			return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
+		}
+	}
+	rawVersion, ok := rm.Meta[protocol.MetaKeyProtocolVersion]
+	if !ok {
+		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s", protocol.MetaKeyProtocolVersion)
+	}
+	mc := &modernCall{method: method}
+	if err := json.Unmarshal(rawVersion, &mc.version); err != nil {
+		return nil, errorf(CodeInvalidParams, "invalid params: %s must be a string", protocol.MetaKeyProtocolVersion)
+	}
+	if !isModernVersion(mc.version) {
+		return nil, unsupportedVersion(mc.version)
+	}
+	rawCaps, ok := rm.Meta[protocol.MetaKeyClientCapabilities]
+	if !ok {
+		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s", protocol.MetaKeyClientCapabilities)
+	}
+	if err := json.Unmarshal(rawCaps, &mc.caps); err != nil || rawCaps[0] != '{' {
+		return nil, errorf(CodeInvalidParams, "invalid params: %s must be an object", protocol.MetaKeyClientCapabilities)
+	}
+	if raw, ok := rm.Meta[protocol.MetaKeyClientInfo]; ok {
+		mc.info = new(protocol.Implementation)
+		if err := json.Unmarshal(raw, mc.info); err != nil {
+			return nil, errorf(CodeInvalidParams, "invalid params: %s: %v", protocol.MetaKeyClientInfo, err)
+		}
+	}
+	if raw, ok := rm.Meta[protocol.MetaKeyLogLevel]; ok {
+		if err := json.Unmarshal(raw, &mc.logLevel); err != nil || mc.logLevel.Severity() < 0 {
+			return nil, errorf(CodeInvalidParams, "invalid params: %s must be a logging level", protocol.MetaKeyLogLevel)
+		}
+	}
+	return mc, nil
+}
+
+func isModernVersion(v string) bool {
+	for _, m := range ModernVersions {
+		if v == m {
+			return true
+		}
+	}
+	return false
+}
+
+// supportedVersions lists what the server speaks: the stateless versions, then
+// the legacy ones reached through initialize.
+func supportedVersions() []string {
+	out := make([]string, 0, len(ModernVersions)+len(protocol.LegacyVersions))
+	out = append(out, ModernVersions...)
+	return append(out, protocol.LegacyVersions...)
+}
+
+func unsupportedVersion(requested string) *jsonrpc.Error {
+	return (&jsonrpc.Error{Code: protocol.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version"}).
+		WithData(protocol.UnsupportedProtocolVersionData{Requested: requested, Supported: supportedVersions()})
+}
+
+// missingCapability is the -32021 error naming what the client must declare.
+func missingCapability(caps protocol.ClientCapabilities, what string) *jsonrpc.Error {
+	return (&jsonrpc.Error{Code: protocol.CodeMissingClientCapability,
+		Message: "Missing required client capability: " + what}).
+		WithData(protocol.MissingClientCapabilityData{RequiredCapabilities: caps})
+}
+
+// handleModern serves one 2026-07-28 request.
+func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	s := ss.server
+	mc, err := s.parseModernMeta(msg.Method, msg.Params)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := s.modern[msg.Method]
+	if !ok {
+		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
+	}
+	switch msg.Method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
+		mc.input = &inputRound{}
+	}
+	r := &Request{Session: ss, modern: mc}
+	run := func(ctx context.Context, params json.RawMessage) (any, error) {
+		res, err := fn(ctx, r, params)
+		if in := mc.input; in != nil {
+			if res, err = in.finish(s, r, res, err); err != nil {
+				return nil, err
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.finishModern(msg.Method, res), nil
+	}
+	if len(s.opts.Middleware) == 0 {
+		return modernError(run(ctx, msg.Params))
+	}
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: modernSession{ss, mc.version}}
+	return modernError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
+		return run(ctx, c.Params)
+	})(ctx, call))
+}
+
+// modernError rewrites legacy error codes a handler may return into their
+// 2026-07-28 form: "resource not found" is -32602 there (and -32002 must not
+// be sent).
+func modernError(res any, err error) (any, error) {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) && je.Code == protocol.CodeResourceNotFound {
+		c := *je
+		c.Code = CodeInvalidParams
+		return nil, &c
+	}
+	return res, err
+}
+
+// modernSession is what middleware sees as the Session of a stateless request:
+// the connection, reporting the request's own protocol version.
+type modernSession struct {
+	*ServerSession
+	version string
+}
+
+// ProtocolVersion returns the version the request declared.
+func (m modernSession) ProtocolVersion() string { return m.version }
+
+// CacheHint is a caching hint for results a 2026-07-28 client may cache (discover,
+// the list results and resources/read): how long they stay fresh, and whether a
+// shared cache may hold them.
+type CacheHint struct {
+	// TTL is how long the client may reuse the result; zero means immediately stale.
+	TTL time.Duration
+	// Scope is who may share it; empty means protocol.CacheScopePrivate.
+	Scope protocol.CacheScope
+}
+
+// CacheOptions sets the caching hints per feature. The zero value marks every
+// result immediately stale and private — the safe choice for a server whose
+// features change or differ per user; set a TTL when they do not.
+type CacheOptions struct {
+	Discover          CacheHint
+	Tools             CacheHint // tools/list
+	Prompts           CacheHint // prompts/list
+	Resources         CacheHint // resources/list
+	ResourceTemplates CacheHint // resources/templates/list
+	// Read is the default for resources/read; a handler may set its own hint in
+	// the result it returns (ReadResourceResult.SetCache).
+	Read CacheHint
+}
+
+func (h CacheHint) apply(c *protocol.CacheHint) {
+	if c.TTLMs != nil && c.CacheScope != "" {
+		return // the handler chose
+	}
+	scope := h.Scope
+	if scope == "" {
+		scope = protocol.CacheScopePrivate
+	}
+	if c.TTLMs != nil {
+		c.CacheScope = scope
+		return
+	}
+	c.SetCache(h.TTL, scope)
+}
+
+// finishModern stamps a result for a 2026-07-28 client: resultType, the server's
+// identity in _meta, and caching hints where the protocol requires them. It
+// copies what it changes, so results a handler keeps and returns again are not
+// modified.
+func (s *Server) finishModern(method string, res any) any {
+	co := &s.opts.Cache
+	switch v := res.(type) {
+	case *protocol.InputRequiredResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeInputRequired, s.resultMeta(v.Meta)
+		return &c
+	case *protocol.CallToolResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		return &c
+	case *protocol.ListToolsResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		co.Tools.apply(&c.CacheHint)
+		return &c
+	case *protocol.ListPromptsResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		co.Prompts.apply(&c.CacheHint)
+		return &c
+	case *protocol.GetPromptResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		return &c
+	case *protocol.ListResourcesResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		co.Resources.apply(&c.CacheHint)
+		return &c
+	case *protocol.ListResourceTemplatesResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		co.ResourceTemplates.apply(&c.CacheHint)
+		return &c
+	case *protocol.ReadResourceResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		co.Read.apply(&c.CacheHint)
+		return &c
+	case *protocol.CompleteResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		return &c
+	case *protocol.DiscoverResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		co.Discover.apply(&c.CacheHint)
+		return &c
+	case *protocol.SubscriptionsListenResult:
+		c := *v
+		c.ResultType = protocol.ResultTypeComplete
+		m := s.resultMeta(v.Meta)
+		c.Meta = m
+		return &c
+	case *protocol.EmptyResult:
+		c := *v
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		return &c
+	}
+	return res
+}
+
+// resultMeta returns a copy of m with the server's identity added.
+func (s *Server) resultMeta(m protocol.Meta) protocol.Meta {
+	out := make(protocol.Meta, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[protocol.MetaKeyServerInfo] = &s.info
+	return out
+}
+
+// discover answers server/discover: versions, capabilities, identity.
+func discover(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
+	s := r.server()
+	caps := s.capabilities()
+	return &protocol.DiscoverResult{
+		SupportedVersions: supportedVersions(),
+		Capabilities:      *caps.ForVersion(r.ProtocolVersion()),
+		Instructions:      s.opts.Instructions,
+	}, nil
+}

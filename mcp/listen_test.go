@@ -113,7 +113,7 @@ func TestListenSharedFeedAcrossServers(t *testing.T) {
 	b := echoServer(t, &mcp.ServerOptions{Changes: feed})
 	c := rawConn(t, b)
 	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+modernMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
-	readJSON(t, c) // ack
+	readJSON(t, c)        // ack
 	a.RemoveTools("echo") // a change on replica a ...
 	got := readJSON(t, c) // ... reaches the stream held by replica b
 	if got["method"] != "notifications/tools/list_changed" {

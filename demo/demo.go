@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/requeststate"
 )
 
 // Version is the demo server's version as it reports it.
@@ -27,6 +28,9 @@ type Options struct {
 	CountInterval time.Duration
 	// Logger receives the server's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
+	// Keyring seals the requestState of stateless input-required round trips;
+	// replicas of the demo server share one. Nil means a random key per process.
+	Keyring *requeststate.Keyring
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -41,6 +45,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A demo server: try the echo tool, the count tool for progress, and the greet prompt.",
 		Logger:       o.Logger,
+		Keyring:      o.Keyring,
 	})
 	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {
 		if err := add(s, &o); err != nil {

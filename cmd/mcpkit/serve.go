@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/stdio"
@@ -39,7 +40,13 @@ It offers the tools echo, count (progress), test_throw (a failing tool), echo_ip
 add (structured output), log, sample (sampling), ask_name (elicitation),
 list_roots (roots) and touch (resource updates); the resources demo://readme,
 demo://logo.png and the template demo://items/{id}; the prompts greet and
-describe_logo, with completions; and the fixtures of the official conformance suite.`,
+describe_logo, with completions; and the fixtures of the official conformance suite.
+
+Both protocol eras are served on the same endpoint: clients that begin with initialize
+(2024-11-05 … 2025-11-25) get a session, and stateless 2026-07-28 requests are served
+one by one. Replicas behind a load balancer share the key that protects input-required
+round trips through MCPKIT_STATE_KEYS ("id:base64-32-byte-secret,..."; the first key
+seals, every key opens).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
@@ -48,7 +55,11 @@ describe_logo, with completions; and the fixtures of the official conformance su
 			}
 			// stdout carries only protocol messages (stdio): diagnostics go to stderr.
 			logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-			srv, err := demo.NewServer(&demo.Options{Logger: logger})
+			keyring, err := keyringFromEnv()
+			if err != nil {
+				return err
+			}
+			srv, err := demo.NewServer(&demo.Options{Logger: logger, Keyring: keyring})
 			if err != nil {
 				return err
 			}
@@ -67,6 +78,25 @@ describe_logo, with completions; and the fixtures of the official conformance su
 	cmd.Flags().BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions: every POST stands alone")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
 	return cmd
+}
+
+// stateKeysEnv names the environment variable holding the requestState keys
+// ("id:base64secret,..."; the first seals) that replicas of one server share. An
+// environment variable rather than a flag, so the secret does not show in ps.
+const stateKeysEnv = "MCPKIT_STATE_KEYS"
+
+// keyringFromEnv returns the keyring named by MCPKIT_STATE_KEYS, or nil (a random
+// key for this process) when it is unset.
+func keyringFromEnv() (*requeststate.Keyring, error) {
+	v := os.Getenv(stateKeysEnv)
+	if v == "" {
+		return nil, nil
+	}
+	kr, err := requeststate.ParseKeyring(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", stateKeysEnv, err)
+	}
+	return kr, nil
 }
 
 // serveHTTP serves srv over both HTTP transports until ctx ends, then shuts down
@@ -101,6 +131,9 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if ender, ok := srv.(interface{ EndSubscriptions() }); ok {
+		ender.EndSubscriptions() // subscriptions/listen streams get their final result
+	}
 	_ = modern.Shutdown(shutdownCtx)
 	_ = legacy.Close()
 	if err := hs.Shutdown(shutdownCtx); err != nil {

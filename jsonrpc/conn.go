@@ -67,6 +67,7 @@ type Conn struct {
 	pending map[ID]chan *Message           // outgoing calls awaiting a response
 	running map[ID]context.CancelCauseFunc // incoming requests being handled
 	closed  bool
+	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
 	handlers sync.WaitGroup // goroutines running incoming requests
 
@@ -120,15 +121,10 @@ const handlerGrace = 5 * time.Second
 // seconds) for running handlers, whose contexts are cancelled, to return. A handler
 // that ignores its context is left behind rather than blocking Close.
 func (c *Conn) Close() error {
+	c.closing.Store(true)
 	err := c.stream.Close()
 	<-c.done
-	finished := make(chan struct{})
-	go func() { c.handlers.Wait(); close(finished) }()
-	t := time.NewTimer(handlerGrace)
-	defer t.Stop()
-	select {
-	case <-finished:
-	case <-t.C:
+	if !c.waitHandlers() {
 		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
 	}
 	return err
@@ -157,10 +153,43 @@ func (c *Conn) readLoop(ctx context.Context) {
 		}
 		c.dispatch(ctx, msg, nil)
 	}
+	if errors.Is(err, io.EOF) && !c.closing.Load() {
+		// The peer has finished sending, not necessarily reading: answer what
+		// it asked before going (stdio clients often close stdin right after
+		// their last request). Calls of ours can get no reply any more.
+		c.failPending()
+		c.waitHandlers()
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	c.shutdown(err)
+}
+
+// failPending ends every call waiting for a reply, and every later one, with
+// ErrClosed.
+func (c *Conn) failPending() {
+	c.mu.Lock()
+	c.closed = true
+	for id, ch := range c.pending {
+		delete(c.pending, id)
+		close(ch)
+	}
+	c.mu.Unlock()
+}
+
+// waitHandlers waits, at most handlerGrace, for running handlers to return.
+func (c *Conn) waitHandlers() bool {
+	finished := make(chan struct{})
+	go func() { c.handlers.Wait(); close(finished) }()
+	t := time.NewTimer(handlerGrace)
+	defer t.Stop()
+	select {
+	case <-finished:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // rejectTooLarge answers a message the transport dropped for its size: a request gets
@@ -187,13 +216,7 @@ func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
 }
 
 func (c *Conn) shutdown(err error) {
-	c.mu.Lock()
-	c.closed = true
-	for id, ch := range c.pending {
-		delete(c.pending, id)
-		close(ch)
-	}
-	c.mu.Unlock()
+	c.failPending()
 	c.cancel()
 	c.err = err
 	close(c.done)

@@ -1,0 +1,91 @@
+package jsonrpc
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scripted is a stream whose peer sends a fixed list of messages and then
+// closes its sending side, while still reading what the conn writes.
+type scripted struct {
+	in      chan []byte
+	written chan string
+}
+
+func (s *scripted) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case m, ok := <-s.in:
+		if !ok {
+			return nil, io.EOF
+		}
+		return m, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *scripted) Write(ctx context.Context, msg []byte) error {
+	s.written <- string(msg)
+	return nil
+}
+
+func (s *scripted) Close() error { return nil }
+
+func TestConnAnswersRequestsSentBeforeEOF(t *testing.T) {
+	s := &scripted{in: make(chan []byte, 4), written: make(chan string, 8)}
+	release := make(chan struct{})
+	h := HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+		if m.Method == "slow" {
+			<-release
+		}
+		var out string
+		// A call back to the peer cannot be answered any more: it fails at once
+		// instead of holding the handler until the grace period ends.
+		if err := connFrom(ctx).Call(ctx, "ask", nil, &out); !IsClosed(err) {
+			return nil, err
+		}
+		return "done " + m.Method, nil
+	})
+	c := NewConn(s, ConnOptions{Handler: h, Logger: slog.New(slog.DiscardHandler)})
+	conns <- c
+	s.in <- []byte(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	s.in <- []byte(`{"jsonrpc":"2.0","id":2,"method":"fast"}`)
+	close(s.in)
+	c.Start(context.Background())
+
+	got := map[string]bool{}
+	deadline := time.After(5 * time.Second)
+	for len(got) < 2 {
+		select {
+		case w := <-s.written:
+			if strings.Contains(w, `"method":"ask"`) {
+				continue // the handler's call back, written before EOF was seen
+			}
+			got[w] = true
+			if strings.Contains(w, `"id":2`) {
+				close(release) // the slow one finishes after the fast one answered
+			}
+		case <-deadline:
+			t.Fatalf("answers after EOF: %v", got)
+		}
+	}
+	<-c.Done()
+	for _, want := range []string{`{"jsonrpc":"2.0","id":1,"result":"done slow"}`, `{"jsonrpc":"2.0","id":2,"result":"done fast"}`} {
+		if !got[want] {
+			t.Errorf("missing %s in %v", want, got)
+		}
+	}
+}
+
+// conns hands the conn under test to its handler.
+var conns = make(chan *Conn, 1)
+
+func connFrom(context.Context) *Conn {
+	c := <-conns
+	conns <- c
+	return c
+}

@@ -1,0 +1,61 @@
+package otelmcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/otelmcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/memory"
+)
+
+// Trace a server and a client: the client's span travels in params._meta and
+// becomes the parent of the server's span. A real program would give the
+// TracerProvider an exporter (OTLP, say) instead of an in-memory recorder.
+func ExampleMiddleware() {
+	ctx := context.Background()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(ctx)
+	tracing := otelmcp.Middleware(&otelmcp.Options{TracerProvider: tp})
+
+	srv := mcp.NewServer(protocol.Implementation{Name: "weather", Version: "1.0.0"},
+		&mcp.ServerOptions{Middleware: []mcp.Middleware{tracing}})
+	_ = mcp.AddTool(srv, &protocol.Tool{Name: "get_weather"}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "sunny", nil
+	})
+	clientEnd, serverEnd := memory.NewPair()
+	_, _ = srv.Connect(ctx, serverEnd)
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "agent", Version: "1.0.0"},
+		&mcp.ClientOptions{Middleware: []mcp.Middleware{tracing}}).Connect(ctx, clientEnd)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+
+	_, _ = cs.CallTool(ctx, &protocol.CallToolParams{Name: "get_weather", Arguments: json.RawMessage(`{}`)})
+
+	var client, server sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if !strings.HasPrefix(s.Name(), "tools/call") {
+			continue // initialize was traced too
+		}
+		fmt.Println(s.SpanKind(), s.Name())
+		if s.SpanKind().String() == "client" {
+			client = s
+		} else {
+			server = s
+		}
+	}
+	fmt.Println("server span is the client span's child:", server.Parent().SpanID() == client.SpanContext().SpanID())
+	// Output:
+	// server tools/call get_weather
+	// client tools/call get_weather
+	// server span is the client span's child: true
+}

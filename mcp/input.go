@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,6 +120,12 @@ func (in *inputRound) ask(s *Server, caps *protocol.ClientCapabilities, reqs map
 	complete := true
 	for key, req := range reqs {
 		if raw, ok := in.responses[key]; ok {
+			if err := checkInputResponse(req.Method, raw); err != nil {
+				if in.invalid == nil {
+					in.invalid = fmt.Errorf("input response %q: %w", key, err)
+				}
+				return nil, in.invalid
+			}
 			out[key] = raw
 			continue
 		}
@@ -132,6 +139,27 @@ func (in *inputRound) ask(s *Server, caps *protocol.ClientCapabilities, reqs map
 		return nil, ErrInputRequired
 	}
 	return out, nil
+}
+
+// checkInputResponse reports whether raw has the shape of an answer to method: a
+// JSON object that decodes as that method's result. An answer that does not
+// makes the request fail with -32602 (see finish) rather than reach the handler.
+func checkInputResponse(method string, raw json.RawMessage) error {
+	if b := bytes.TrimLeft(raw, " \t\r\n"); len(b) == 0 || b[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	var dst any
+	switch method {
+	case protocol.MethodSamplingCreateMessage:
+		dst = new(protocol.CreateMessageResult)
+	case protocol.MethodElicitationCreate:
+		dst = new(protocol.ElicitResult)
+	case protocol.MethodRootsList:
+		dst = new(protocol.ListRootsResult)
+	default:
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
 }
 
 // finish turns the handler's outcome into the answer: a -32021 error when the

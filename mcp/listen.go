@@ -223,6 +223,9 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 			return &protocol.SubscriptionsListenResult{Meta: protocol.Meta{protocol.MetaKeySubscriptionID: subID}}, nil
 		case <-l.wake:
 		}
+		if ctx.Err() != nil { // cancelled while a change was waiting: send nothing more
+			return nil, ctx.Err()
+		}
 		kinds, uris := l.take()
 		for _, n := range [...]struct {
 			kind   ChangeKind

@@ -83,12 +83,16 @@ func TestListenCancelledByClient(t *testing.T) {
 		t.Fatalf("first message = %v", ack)
 	}
 	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)))
-	// After the cancellation the stream is gone: a change produces nothing, and
-	// the next answer on the connection is the ping-like request we send.
-	srv.RemoveTools("echo")
-	resp := modernCall(t, c, 8, "tools/list", `{"_meta":`+modernMeta(`{}`)+`}`)
-	if resp["id"] != float64(8) {
+	// The connection handles messages in order, so once this answer is back the
+	// cancellation has been applied.
+	if resp := modernCall(t, c, 8, "tools/list", `{"_meta":`+modernMeta(`{}`)+`}`); resp["id"] != float64(8) {
 		t.Fatalf("after cancelling the listen stream got %v", resp)
+	}
+	// The stream is gone: a change produces nothing, so the next message is the
+	// answer to the next request.
+	srv.RemoveTools("echo")
+	if resp := modernCall(t, c, 9, "tools/list", `{"_meta":`+modernMeta(`{}`)+`}`); resp["id"] != float64(9) {
+		t.Fatalf("a change after cancelling the listen stream produced %v", resp)
 	}
 }
 

@@ -1,8 +1,11 @@
 // Package streamable implements MCP's Streamable HTTP transport (2025-03-26 and
 // later): an http.Handler that serves an MCP server to any number of clients, with
-// or without sessions, answering in JSON or on SSE streams, resumable; and a client
+// or without sessions, answering in JSON or on SSE streams, resumable, and the
+// stateless 2026-07-28 shape of the transport on the same endpoint; and a client
 // transport.Conn that talks to such a server.
 package streamable
+
+import "github.com/mcpkit/mcpkit/protocol"
 
 // HTTP header names of the Streamable HTTP transport.
 const (
@@ -10,8 +13,9 @@ const (
 	// InitializeResult; the client sends it on every later request.
 	HeaderSessionID = "Mcp-Session-Id"
 	// HeaderProtocolVersion carries the negotiated protocol version on every
-	// request after initialize (2025-06-18 and later).
-	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	// request after initialize (2025-06-18 and later), and the request's own
+	// version on every 2026-07-28 request.
+	HeaderProtocolVersion = protocol.HeaderProtocolVersion
 	// HeaderLastEventID asks the server to replay a stream after this event id.
 	HeaderLastEventID = "Last-Event-Id"
 )

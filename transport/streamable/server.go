@@ -25,12 +25,16 @@ const (
 	// comments can flow and (for 2025-11-25 clients) the stream can be resumed. Fast
 	// requests cost no SSE framing; slow and chatty ones stream.
 	ResponseAuto ResponseMode = iota
-	// ResponseAlwaysSSE answers every request with a text/event-stream.
+	// ResponseAlwaysSSE answers every request with a text/event-stream; a
+	// 2026-07-28 request whose first message is an error response with an HTTP
+	// status of its own (see NewHandler) is answered in JSON with that status.
 	ResponseAlwaysSSE
 	// ResponseAlwaysJSON answers every request with one application/json body. What a
 	// handler sends before its response (progress, log messages, requests to the
 	// client) goes to the session's GET stream if the client opened one, and is
-	// otherwise dropped (a notification) or fails (a request).
+	// otherwise dropped (a notification) or fails (a request). A 2026-07-28
+	// subscriptions/listen request, which answers with nothing but notifications,
+	// is streamed as in ResponseAuto.
 	ResponseAlwaysJSON
 )
 
@@ -63,7 +67,8 @@ type HandlerOptions struct {
 	// version is the MCP-Protocol-Version header, or DefaultProtocolVersion), which
 	// the server treats as already initialized. When the client disconnects, the
 	// request is cancelled, since nothing could ever deliver its answer. Requests the
-	// server sends to the client cannot be answered in this mode.
+	// server sends to the client cannot be answered in this mode. (2026-07-28
+	// requests are served the same way in both modes; see NewHandler.)
 	Stateless bool
 
 	// ResponseMode chooses between JSON and SSE answers; see ResponseMode.
@@ -178,6 +183,22 @@ type Handler struct {
 // for the stream, and a client that stops reading is cut (it may resume). A client
 // that lets 1024 events pile up is cut too, rather than buffered without limit.
 //
+// The stateless protocol (2026-07-28) is served on the same endpoint, stateful or
+// not: a POST without Mcp-Session-Id whose request carries the per-request _meta
+// (io.modelcontextprotocol/protocolVersion) is one, as is one that sends Mcp-Method
+// or a 2026-07-28 MCP-Protocol-Version header and is not an initialize. Its
+// MCP-Protocol-Version, Mcp-Method and Mcp-Name headers must match the body
+// (otherwise 400 with JSON-RPC error -32020); it is served on a connection of its
+// own (a transport.StatelessConn that is not pre-initialized, and a
+// transport.HeaderConn through which the server checks Mcp-Param-* headers) that
+// ends with the POST, so closing the response cancels the request. Such a request
+// never gets a session id, a priming event or event ids, and the server cannot
+// send it requests; a JSON error answer carries the HTTP status the specification
+// ties to its code (404 for -32601; 400 for -32020, -32021, -32022, and -32602 when
+// the request lacks required _meta fields). A batch, or a JSON-RPC response, in
+// such a POST is answered with 400; a notification with 202 (it is dropped). A GET
+// or DELETE without Mcp-Session-Id is answered with 405 and "Allow: POST".
+//
 // Requests are checked against DNS rebinding first (Host and Origin headers; see
 // HandlerOptions.AllowedHosts and AllowedOrigins). CORS is left to a wrapping
 // handler.
@@ -248,6 +269,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.methodNotAllowed(w)
 	}
+}
+
+// methodNotAllowedNoSession answers a GET or DELETE that names no session: only
+// POST serves such a client. The 2026-07-28 specification requires 405 for both
+// ("Backward Compatibility": "HTTP GET or DELETE to the MCP endpoint: respond with
+// 405 Method Not Allowed"), and earlier versions allow it for a GET.
+func (h *Handler) methodNotAllowedNoSession(w http.ResponseWriter) {
+	w.Header()["Allow"] = hdrAllowStateless
+	writeError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed: only POST serves a client without a session")
 }
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter) {
@@ -416,4 +446,3 @@ func writeJSONBody(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
-

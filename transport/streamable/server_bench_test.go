@@ -135,3 +135,42 @@ func BenchmarkRoundTripToolCallStateless(b *testing.B) {
 }
 
 func newBenchServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
+
+// BenchmarkServeHTTPToolCallModern measures the server side of one 2026-07-28
+// tools/call (standard headers checked, a connection of its own), as
+// benchServeHTTP does for the legacy eras.
+func BenchmarkServeHTTPToolCallModern(b *testing.B) {
+	for _, stateless := range []bool{false, true} {
+		name := "stateful-handler"
+		if stateless {
+			name = "stateless-handler"
+		}
+		b.Run(name, func(b *testing.B) {
+			h := NewHandler(echoServer(b), &HandlerOptions{Stateless: stateless, Logger: quietLogger})
+			defer h.Close()
+			prefix, suffix, _ := strings.Cut(modernBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), "7")
+			payload := make([]byte, 0, 512)
+			id := int64(100)
+			body := &benchBody{}
+			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", body)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(HeaderProtocolVersion, "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "echo")
+			w := &benchWriter{hdr: make(http.Header)}
+			b.ReportAllocs()
+			for b.Loop() {
+				id++
+				payload = append(strconv.AppendInt(append(payload[:0], prefix...), id, 10), suffix...)
+				body.Reset(payload)
+				req.ContentLength = int64(len(payload))
+				w.reset()
+				h.ServeHTTP(w, req)
+				if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte("hello world")) {
+					b.Fatalf("%d %s", w.status, w.body.Bytes())
+				}
+			}
+		})
+	}
+}

@@ -26,9 +26,9 @@ func echoServer(t testing.TB) *mcp.Server {
 	return srv
 }
 
-// FuzzPOSTBody sends arbitrary bodies to a stateless handler: it must answer every one
-// with a status of the transport (never a 5xx), and with well-formed JSON when it
-// answers in JSON.
+// FuzzPOSTBody sends arbitrary bodies (with the headers of either era) to a
+// stateless handler: it must answer every one with a status of the transport (never
+// a 5xx), and with well-formed JSON when it answers in JSON.
 func FuzzPOSTBody(f *testing.F) {
 	for _, s := range []string{
 		initBody("2025-06-18"),
@@ -37,23 +37,32 @@ func FuzzPOSTBody(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":"x","result":{}}`,
 		`[]`, `[1]`, `{}`, `null`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "\x00",
+		modernBody(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`),
+		modernBody(2, "tools/list", ""), modernBody(3, "ping", ""),
 	} {
-		f.Add(s, "")
-		f.Add(s, "2025-03-26")
+		f.Add(s, "", "")
+		f.Add(s, "2025-03-26", "")
+		f.Add(s, "2026-07-28", "tools/call")
+		f.Add(s, "2026-07-28", "tools/list")
 	}
 	h := NewHandler(echoServer(f), &HandlerOptions{Stateless: true, MaxBodyBytes: 1 << 16, Logger: quietLogger})
 	defer h.Close()
-	f.Fuzz(func(t *testing.T, body, version string) {
+	f.Fuzz(func(t *testing.T, body, version, method string) {
 		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Content-Type", "application/json")
 		if version != "" {
 			req.Header[HeaderProtocolVersion] = []string{version}
 		}
+		if method != "" {
+			req.Header[protocol.HeaderMethod] = []string{method}
+			req.Header[protocol.HeaderName] = []string{"echo"}
+		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		switch w.Code {
 		case http.StatusOK, http.StatusAccepted, http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		case http.StatusNotFound: // a 2026-07-28 request of a method the server lacks
 		default:
 			t.Fatalf("status %d for %q: %s", w.Code, body, w.Body)
 		}

@@ -9,8 +9,8 @@ import (
 // serveGet opens the session's standalone stream, or resumes a stream after the event
 // in Last-Event-ID.
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if h.stateless {
-		h.methodNotAllowed(w)
+	if h.stateless || r.Header.Get(HeaderSessionID) == "" {
+		h.methodNotAllowedNoSession(w)
 		return
 	}
 	if !acceptsMedia(r.Header["Accept"], "text/event-stream") {
@@ -138,8 +138,8 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 
 // serveDelete ends a session.
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if h.stateless {
-		h.methodNotAllowed(w)
+	if h.stateless || r.Header.Get(HeaderSessionID) == "" {
+		h.methodNotAllowedNoSession(w)
 		return
 	}
 	s, ok := h.sessionFor(w, r)

@@ -54,12 +54,20 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if !h.readBody(w, r, &in) || !parseBody(w, &in) {
 		return
 	}
+	created := r.Header.Get(HeaderSessionID) == ""
+	// A session id names a legacy session, except for a stateless handler, which
+	// has none and ignores it as 2026-07-28 asks.
+	if created || h.stateless {
+		if era := detectEra(r, &in); era.modern {
+			h.postModern(w, r, &in, &era)
+			return
+		}
+	}
 	if h.stateless {
 		h.postStateless(w, r, &in)
 		return
 	}
 	var s *session
-	created := r.Header.Get(HeaderSessionID) == ""
 	if created {
 		if in.single == nil || !in.hasInit {
 			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
@@ -91,7 +99,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	st := h.answer(w, r, s, &in, created, prime)
+	st := h.answer(w, r, s, &in, answerOptions{init: created, prime: prime})
 	if created && st != nil {
 		st.mu.Lock()
 		failed := st.failed
@@ -266,35 +274,49 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 	if in.hasInit {
 		conn = &s.conn.sessionConn // a real handshake, not a pre-initialized session
 	}
-	defer s.end() // the server's Read sees io.EOF: the connection ends with the POST
+	defer s.end() // the server's Read fails with errRequestEnded: the connection ends with the POST
 	if err := h.srv.Accept(h.ctx, conn); err != nil {
 		h.log.Error("streamable: the server refused a stateless connection", "error", err)
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return
 	}
-	h.answer(w, r, s, in, in.hasInit, false)
+	h.answer(w, r, s, in, answerOptions{init: in.hasInit})
+}
+
+// answerOptions describe the stream that answers a POST.
+type answerOptions struct {
+	init        bool // the POST carries the initialize that starts the session
+	prime       bool // its client expects priming events
+	modern      bool // a 2026-07-28 request (see stream)
+	missingMeta bool // ... lacking required _meta fields
+	listen      bool // ... of subscriptions/listen
 }
 
 // answer forwards a POST's messages to the session's server and, if they include
-// requests, writes their answers. init says the POST carries the initialize that
-// starts the session; prime, that its client expects priming events. It returns the
-// stream of the answers (nil if there were no requests).
-func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, init, prime bool) *stream {
+// requests, writes their answers on a stream described by o. It returns the stream
+// of the answers (nil if there were no requests).
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, o answerOptions) *stream {
 	if in.requests == 0 {
 		h.forward(s, in)
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
 	st := newStream(s, modeUndecided, in.requests)
-	st.init = init
+	st.init = o.init
 	st.batch = in.batch != nil
-	st.prime = prime
+	st.prime = o.prime
+	st.modern, st.missingMeta, st.listen = o.modern, o.missingMeta, o.listen
 	me := make(chan struct{})
 	st.writer = me
-	switch h.mode {
-	case ResponseAlwaysSSE:
+	switch {
+	case h.mode == ResponseAlwaysSSE && st.modern:
+		// SSE from the first message on, unless the response comes first with an
+		// error whose HTTP status the specification sets.
+		st.sseFinal = true
+	case h.mode == ResponseAlwaysSSE:
 		st.switchToSSELocked() // not yet shared: no lock needed
-	case ResponseAlwaysJSON:
+	case h.mode == ResponseAlwaysJSON && !st.listen:
+		// (A listen stream carries nothing but notifications: it streams anyway.)
 		st.mode = modeJSON
 	}
 	if dup, ok := s.addRoutes(in, st); !ok {

@@ -31,12 +31,18 @@ type stream struct {
 	batch bool // answers a batch: a JSON answer is an array
 	prime bool // open the SSE stream with a priming event (2025-11-25 and later)
 
+	modern      bool // answers a 2026-07-28 request: error codes map to HTTP statuses
+	missingMeta bool // the modern request lacks required _meta fields (-32602 is a 400)
+	listen      bool // a subscriptions/listen stream: open until the client or the server ends it
+	sseFinal    bool // ResponseAlwaysSSE for a modern request: a final result goes on SSE too
+
 	mu       sync.Mutex
 	id       string // unique in the session; "" in a stateless session
 	mode     streamMode
 	pending  int           // responses still owed
 	done     bool          // nothing more will be sent on it
 	failed   bool          // the initialize it answers failed
+	status   int           // HTTP status of a JSON answer (0 for 200)
 	queue    []event       // events for the attached writer
 	primerID string        // id of the priming event, until written
 	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
@@ -69,7 +75,10 @@ func (st *stream) signal() {
 
 // deliverResponse adds a response to the stream; nil stands for the response of a
 // cancelled request, which will never come. The last response completes the stream.
-func (st *stream) deliverResponse(msg []byte, failed bool) {
+// status is the HTTP status the response gets if it is answered in JSON (0 for
+// 200): a modern error's (see modernErrorStatus), which also keeps a response
+// that comes first off SSE, so that the status can still be sent.
+func (st *stream) deliverResponse(msg []byte, failed bool, status int) {
 	st.mu.Lock()
 	if st.done {
 		st.mu.Unlock()
@@ -82,7 +91,14 @@ func (st *stream) deliverResponse(msg []byte, failed bool) {
 	}
 	if msg != nil && (st.writer != nil || st.mode == modeSSE) {
 		if st.mode == modeUndecided && last {
-			st.mode = modeJSON
+			if st.sseFinal && status == 0 {
+				st.switchToSSELocked()
+			} else {
+				st.mode = modeJSON
+			}
+		}
+		if st.mode == modeJSON && status != 0 {
+			st.status = status
 		}
 		st.pushLocked(msg)
 	}
@@ -257,13 +273,13 @@ func (sw *streamWriter) run(ctx context.Context) {
 		tick = t.C
 	}
 	var draining <-chan struct{}
-	if st.get {
-		draining = sw.h.draining
+	if st.get || st.listen {
+		draining = sw.h.draining // streams that could stay open for ever end at once
 	}
 	ending := false
 	for {
 		st.mu.Lock()
-		mode, done, failed := st.mode, st.done, st.failed
+		mode, done, failed, status := st.mode, st.done, st.failed, st.status
 		var q []event
 		var primer string
 		if mode == modeSSE || done || ending {
@@ -282,7 +298,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 				return
 			}
 		case done && mode == modeJSON:
-			sw.writeJSON(q)
+			sw.writeJSON(q, status)
 			return
 		case done:
 			// Every request was cancelled: there is nothing to answer.
@@ -373,8 +389,8 @@ func (sw *streamWriter) writeEvents(primer string, q []event) {
 	}
 }
 
-// writeJSON writes the held responses as one JSON body.
-func (sw *streamWriter) writeJSON(q []event) {
+// writeJSON writes the held responses as one JSON body, with status (0 for 200).
+func (sw *streamWriter) writeJSON(q []event, status int) {
 	if len(q) == 0 {
 		sw.w.WriteHeader(http.StatusAccepted)
 		return
@@ -382,8 +398,11 @@ func (sw *streamWriter) writeJSON(q []event) {
 	if sw.sessionHeader != "" {
 		sw.w.Header()[HeaderSessionID] = []string{sw.sessionHeader}
 	}
+	if status == 0 {
+		status = http.StatusOK
+	}
 	if !sw.st.batch {
-		writeJSONBody(sw.w, http.StatusOK, q[0].msg)
+		writeJSONBody(sw.w, status, q[0].msg)
 		return
 	}
 	n := 1

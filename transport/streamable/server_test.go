@@ -317,7 +317,15 @@ func TestSessionErrors(t *testing.T) {
 	wantStatus(t, hs.post("", "2025-06-18", list), http.StatusBadRequest, -32600)
 	wantStatus(t, hs.post("no-such-session", "2025-06-18", list), http.StatusNotFound, -32600)
 	ctx := testCtx(t)
-	wantStatus(t, hs.request(ctx, http.MethodGet, nil, ""), http.StatusBadRequest, -32600)
+	// GET and DELETE without a session: only POST serves such a client (405, as
+	// 2026-07-28 requires; earlier versions allow it for GET).
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		resp := hs.request(ctx, m, nil, "")
+		if allow := resp.Header.Get("Allow"); allow != "POST" {
+			t.Errorf("%s without a session: Allow %q, want POST", m, allow)
+		}
+		wantStatus(t, resp, http.StatusMethodNotAllowed, -32600)
+	}
 	wantStatus(t, hs.request(ctx, http.MethodDelete, map[string]string{HeaderSessionID: "nope"}, ""), http.StatusNotFound, -32600)
 
 	resp := hs.request(ctx, http.MethodDelete, map[string]string{HeaderSessionID: sid}, "")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,10 +15,26 @@ import (
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // errSessionEnded is returned by writes on the Conn of a session that has ended.
 var errSessionEnded = errors.New("streamable: session ended")
+
+// errRequestEnded ends the Conn of a one-request session when its POST has ended:
+// the answers are written or the client has left, so nothing sent later can reach
+// the client. It wraps context.Canceled rather than being io.EOF, which a reader
+// takes for a peer that stopped sending but still listens (and lets running
+// handlers finish): here the handlers still running are cancelled at once, as the
+// 2026-07-28 specification requires of a closed response ("Closing the SSE
+// response stream MUST be treated by the server as cancellation of that
+// request").
+var errRequestEnded = fmt.Errorf("streamable: the HTTP request ended: %w", context.Canceled)
+
+// errModernRequest is returned when the server sends a request to the client of
+// a 2026-07-28 request: that protocol has no server-to-client requests (the
+// server returns an InputRequiredResult instead).
+var errModernRequest = errors.New("streamable: protocol version 2026-07-28 carries no requests from the server to the client")
 
 // errNoStream is returned when the server sends a request that belongs to no open
 // stream: outside any handler (or from a handler whose response mode cannot carry
@@ -32,7 +49,8 @@ type session struct {
 	h         *Handler
 	id        string // "" for a stateless request
 	stateless bool
-	conn      statelessConn // handed to the server (&conn, or &conn.sessionConn)
+	modern    bool          // serves one 2026-07-28 request
+	conn      statelessConn // handed to the server (&conn, &conn.sessionConn, or as a modernConn)
 	inbox     chan []byte   // client messages for conn.Read
 	done      chan struct{} // closed when the session ends
 	endOnce   sync.Once
@@ -55,14 +73,41 @@ type sessionConn struct{ s *session }
 type statelessConn struct {
 	sessionConn
 	version string
+	header  http.Header // the POST's headers (a modern request's)
 }
 
-// Read returns the client's next message, or io.EOF once the session has ended.
+// modernConn is the transport.Conn of one 2026-07-28 request: a
+// transport.StatelessConn that is not pre-initialized (each request carries its
+// protocol version and capabilities in _meta), a transport.HeaderConn and a
+// transport.PeerConn. It shares statelessConn's layout, so a session's conn
+// converts to it without an allocation.
+type modernConn statelessConn
+
+// ProtocolVersion returns protocol.Version20260728: the server reads each
+// request's own version from its _meta.
+func (c *modernConn) ProtocolVersion() string { return protocol.Version20260728 }
+
+// Header returns the headers of the POST that carries the request.
+func (c *modernConn) Header() http.Header { return c.header }
+
+var (
+	_ transport.StatelessConn = (*statelessConn)(nil)
+	_ transport.HeaderConn    = (*modernConn)(nil)
+	_ transport.StatelessConn = (*modernConn)(nil)
+	_ transport.PeerConn      = (*modernConn)(nil)
+)
+
+// Read returns the client's next message. Once a session has ended it returns
+// io.EOF; once the POST of a one-request session (stateless or 2026-07-28) has
+// ended, errRequestEnded.
 func (c *sessionConn) Read(ctx context.Context) ([]byte, error) {
 	select {
 	case m := <-c.s.inbox:
 		return m, nil
 	case <-c.s.done:
+		if c.s.stateless {
+			return nil, errRequestEnded
+		}
 		return nil, io.EOF
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -212,6 +257,9 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		return fmt.Errorf("streamable: server wrote an invalid message: %w", err)
 	}
 	isResponse := m.IsResponse()
+	if s.modern && m.IsRequest() {
+		return fmt.Errorf("sending %s: %w", m.Method, errModernRequest)
+	}
 	id, related := jsonrpc.RelatedRequest(ctx)
 	if !related && isResponse {
 		id = m.ID // e.g. a response written without its request's context
@@ -242,7 +290,11 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		if st.init {
 			failed = s.noteInitialize(m)
 		}
-		st.deliverResponse(msg, failed)
+		status := 0
+		if st.modern && m.Error != nil {
+			status = modernErrorStatus(m.Error.Code, st.missingMeta)
+		}
+		st.deliverResponse(msg, failed, status)
 		return nil
 	}
 	if st != nil && st.deliverInterim(msg) {
@@ -297,7 +349,7 @@ func (s *session) dropRoute(id jsonrpc.ID) {
 	delete(s.routes, id)
 	s.mu.Unlock()
 	if st != nil {
-		st.deliverResponse(nil, false)
+		st.deliverResponse(nil, false, 0)
 	}
 }
 

@@ -1,0 +1,155 @@
+package streamable
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// This file serves the stateless protocol (2026-07-28) on the same endpoint as
+// the session-based one: every request is a POST of its own, with no initialize
+// and no session, carrying its protocol version and client capabilities in
+// _meta and the standard headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name)
+// that mirror the body. The specification is basic/transports/streamable-http
+// of 2026-07-28.
+
+// era is what a POST says about its protocol era. Only a POST without
+// Mcp-Session-Id, or any POST to a stateless handler, can be modern: in a
+// stateful handler a session id names a legacy session.
+type era struct {
+	modern bool
+	fields protocol.RequestFields // the mirrored body fields, when read
+	read   bool                   // fields was filled
+}
+
+// metaVersionKey is the _meta key whose presence marks a modern request body.
+var metaVersionKey = []byte(protocol.MetaKeyProtocolVersion)
+
+// detectEra tells a 2026-07-28 POST from a session-less legacy one (an
+// initialize, or any request of a stateless legacy handler). The POST is modern
+// when
+//
+//   - its body is a request whose _meta holds io.modelcontextprotocol/protocolVersion
+//     (modern per-request metadata, whatever the version it names), or
+//   - it is not an initialize (which selects the legacy session engine) and its
+//     MCP-Protocol-Version header names 2026-07-28 or later, or it carries an
+//     Mcp-Method header and no legacy MCP-Protocol-Version.
+//
+// A legacy body is not parsed beyond what decoding the message already did unless
+// it mentions the _meta key.
+func detectEra(r *http.Request, in *incoming) era {
+	var e era
+	if m := in.single; m != nil && m.IsRequest() && bytes.Contains(m.Params, metaVersionKey) {
+		e.fields, e.read = protocol.ReadRequestFields(m.Method, m.Params), true
+		if e.fields.ProtocolVersion != "" {
+			e.modern = true
+			return e
+		}
+	}
+	if in.hasInit {
+		return e
+	}
+	v := r.Header.Get(HeaderProtocolVersion)
+	_, hasMethod := r.Header[protocol.HeaderMethod]
+	e.modern = protocol.IsStateless(v) || (hasMethod && !protocol.IsLegacy(v))
+	return e
+}
+
+// postModern answers a 2026-07-28 POST. It checks the standard headers against
+// the body (400 with -32020 HeaderMismatch when they disagree), then hands the
+// request to the server on a connection of its own that ends with the POST: when
+// the client closes the response (which is how it cancels the request, as the
+// specification's "Cancellation" says) the server's Read fails with
+// errRequestEnded and the request's context is cancelled. The answer is JSON or SSE as ResponseMode says;
+// a JSON error answer gets the HTTP status the specification ties to its code
+// (see modernErrorStatus). The request's progress and log notifications go on its
+// SSE stream; the server cannot send it requests.
+func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, in *incoming, e *era) {
+	m := in.single
+	switch {
+	case m == nil:
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+			"invalid request: protocol version "+protocol.Version20260728+" takes one JSON-RPC message per POST, not a batch")
+		return
+	case m.IsResponse():
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+			"invalid request: in protocol version "+protocol.Version20260728+" a client sends no JSON-RPC responses")
+		return
+	case m.IsNotification():
+		// The transport defines no client notifications any more (cancellation is
+		// closing the response stream); accept and drop them.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if !e.read {
+		e.fields = protocol.ReadRequestFields(m.Method, m.Params)
+	}
+	if err := protocol.CheckRequestHeaders(r.Header, e.fields); err != nil {
+		writeErrorID(w, http.StatusBadRequest, m.ID, protocol.CodeHeaderMismatch, headerMismatchMessage(err))
+		return
+	}
+	s := h.newSession("", r.RemoteAddr, 1)
+	s.modern = true
+	s.conn.version = protocol.Version20260728
+	s.conn.header = r.Header
+	defer s.end() // the server's Read fails with errRequestEnded: the request ends with the POST
+	if err := h.srv.Accept(h.ctx, (*modernConn)(&s.conn)); err != nil {
+		h.log.Error("streamable: the server refused a connection", "error", err)
+		writeErrorID(w, http.StatusInternalServerError, m.ID, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
+		return
+	}
+	h.answer(w, r, s, in, answerOptions{
+		modern:      true,
+		missingMeta: e.fields.MissingMeta(),
+		listen:      m.Method == protocol.MethodSubscriptionsListen,
+	})
+}
+
+// headerMismatchMessage is the JSON-RPC error message of a header validation
+// failure; it starts as the specification's example does ("Header mismatch: ").
+func headerMismatchMessage(err error) string {
+	msg := err.Error()
+	const prefix = "header mismatch: "
+	if len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
+		msg = msg[len(prefix):]
+	}
+	return "Header mismatch: " + msg
+}
+
+// modernErrorStatus returns the HTTP status of a JSON answer to a 2026-07-28
+// request that failed with code (0 for 200 OK). The specification sets:
+//
+//   - -32601 Method not found: 404 (basic/transports/streamable-http, "Protocol
+//     Version Header": "If the server does not implement the requested RPC
+//     method, it MUST respond with 404 Not Found and a JSON-RPC error with code
+//     -32601");
+//   - -32022 UnsupportedProtocolVersion: 400 (same section, and the schema's
+//     UnsupportedProtocolVersionError);
+//   - -32020 HeaderMismatch: 400 ("Server Validation", and the schema's
+//     HeaderMismatchError);
+//   - -32021 MissingRequiredClientCapability: 400 (basic/index, "_meta", and the
+//     schema's MissingRequiredClientCapabilityError);
+//   - -32602 Invalid params for a request missing a required _meta field: 400
+//     (basic/index, "_meta"). Other -32602 errors (an unknown tool, bad
+//     arguments) keep 200: the specification sets no status for them, and a
+//     dual-era client reads a 400 without a recognized modern error as a legacy
+//     server and falls back to initialize.
+//
+// Every other error keeps 200. An answer already streaming (SSE) has sent its
+// status: the specification's statuses apply to JSON answers, and to SSE ones only
+// while the response is the first message (see ResponseAlwaysSSE in answer).
+func modernErrorStatus(code int64, missingMeta bool) int {
+	switch code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case protocol.CodeUnsupportedProtocolVersion, protocol.CodeHeaderMismatch, protocol.CodeMissingClientCapability:
+		return http.StatusBadRequest
+	case jsonrpc.CodeInvalidParams:
+		if missingMeta {
+			return http.StatusBadRequest
+		}
+	}
+	return 0
+}

@@ -40,6 +40,10 @@ func serverMethods() map[string]serverMethod {
 		protocol.MethodPromptsList:            {fn: listPrompts},
 		protocol.MethodPromptsGet:             {fn: getPrompt},
 		protocol.MethodCompletionComplete:     {fn: complete},
+		protocol.MethodTasksGet:               {fn: getTaskLegacy},
+		protocol.MethodTasksResult:            {fn: taskResultLegacy},
+		protocol.MethodTasksList:              {fn: listTasksLegacy},
+		protocol.MethodTasksCancel:            {fn: cancelTaskLegacy},
 	}
 }
 

@@ -32,6 +32,9 @@ func modernMethods() map[string]featureFunc {
 		protocol.MethodPromptsGet:             getPrompt,
 		protocol.MethodCompletionComplete:     complete,
 		protocol.MethodSubscriptionsListen:    listen,
+		protocol.MethodTasksGet:               getTaskModern,
+		protocol.MethodTasksUpdate:            updateTaskModern,
+		protocol.MethodTasksCancel:            cancelTaskModern,
 	}
 }
 

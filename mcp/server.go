@@ -51,6 +51,10 @@ type ServerOptions struct {
 	// subscriptions/listen streams. Nil means an in-process feed; replicas share
 	// one by backing it with a message bus.
 	Changes ChangeFeed
+	// Tasks configures long-running tool calls answered with a task (see
+	// TaskOptions). Nil means the defaults, with tasks declared once a tool
+	// supports them; set it to declare tasks regardless (for RunAsTask).
+	Tasks *TaskOptions
 }
 
 // Server offers tools, resources and prompts to any number of client sessions.
@@ -72,6 +76,7 @@ type Server struct {
 	modern      map[string]featureFunc
 	keyring     *requeststate.Keyring
 	listenEnd   chan struct{} // closed by EndSubscriptions
+	tasks       *taskManager
 }
 
 // NewServer returns a server that introduces itself as info.
@@ -99,6 +104,7 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 	if s.opts.Changes == nil {
 		s.opts.Changes = NewMemoryChangeFeed()
 	}
+	s.tasks = newTaskManager(s, s.opts.Tasks)
 	return s
 }
 
@@ -202,6 +208,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 	if len(s.completions) > 0 {
 		caps.Completions = &protocol.Supported{}
 	}
+	s.declareTasksLocked(&caps)
 	return caps
 }
 

@@ -9,12 +9,15 @@ import (
 
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // ToolRequest is a tools/call as a tool handler sees it.
 type ToolRequest struct {
 	Request
 	Params *protocol.CallToolParams
+
+	task toolTaskLink // ties the call to a task (RunAsTask); see tasks_run.go
 }
 
 // ToolHandler handles calls of a tool registered with AddRawTool. Arguments arrive
@@ -37,6 +40,7 @@ type serverTool struct {
 	tool      protocol.Tool
 	handler   ToolHandler
 	validator *schema.Validator
+	headers   []protocol.ParamHeader // x-mcp-header declarations, checked on stateless HTTP calls
 }
 
 // AddTool registers a tool whose input schema is inferred from In (a struct: see
@@ -91,9 +95,16 @@ func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 }
 
 // checkHeaders compares the Mcp-Param-* headers of a stateless HTTP request with
-// the arguments (see checkParamHeaders).
+// the arguments (see checkParamHeaderSpecs).
 func (t *serverTool) checkHeaders(ss *ServerSession, args json.RawMessage) error {
-	return nil
+	if len(t.headers) == 0 {
+		return nil
+	}
+	hc, ok := ss.transport.(transport.HeaderConn)
+	if !ok {
+		return nil // stdio and in-memory: no headers to mirror the arguments
+	}
+	return checkParamHeaderSpecs(hc.Header(), t.headers, args)
 }
 
 func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
@@ -107,8 +118,14 @@ func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
 	if err != nil {
 		return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
 	}
+	// A tool whose x-mcp-header declarations are invalid would be dropped by
+	// every conforming client, so it is refused here, where the author sees it.
+	headers, err := paramHeaderSpecs(t)
+	if err != nil {
+		return fmt.Errorf("mcp: tool %q: x-mcp-header: %w", t.Name, err)
+	}
 	s.mu.Lock()
-	s.tools.add(t.Name, &serverTool{tool: *t, handler: h, validator: v})
+	s.tools.add(t.Name, &serverTool{tool: *t, handler: h, validator: v, headers: headers})
 	s.mu.Unlock()
 	s.notifyAll(protocol.NotificationToolsListChanged, nil)
 	return nil
@@ -190,8 +207,15 @@ func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
 		}
 	}
 	r.Meta = p.Meta
+	if created, ok, err := s.tasks.startForCall(ctx, r, t, &p); ok || err != nil {
+		return created, err // the call became a task, or may not run without one
+	}
 	r.bind(ctx, p.Name, p.Arguments, p.RequestState, p.InputResponses)
-	res := s.runTool(ctx, &ToolRequest{Request: *r, Params: &p}, t)
+	req := &ToolRequest{Request: *r, Params: &p}
+	res := s.runTool(ctx, req, t)
+	if created, err := req.task.handedOff(); created != nil || err != nil {
+		return created, err // the handler called RunAsTask
+	}
 	return res.ForVersion(r.ProtocolVersion()), nil
 }
 

@@ -141,3 +141,18 @@ type TaskStatusParams struct {
 	// Task holds the task's fields, encoded inline.
 	Task
 }
+
+// TaskSupportLevel returns the tool's declared task support, "forbidden"
+// when the tool declares none.
+func (t *Tool) TaskSupportLevel() TaskSupport {
+	if t == nil || t.Execution == nil || t.Execution.TaskSupport == "" {
+		return TaskSupportForbidden
+	}
+	return t.Execution.TaskSupport
+}
+
+// NewRelatedTaskMeta returns a _meta object associating a message with task
+// id (the "io.modelcontextprotocol/related-task" key).
+func NewRelatedTaskMeta(id string) Meta {
+	return Meta{MetaKeyRelatedTask: &RelatedTaskMetadata{TaskID: id}}
+}

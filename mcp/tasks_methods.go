@@ -1,0 +1,289 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/taskstore"
+)
+
+// This file answers the tasks/* methods: tasks/get, tasks/result, tasks/list
+// and tasks/cancel as 2025-11-25 defines them, and tasks/get, tasks/update and
+// tasks/cancel of the 2026-07-28 tasks extension. A requestor sees only its own
+// tasks (see taskManager.owner); anyone else's look like unknown ids.
+
+func init() {
+	jsonrpc.RegisterMethodNames(protocol.MethodTasksUpdate, protocol.NotificationTasksStatus, protocol.NotificationTasks)
+}
+
+// requireLegacyTasks fails the 2025-11-25 task methods at versions without them.
+func requireLegacyTasks(r *Request, method string) error {
+	if !protocol.HasTasks(r.ProtocolVersion()) {
+		return errorf(CodeMethodNotFound, "Method not found: %s", method)
+	}
+	return nil
+}
+
+// getTaskLegacy answers tasks/get (2025-11-25).
+func getTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireLegacyTasks(r, protocol.MethodTasksGet); err != nil {
+		return nil, err
+	}
+	var p protocol.GetTaskParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	rec, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r))
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.GetTaskResult{Task: legacyTask(rec)}, nil
+}
+
+// taskResultLegacy answers tasks/result (2025-11-25): it waits for the task to
+// end, then returns exactly what the call would have returned — its result,
+// tagged with the task in _meta, or its JSON-RPC error.
+func taskResultLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireLegacyTasks(r, protocol.MethodTasksResult); err != nil {
+		return nil, err
+	}
+	var p protocol.GetTaskPayloadParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	rec, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r))
+	if err != nil {
+		return nil, err
+	}
+	for !rec.Status.IsTerminal() {
+		if rec, err = m.store.Wait(ctx, rec.ID, rec.Revision); err != nil {
+			return nil, m.storeError(err)
+		}
+	}
+	switch {
+	case rec.Error != nil:
+		return nil, rec.Error
+	case rec.Status == protocol.TaskStatusCancelled || rec.Result == nil:
+		return nil, errorf(CodeInvalidParams, "Task %s was %s: it has no result", rec.ID, rec.Status)
+	}
+	out, err := withRelatedTask(rec.Result, rec.ID)
+	if err != nil {
+		return nil, errorf(CodeInternalError, "internal error: the stored result of task %s: %v", rec.ID, err)
+	}
+	return out, nil
+}
+
+// withRelatedTask adds the related-task key to the _meta of a JSON result.
+func withRelatedTask(result json.RawMessage, id string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(result, &obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("the result is not a JSON object")
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
+			meta = map[string]json.RawMessage{}
+		}
+	}
+	related, err := json.Marshal(protocol.RelatedTaskMetadata{TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	meta[protocol.MetaKeyRelatedTask] = related
+	if obj["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
+}
+
+// listTasksLegacy answers tasks/list (2025-11-25): the requestor's tasks,
+// oldest first, a page at a time. A requestor the server cannot identify (no
+// principal, no session) lists nothing: tasks it cannot bind are reachable by
+// id only.
+func listTasksLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireLegacyTasks(r, protocol.MethodTasksList); err != nil {
+		return nil, err
+	}
+	var p protocol.ListTasksParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	owner := m.owner(ctx, r)
+	if owner == "" {
+		if p.Cursor != "" {
+			return nil, errorf(CodeInvalidParams, "invalid params: invalid cursor")
+		}
+		return &protocol.ListTasksResult{}, nil
+	}
+	recs, next, err := m.store.List(ctx, owner, string(p.Cursor), r.server().opts.PageSize)
+	if err != nil {
+		return nil, m.storeError(err)
+	}
+	res := &protocol.ListTasksResult{Tasks: make([]protocol.Task, len(recs)), NextCursor: protocol.Cursor(next)}
+	for i, rec := range recs {
+		res.Tasks[i] = legacyTask(rec)
+	}
+	return res, nil
+}
+
+// cancelTaskLegacy answers tasks/cancel (2025-11-25): the task moves to
+// cancelled before the answer, which is the task; cancelling a finished task
+// is an error.
+func cancelTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireLegacyTasks(r, protocol.MethodTasksCancel); err != nil {
+		return nil, err
+	}
+	var p protocol.CancelTaskParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	if _, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r)); err != nil {
+		return nil, err
+	}
+	rec, cancelled, err := m.cancelTask(ctx, p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if !cancelled {
+		return nil, errorf(CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", rec.Status)
+	}
+	return &protocol.CancelTaskResult{Task: legacyTask(rec)}, nil
+}
+
+// requireTasksExtension fails the extension's methods for a client that did not
+// declare it (-32021, naming the extension).
+func requireTasksExtension(r *Request) error {
+	if r.modern.caps.DeclaresTasksExtension() {
+		return nil
+	}
+	return missingCapability(protocol.ClientCapabilities{
+		Extensions: map[string]map[string]any{protocol.ExtensionTasks: {}},
+	}, "extensions."+protocol.ExtensionTasks)
+}
+
+// getTaskModern answers the extension's tasks/get: the task and, by status,
+// its input requests, result or error.
+func getTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireTasksExtension(r); err != nil {
+		return nil, err
+	}
+	var p protocol.GetTaskParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	rec, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r))
+	if err != nil {
+		return nil, err
+	}
+	d := detailedTask(rec)
+	d.ResultType, d.Meta = protocol.ResultTypeComplete, r.server().resultMeta(nil)
+	return d, nil
+}
+
+// updateTaskModern answers the extension's tasks/update: answers to
+// outstanding input requests are kept for the task (answers under other keys
+// are ignored, as the extension asks); once none is outstanding the task
+// works again. The answer is an empty acknowledgement.
+func updateTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireTasksExtension(r); err != nil {
+		return nil, err
+	}
+	var p protocol.UpdateTaskParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	if _, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r)); err != nil {
+		return nil, err
+	}
+	_, err := m.store.Update(ctx, p.TaskID, func(rec *taskstore.Record) error {
+		if rec.Status.IsTerminal() {
+			return errTaskDone // nothing to answer any more
+		}
+		changed := false
+		for key, answer := range p.InputResponses {
+			req, outstanding := rec.InputRequests[key]
+			if !outstanding {
+				continue
+			}
+			if err := checkTaskAnswer(req.Method, answer); err != nil {
+				return errorf(CodeInvalidParams, "invalid params: input response %q: %v", key, err)
+			}
+			if rec.InputResponses == nil {
+				rec.InputResponses = make(protocol.InputResponses, len(p.InputResponses))
+			}
+			rec.InputResponses[key] = answer
+			delete(rec.InputRequests, key)
+			changed = true
+		}
+		if !changed {
+			return errNoChange
+		}
+		if len(rec.InputRequests) == 0 && rec.Status == protocol.TaskStatusInputRequired {
+			rec.Status, rec.InputRequests = protocol.TaskStatusWorking, nil
+			rec.StatusMessage = "The operation is now in progress."
+		}
+		rec.UpdatedAt = m.opts.Now()
+		return nil
+	})
+	if err != nil && !errors.Is(err, errTaskDone) && !errors.Is(err, errNoChange) {
+		return nil, m.storeError(err)
+	}
+	return &protocol.EmptyResult{ResultType: protocol.ResultTypeComplete, Meta: r.server().resultMeta(nil)}, nil
+}
+
+// errNoChange aborts a store update that would change nothing.
+var errNoChange = errors.New("mcp: nothing to change")
+
+// checkTaskAnswer checks that an answer decodes as the result of the request
+// it answers.
+func checkTaskAnswer(method string, answer json.RawMessage) error {
+	var dst any
+	switch method {
+	case protocol.MethodSamplingCreateMessage:
+		dst = new(protocol.CreateMessageResult)
+	case protocol.MethodElicitationCreate:
+		dst = new(protocol.ElicitResult)
+	case protocol.MethodRootsList:
+		dst = new(protocol.ListRootsResult)
+	default:
+		dst = new(map[string]any)
+	}
+	if err := json.Unmarshal(answer, dst); err != nil {
+		return fmt.Errorf("not a %s result: %w", method, err)
+	}
+	return nil
+}
+
+// cancelTaskModern answers the extension's tasks/cancel: an empty
+// acknowledgement, for a running task (which moves to cancelled) as for a
+// finished one (which stays as it is).
+func cancelTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireTasksExtension(r); err != nil {
+		return nil, err
+	}
+	var p protocol.CancelTaskParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	m := r.server().tasks
+	if _, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r)); err != nil {
+		return nil, err
+	}
+	if _, _, err := m.cancelTask(ctx, p.TaskID); err != nil {
+		return nil, err
+	}
+	return &protocol.EmptyResult{ResultType: protocol.ResultTypeComplete, Meta: r.server().resultMeta(nil)}, nil
+}

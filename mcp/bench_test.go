@@ -14,31 +14,36 @@ import (
 
 // BenchmarkInProcessToolCall measures one echo tools/call round trip through the
 // whole stack, client and server, over the in-memory transport: encode, decode,
-// dispatch, schema validation, the handler, and the result back. Goal: ≤10 KB and
-// ≤60 allocations per call.
+// dispatch, schema validation, the handler, and the result back — in a legacy
+// session (goal: ≤10 KB and ≤60 allocations per call) and as a stateless
+// 2026-07-28 request (per-request _meta, resultType, serverInfo).
 func BenchmarkInProcessToolCall(b *testing.B) {
-	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
-	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
-		return "hello " + in.Message, nil
-	}); err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	c, s := memory.NewPair()
-	ss, _ := srv.Connect(ctx, s)
-	defer ss.Close()
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := cs.CallTool(ctx, params)
-		if err != nil || res.Content[0].Text != "hello world" {
-			b.Fatal(res, err)
-		}
+	for _, era := range []struct{ name, version string }{{"legacy", protocol.LatestLegacy}, {"stateless", protocol.Version20260728}} {
+		b.Run(era.name, func(b *testing.B) {
+			srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
+			if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
+				return "hello " + in.Message, nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			c, s := memory.NewPair()
+			ss, _ := srv.Connect(ctx, s)
+			defer ss.Close()
+			cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: era.version}).Connect(ctx, c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.Content[0].Text != "hello world" {
+					b.Fatal(res, err)
+				}
+			}
+		})
 	}
 }
 
@@ -63,7 +68,7 @@ func BenchmarkStdioToolCall(b *testing.B) {
 	ctx := context.Background()
 	ss, _ := srv.Connect(ctx, stdio.NewServerConn(toServerR, toClientW, nil))
 	defer ss.Close()
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, stdio.NewServerConn(toClientR, toServerW, nil))
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, stdio.NewServerConn(toClientR, toServerW, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,16 +17,42 @@ import (
 // ClientOptions configures a Client. The zero value is ready to use. Each handler that
 // is set makes the client declare the matching capability.
 type ClientOptions struct {
-	// ProtocolVersion is the version asked for in initialize. Empty means the
-	// newest legacy version. The client accepts any version it supports in answer.
+	// ProtocolVersion chooses the protocol. Empty (the default) detects the
+	// server's era: Connect probes with server/discover at the newest stateless
+	// version (2026-07-28), and falls back to initialize at the newest legacy
+	// version when the server answers with anything but a DiscoverResult or a
+	// recognized 2026-07-28 error, or not within ProbeTimeout. A legacy version
+	// (2025-11-25 and older) skips the probe and is asked for in initialize; the
+	// client accepts any legacy version it supports in answer. A stateless
+	// version speaks only that era: Connect fails if the server does not. A
+	// caller that remembers a server's era (ClientSession.ProtocolVersion) can
+	// pass it here on later connections to skip the detection.
 	ProtocolVersion string
+	// ProbeTimeout bounds the server/discover probe of era detection: a server
+	// that has not answered by then is taken for a legacy server (some stay
+	// silent until initialize). Zero means DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+	// MaxInputRounds bounds how many times one stateless request is retried to
+	// answer the server's input requests (sampling, elicitation, roots). Zero
+	// means DefaultMaxInputRounds.
+	MaxInputRounds int
+	// DisableCache turns off the stateless era's result cache. By default the
+	// results of server/discover, the list methods and resources/read are kept
+	// for the ttlMs the server gave them, per session (one authorization
+	// context, so "private" results may be kept too), and dropped early when a
+	// list_changed or resources/updated notification arrives.
+	DisableCache bool
 	// Capabilities, when set, are declared as they are instead of being derived
 	// from the handlers below.
 	Capabilities *protocol.ClientCapabilities
 	// Roots, when non-nil (even empty), declares the roots capability and answers
 	// roots/list. Change them later with ClientSession.SetRoots.
 	Roots []protocol.Root
-	// CreateMessageHandler answers sampling/createMessage.
+	// CreateMessageHandler answers sampling/createMessage. This handler,
+	// ElicitationHandler and Roots answer the server in both eras: a legacy
+	// server sends its requests over the connection; a stateless server asks for
+	// the same inside an input_required result, which the client answers through
+	// them before retrying its request.
 	CreateMessageHandler func(ctx context.Context, cs *ClientSession, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error)
 	// SamplingWithTools declares that CreateMessageHandler accepts tools (2025-11-25).
 	SamplingWithTools bool
@@ -41,7 +67,9 @@ type ClientOptions struct {
 	ToolListChangedHandler     func(ctx context.Context, cs *ClientSession)
 	PromptListChangedHandler   func(ctx context.Context, cs *ClientSession)
 	ResourceListChangedHandler func(ctx context.Context, cs *ClientSession)
-	// ResourceUpdatedHandler runs when a subscribed resource changed.
+	// ResourceUpdatedHandler runs when a subscribed resource changed. It and the
+	// list_changed handlers above also receive the notifications of
+	// subscriptions/listen streams (ClientSession.Listen) in the stateless era.
 	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *protocol.ResourceUpdatedParams)
 	// RequestTimeout bounds every request that has no other deadline. Zero means none.
 	RequestTimeout time.Duration
@@ -56,11 +84,12 @@ type Client struct {
 	info protocol.Implementation
 	opts ClientOptions
 	log  *slog.Logger
+	now  func() time.Time // the clock of the result cache
 }
 
 // NewClient returns a client that introduces itself as info.
 func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
-	c := &Client{info: info}
+	c := &Client{info: info, now: time.Now}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -71,48 +100,60 @@ func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
 	return c
 }
 
-// ClientSession is a client's initialized connection to one server.
+// ClientSession is a client's connection to one server: an initialized legacy
+// session, or (IsStateless) a 2026-07-28 connection where every request carries
+// the client's version and capabilities.
 type ClientSession struct {
 	client *Client
 	conn   *jsonrpc.Conn
-	init   protocol.InitializeResult
+	init   protocol.InitializeResult   // legacy: the server's answer; stateless: built from discover
+	modern *modernState                // non-nil in the stateless era; set before Connect returns
+	live   atomic.Pointer[modernState] // the same, for the read loop, which runs during Connect
 
 	nextToken atomic.Int64
+	probing   atomic.Bool // the era probe is in flight: do not cancel it on the wire
 	mu        sync.Mutex
 	progress  map[any]func(*protocol.ProgressParams) // by progress token
 	roots     []protocol.Root
+	listens   map[int64]*Subscription // open subscriptions/listen streams, by request id
 }
 
-// Connect performs the initialize handshake over conn and returns the session.
+// Connect opens a session over conn — after detecting the server's era, unless
+// ClientOptions.ProtocolVersion chose it — and returns it: a legacy session has
+// done the initialize handshake; a stateless one has the server's
+// DiscoverResult.
 func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: make(map[any]func(*protocol.ProgressParams)), roots: c.opts.Roots}
-	cs.conn = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
+	cs.conn = jsonrpc.NewConn(&idConn{Conn: conn}, jsonrpc.ConnOptions{
 		Handler:       jsonrpc.HandlerFunc(cs.handle),
-		AllowBatch:    func() bool { return protocol.SupportsBatching(cs.init.ProtocolVersion) },
+		AllowBatch:    func() bool { return cs.live.Load() == nil && protocol.SupportsBatching(cs.init.ProtocolVersion) },
 		CallCancelled: cs.sendCancelled,
 		Logger:        c.log,
 	})
 	cs.conn.Start(context.WithoutCancel(ctx))
-	version := c.opts.ProtocolVersion
-	if version == "" {
-		version = protocol.LatestLegacy
+	if err := cs.open(ctx); err != nil {
+		_ = cs.conn.Close()
+		return nil, err
 	}
+	return cs, nil
+}
+
+// initialize performs the legacy handshake, asking for version.
+func (cs *ClientSession) initialize(ctx context.Context, version string) error {
+	c := cs.client
 	params := &protocol.InitializeParams{ProtocolVersion: version, Capabilities: c.capabilities(version), ClientInfo: c.info}
 	var res protocol.InitializeResult
 	if err := cs.call(ctx, protocol.MethodInitialize, params, &res); err != nil {
-		_ = cs.conn.Close()
-		return nil, fmt.Errorf("mcp: initialize: %w", err)
+		return fmt.Errorf("mcp: initialize: %w", err)
 	}
 	if !protocol.IsLegacy(res.ProtocolVersion) {
-		_ = cs.conn.Close()
-		return nil, fmt.Errorf("mcp: the server answered protocol version %q, which this client does not support", res.ProtocolVersion)
+		return fmt.Errorf("mcp: the server answered protocol version %q, which this client does not support", res.ProtocolVersion)
 	}
 	cs.init = res
 	if err := cs.notify(ctx, protocol.NotificationInitialized, nil); err != nil {
-		_ = cs.conn.Close()
-		return nil, fmt.Errorf("mcp: sending initialized: %w", err)
+		return fmt.Errorf("mcp: sending initialized: %w", err)
 	}
-	return cs, nil
+	return nil
 }
 
 // capabilities returns what the client declares when asking for version: only what
@@ -144,12 +185,33 @@ func (c *Client) capabilities(version string) protocol.ClientCapabilities {
 	return caps
 }
 
-// ProtocolVersion returns the version the server chose.
-func (cs *ClientSession) ProtocolVersion() string { return cs.init.ProtocolVersion }
+// ProtocolVersion returns the protocol version in use: the one the server chose in
+// initialize, or the stateless version the session's requests carry.
+func (cs *ClientSession) ProtocolVersion() string {
+	if m := cs.live.Load(); m != nil {
+		return m.currentVersion()
+	}
+	return cs.init.ProtocolVersion
+}
 
-// InitializeResult returns the server's answer to initialize: its info,
-// capabilities and instructions.
+// IsStateless reports whether the session speaks a stateless version
+// (2026-07-28): no initialize, the client's capabilities in every request.
+func (cs *ClientSession) IsStateless() bool { return cs.live.Load() != nil }
+
+// InitializeResult returns the server's info, capabilities and instructions: its
+// answer to initialize, or, in the stateless era, the same fields taken from its
+// DiscoverResult (with ProtocolVersion set to the session's version at Connect).
 func (cs *ClientSession) InitializeResult() *protocol.InitializeResult { return &cs.init }
+
+// DiscoverResult returns the server's answer to server/discover in the stateless
+// era, and nil for a legacy session.
+func (cs *ClientSession) DiscoverResult() *protocol.DiscoverResult {
+	m := cs.modern
+	if m == nil {
+		return nil
+	}
+	return &m.discover
+}
 
 // Close ends the session and closes the transport.
 func (cs *ClientSession) Close() error { return cs.conn.Close() }
@@ -157,11 +219,15 @@ func (cs *ClientSession) Close() error { return cs.conn.Close() }
 // Done is closed when the session has ended.
 func (cs *ClientSession) Done() <-chan struct{} { return cs.conn.Done() }
 
-// SetRoots replaces the client's roots and tells the server they changed.
+// SetRoots replaces the client's roots and, in the legacy era, tells the server
+// they changed. (A stateless server asks for the roots when it needs them.)
 func (cs *ClientSession) SetRoots(ctx context.Context, roots []protocol.Root) error {
 	cs.mu.Lock()
 	cs.roots = roots
 	cs.mu.Unlock()
+	if cs.modern != nil {
+		return nil
+	}
 	return cs.notify(ctx, protocol.NotificationRootsListChanged, nil)
 }
 
@@ -180,6 +246,9 @@ func (cs *ClientSession) notify(ctx context.Context, method string, params any) 
 }
 
 func (cs *ClientSession) sendCancelled(id jsonrpc.ID, cause error) {
+	if cs.probing.Load() {
+		return // a server that did not answer the probe is legacy and has no use for it
+	}
 	_ = cs.notify(context.Background(), protocol.NotificationCancelled, &protocol.CancelledParams{RequestID: id.Raw(), Reason: fmt.Sprint(cause)})
 }
 
@@ -259,18 +328,29 @@ func (cs *ClientSession) dispatch(ctx context.Context, method string, raw json.R
 		}
 	// The handlers below run on their own goroutine: they typically call back
 	// (list again, read again), which must not block the connection's read loop.
+	// A change notification first drops the cached results it makes stale.
 	case protocol.NotificationToolsListChanged:
+		cs.invalidate(protocol.MethodToolsList)
 		cs.async(ctx, o.ToolListChangedHandler)
 	case protocol.NotificationPromptsListChanged:
+		cs.invalidate(protocol.MethodPromptsList)
 		cs.async(ctx, o.PromptListChangedHandler)
 	case protocol.NotificationResourcesListChanged:
+		cs.invalidate(protocol.MethodResourcesList)
+		cs.invalidate(protocol.MethodResourcesTemplatesList)
 		cs.async(ctx, o.ResourceListChangedHandler)
 	case protocol.NotificationResourcesUpdated:
-		if o.ResourceUpdatedHandler != nil {
-			var p protocol.ResourceUpdatedParams
-			if decodeParams(raw, &p) == nil {
+		var p protocol.ResourceUpdatedParams
+		if decodeParams(raw, &p) == nil {
+			cs.invalidateRead(p.URI)
+			if o.ResourceUpdatedHandler != nil {
 				go o.ResourceUpdatedHandler(ctx, cs, &p)
 			}
+		}
+	case protocol.NotificationSubscriptionsAcknowledged:
+		var p protocol.SubscriptionsAcknowledgedParams
+		if decodeParams(raw, &p) == nil {
+			cs.acknowledged(&p)
 		}
 	default:
 		// For a notification the connection drops this error, as JSON-RPC asks.

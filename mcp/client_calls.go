@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"time"
 
@@ -28,9 +29,8 @@ func WithTimeout(d time.Duration) RequestOption {
 	return func(c *requestConfig) { c.timeout = d }
 }
 
-// request sends a request with its options applied. meta is the params' _meta field,
-// which receives the progress token when progress is asked for.
-func (cs *ClientSession) request(ctx context.Context, method string, params any, meta *protocol.Meta, result any, opts []RequestOption) error {
+// request sends out with its options applied, in the session's era.
+func (cs *ClientSession) request(ctx context.Context, out *outgoing, result any, opts []RequestOption) error {
 	var cfg requestConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -43,9 +43,9 @@ func (cs *ClientSession) request(ctx context.Context, method string, params any,
 		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
 		defer cancel()
 	}
-	if cfg.progress != nil && meta != nil {
+	if cfg.progress != nil && out.meta != nil {
 		token := cs.nextToken.Add(1)
-		*meta = meta.Clone().SetProgressToken(token)
+		*out.meta = out.meta.Clone().SetProgressToken(token)
 		cs.mu.Lock()
 		cs.progress[token] = cfg.progress
 		cs.mu.Unlock()
@@ -55,30 +55,53 @@ func (cs *ClientSession) request(ctx context.Context, method string, params any,
 			cs.mu.Unlock()
 		}()
 	}
-	return cs.call(ctx, method, params, result)
+	if cs.modern != nil {
+		return cs.statelessCall(ctx, out, result)
+	}
+	return cs.call(ctx, out.method, out.params, result)
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers. The stateless era has no ping: there it
+// sends server/discover, bypassing the cache.
 func (cs *ClientSession) Ping(ctx context.Context, opts ...RequestOption) error {
-	return cs.request(ctx, protocol.MethodPing, nil, nil, nil, opts)
+	if cs.modern != nil {
+		p := &protocol.DiscoverParams{}
+		return cs.request(ctx, &outgoing{method: protocol.MethodServerDiscover, params: p, meta: &p.Meta}, nil, opts)
+	}
+	return cs.request(ctx, &outgoing{method: protocol.MethodPing}, nil, opts)
 }
 
 // CallTool calls a tool. A tool that ran and failed returns a result with IsError
 // set, not an error; an error means the call could not be made (unknown tool,
-// invalid params, connection lost).
+// invalid params, connection lost). In the stateless era the server's requests
+// for input are answered through the client's handlers and the call retried
+// until it completes.
 func (cs *ClientSession) CallTool(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (*protocol.CallToolResult, error) {
 	params := *p
 	var res protocol.CallToolResult
-	if err := cs.request(ctx, protocol.MethodToolsCall, &params, &params.Meta, &res, opts); err != nil {
+	out := &outgoing{method: protocol.MethodToolsCall, params: &params, meta: &params.Meta,
+		responses: &params.InputResponses, state: &params.RequestState, tool: params.Name, args: params.Arguments}
+	if err := cs.request(ctx, out, &res, opts); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
-// ListTools returns one page of tools.
+// ListTools returns one page of tools. In the stateless era, tools whose
+// x-mcp-header declarations are invalid are left out (with a warning in the log),
+// as the specification requires, and the page may come from the cache.
 func (cs *ClientSession) ListTools(ctx context.Context, p *protocol.ListToolsParams, opts ...RequestOption) (*protocol.ListToolsResult, error) {
+	params := *orEmpty(p)
 	var res protocol.ListToolsResult
-	return &res, cs.request(ctx, protocol.MethodToolsList, orEmpty(p), nil, &res, opts)
+	out := &outgoing{method: protocol.MethodToolsList, params: &params, meta: &params.Meta,
+		cacheKey: cacheable(params.Meta, protocol.MethodToolsList, string(params.Cursor))}
+	if err := cs.request(ctx, out, &res, opts); err != nil {
+		return &res, err
+	}
+	if cs.modern != nil {
+		res.Tools = cs.keepValidTools(res.Tools)
+	}
+	return &res, nil
 }
 
 // Tools iterates over every tool, fetching pages as needed.
@@ -94,8 +117,10 @@ func (cs *ClientSession) Tools(ctx context.Context) iter.Seq2[protocol.Tool, err
 
 // ListResources returns one page of resources.
 func (cs *ClientSession) ListResources(ctx context.Context, p *protocol.ListResourcesParams, opts ...RequestOption) (*protocol.ListResourcesResult, error) {
+	params := *orEmpty(p)
 	var res protocol.ListResourcesResult
-	return &res, cs.request(ctx, protocol.MethodResourcesList, orEmpty(p), nil, &res, opts)
+	return &res, cs.request(ctx, &outgoing{method: protocol.MethodResourcesList, params: &params, meta: &params.Meta,
+		cacheKey: cacheable(params.Meta, protocol.MethodResourcesList, string(params.Cursor))}, &res, opts)
 }
 
 // Resources iterates over every resource, fetching pages as needed.
@@ -111,8 +136,10 @@ func (cs *ClientSession) Resources(ctx context.Context) iter.Seq2[protocol.Resou
 
 // ListResourceTemplates returns one page of resource templates.
 func (cs *ClientSession) ListResourceTemplates(ctx context.Context, p *protocol.ListResourceTemplatesParams, opts ...RequestOption) (*protocol.ListResourceTemplatesResult, error) {
+	params := *orEmpty(p)
 	var res protocol.ListResourceTemplatesResult
-	return &res, cs.request(ctx, protocol.MethodResourcesTemplatesList, orEmpty(p), nil, &res, opts)
+	return &res, cs.request(ctx, &outgoing{method: protocol.MethodResourcesTemplatesList, params: &params, meta: &params.Meta,
+		cacheKey: cacheable(params.Meta, protocol.MethodResourcesTemplatesList, string(params.Cursor))}, &res, opts)
 }
 
 // ResourceTemplates iterates over every resource template, fetching pages as needed.
@@ -126,27 +153,43 @@ func (cs *ClientSession) ResourceTemplates(ctx context.Context) iter.Seq2[protoc
 	})
 }
 
-// ReadResource reads a resource.
+// ReadResource reads a resource. In the stateless era the server's requests for
+// input are answered as for CallTool, and a fresh cached answer is reused.
 func (cs *ClientSession) ReadResource(ctx context.Context, p *protocol.ReadResourceParams, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
 	params := *p
 	var res protocol.ReadResourceResult
-	return &res, cs.request(ctx, protocol.MethodResourcesRead, &params, &params.Meta, &res, opts)
+	out := &outgoing{method: protocol.MethodResourcesRead, params: &params, meta: &params.Meta,
+		responses: &params.InputResponses, state: &params.RequestState}
+	if len(params.InputResponses) == 0 && params.RequestState == "" {
+		out.cacheKey = cacheable(params.Meta, protocol.MethodResourcesRead, params.URI)
+	}
+	return &res, cs.request(ctx, out, &res, opts)
 }
 
-// Subscribe asks to be told (ClientOptions.ResourceUpdatedHandler) when a resource changes.
+// Subscribe asks to be told (ClientOptions.ResourceUpdatedHandler) when a resource
+// changes. The stateless era replaced it with Listen: there it returns
+// ErrLegacyOnly.
 func (cs *ClientSession) Subscribe(ctx context.Context, p *protocol.SubscribeParams, opts ...RequestOption) error {
-	return cs.request(ctx, protocol.MethodResourcesSubscribe, p, nil, nil, opts)
+	if cs.modern != nil {
+		return fmt.Errorf("%w: resources/subscribe (use Listen)", ErrLegacyOnly)
+	}
+	return cs.request(ctx, &outgoing{method: protocol.MethodResourcesSubscribe, params: p}, nil, opts)
 }
 
-// Unsubscribe cancels a Subscribe.
+// Unsubscribe cancels a Subscribe (ErrLegacyOnly in the stateless era).
 func (cs *ClientSession) Unsubscribe(ctx context.Context, p *protocol.UnsubscribeParams, opts ...RequestOption) error {
-	return cs.request(ctx, protocol.MethodResourcesUnsubscribe, p, nil, nil, opts)
+	if cs.modern != nil {
+		return fmt.Errorf("%w: resources/unsubscribe (close the Listen subscription)", ErrLegacyOnly)
+	}
+	return cs.request(ctx, &outgoing{method: protocol.MethodResourcesUnsubscribe, params: p}, nil, opts)
 }
 
 // ListPrompts returns one page of prompts.
 func (cs *ClientSession) ListPrompts(ctx context.Context, p *protocol.ListPromptsParams, opts ...RequestOption) (*protocol.ListPromptsResult, error) {
+	params := *orEmpty(p)
 	var res protocol.ListPromptsResult
-	return &res, cs.request(ctx, protocol.MethodPromptsList, orEmpty(p), nil, &res, opts)
+	return &res, cs.request(ctx, &outgoing{method: protocol.MethodPromptsList, params: &params, meta: &params.Meta,
+		cacheKey: cacheable(params.Meta, protocol.MethodPromptsList, string(params.Cursor))}, &res, opts)
 }
 
 // Prompts iterates over every prompt, fetching pages as needed.
@@ -160,22 +203,36 @@ func (cs *ClientSession) Prompts(ctx context.Context) iter.Seq2[protocol.Prompt,
 	})
 }
 
-// GetPrompt renders a prompt with arguments.
+// GetPrompt renders a prompt with arguments. In the stateless era the server's
+// requests for input are answered as for CallTool.
 func (cs *ClientSession) GetPrompt(ctx context.Context, p *protocol.GetPromptParams, opts ...RequestOption) (*protocol.GetPromptResult, error) {
 	params := *p
 	var res protocol.GetPromptResult
-	return &res, cs.request(ctx, protocol.MethodPromptsGet, &params, &params.Meta, &res, opts)
+	return &res, cs.request(ctx, &outgoing{method: protocol.MethodPromptsGet, params: &params, meta: &params.Meta,
+		responses: &params.InputResponses, state: &params.RequestState}, &res, opts)
 }
 
 // Complete asks for completions of a prompt argument or template variable.
 func (cs *ClientSession) Complete(ctx context.Context, p *protocol.CompleteParams, opts ...RequestOption) (*protocol.CompleteResult, error) {
+	params := *p
 	var res protocol.CompleteResult
-	return &res, cs.request(ctx, protocol.MethodCompletionComplete, p, nil, &res, opts)
+	return &res, cs.request(ctx, &outgoing{method: protocol.MethodCompletionComplete, params: &params, meta: &params.Meta}, &res, opts)
 }
 
-// SetLogLevel asks the server to send log messages at level and above.
+// SetLogLevel asks the server to send log messages at level and above. In the
+// stateless era there is no such request: every later request carries the level
+// in its _meta instead (and no request is sent now).
 func (cs *ClientSession) SetLogLevel(ctx context.Context, level protocol.LoggingLevel, opts ...RequestOption) error {
-	return cs.request(ctx, protocol.MethodLoggingSetLevel, &protocol.SetLevelParams{Level: level}, nil, nil, opts)
+	if m := cs.modern; m != nil {
+		if level.Severity() < 0 {
+			return fmt.Errorf("mcp: %q is not a logging level", level)
+		}
+		m.mu.Lock()
+		m.logLevel = level
+		m.mu.Unlock()
+		return nil
+	}
+	return cs.request(ctx, &outgoing{method: protocol.MethodLoggingSetLevel, params: &protocol.SetLevelParams{Level: level}}, nil, opts)
 }
 
 // orEmpty sends {} for absent params, which every version's schema accepts.

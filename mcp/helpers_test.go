@@ -14,9 +14,20 @@ import (
 )
 
 // connect joins a client to srv over an in-memory pair. Every message either side
-// sends is validated against the official schema of the negotiated version.
+// sends is validated against the official schema of the negotiated version. The
+// session is a legacy one (initialize at the newest legacy version) unless opts
+// names a version: the tests that use it exercise the legacy era, and the
+// stateless era has its own (client_modern_test.go).
 func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.ServerSession) {
 	t.Helper()
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	if opts.ProtocolVersion == "" {
+		o := *opts
+		o.ProtocolVersion = protocol.LatestLegacy
+		opts = &o
+	}
 	ctx := testContext(t)
 	c, s := wirecheck.Pair(t)
 	ss, err := srv.Connect(ctx, s)

@@ -76,7 +76,9 @@ func tracedClient(tp trace.TracerProvider, opts *otelmcp.Options) *mcp.ClientOpt
 		o = *opts
 	}
 	o.TracerProvider = tp
-	return &mcp.ClientOptions{Middleware: []mcp.Middleware{otelmcp.Middleware(&o)}}
+	// Pinned to a legacy session: several tests trace server-to-client requests,
+	// which only the legacy era sends (the stateless era has its own test).
+	return &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy, Middleware: []mcp.Middleware{otelmcp.Middleware(&o)}}
 }
 
 // findSpan returns the one ended span with the name and kind, failing the test if

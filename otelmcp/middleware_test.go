@@ -293,7 +293,7 @@ func TestNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The client traces them.
-	clientOpts := &mcp.ClientOptions{Middleware: []mcp.Middleware{
+	clientOpts := &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy, Middleware: []mcp.Middleware{
 		afterCall(protocol.NotificationProgress, progressDone),
 		otelmcp.Middleware(&otelmcp.Options{TracerProvider: tp, TraceIncomingNotifications: true}),
 	}}

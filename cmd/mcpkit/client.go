@@ -78,8 +78,10 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 
 // clientCmd builds a command that connects to the target after "--" and runs do.
 // nargs is the exact number of the command's own arguments, or -n for 1 to n.
+// Every such command detects the server's era, or speaks the version --protocol
+// names.
 func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Context, *mcp.ClientSession, []string) error) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   use + " (--url URL | -- COMMAND [ARGS...])",
 		Short: short,
 		Args:  cobra.ArbitraryArgs,
@@ -91,6 +93,9 @@ func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Con
 			if (nargs >= 0 && len(own) != nargs) || (nargs < 0 && (len(own) < 1 || len(own) > -nargs)) {
 				return fmt.Errorf("usage: %s", cmd.UseLine())
 			}
+			if err := validProtocol(g.protocol); err != nil {
+				return err
+			}
 			cs, err := connect(cmd.Context(), g, target, nil)
 			if err != nil {
 				return err
@@ -99,6 +104,8 @@ func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Con
 			return do(cmd.Context(), cs, own)
 		},
 	}
+	cmd.Flags().StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
+	return cmd
 }
 
 func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {

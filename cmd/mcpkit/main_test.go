@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +74,11 @@ func TestCallFailures(t *testing.T) {
 		{[]string{"call", "test_throw"}, "test_throw always fails"},
 		{[]string{"call", "nope"}, "-32602"},
 		{[]string{"call", "echo", `{"message":`}, "not valid JSON"},
-		{[]string{"read", "demo://items/7"}, "-32002"},
+		// The stateless era reports an unknown resource as invalid params; a legacy
+		// session as -32002.
+		{[]string{"read", "demo://items/7"}, "-32602: Resource not found"},
+		{[]string{"read", "demo://items/7", "--protocol", "2025-11-25"}, "-32002: Resource not found"},
+		{[]string{"tools", "--protocol", "1999-01-01"}, "not a version mcpkit speaks"},
 	} {
 		out, errOut, code := run(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.stderr) {
@@ -114,5 +120,112 @@ func TestMissingTarget(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "put the command to run after --") {
 		t.Fatalf("no target: %v %s", err, out)
+	}
+}
+
+// The client commands detect the server's era (the demo server speaks both, so the
+// stateless one), and --protocol forces one.
+func TestProtocolEraSelection(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ping", "-v"}, "protocol 2026-07-28 (stateless)"},
+		{[]string{"ping", "-v", "--protocol", "2026-07-28"}, "protocol 2026-07-28 (stateless)"},
+		{[]string{"ping", "-v", "--protocol", "2025-11-25"}, "protocol 2025-11-25 (legacy session)"},
+		{[]string{"call", "echo", `{"message":"old"}`, "-v", "--protocol", "2024-11-05"}, "protocol 2024-11-05 (legacy session)"},
+	} {
+		out, errOut, code := run(t, c.args...)
+		if code != 0 || !strings.Contains(errOut, "mcpkit: connected to mcpkit-demo") || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: want %q on stderr; stdout %q stderr %q exit %d", c.args, c.want, out, lastLines(errOut, 5), code)
+		}
+	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// serveHTTPForTest starts `mcpkit serve --http 127.0.0.1:0` and returns its base
+// URL; the server is stopped when the test ends.
+func serveHTTPForTest(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, mcpkitBin, "serve", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "at http://"); i >= 0 {
+				u := strings.Fields(sc.Text()[i+3:])[0]
+				found <- strings.TrimSuffix(u, "/mcp")
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr) // keep the server's stderr flowing
+	}()
+	select {
+	case u := <-found:
+		return u
+	case <-time.After(20 * time.Second):
+		t.Fatal("mcpkit serve --http did not announce its address")
+		return ""
+	}
+}
+
+// runURL runs the CLI against --url and returns stdout, stderr and the exit status.
+func runURL(t *testing.T, url string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpkitBin, append(args, "--url", url)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	code := 0
+	if ee != nil {
+		code = ee.ExitCode()
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// Over HTTP: the Streamable HTTP endpoint serves the stateless client, --protocol
+// gets a legacy session there, and the old HTTP+SSE endpoint is reached through
+// both fallbacks (no stateless answer, then no Streamable HTTP).
+func TestProtocolEraSelectionOverHTTP(t *testing.T) {
+	base := serveHTTPForTest(t)
+	for _, c := range []struct {
+		path string
+		args []string
+		want string
+	}{
+		{"/mcp", []string{"call", "echo", `{"message":"hi"}`, "-v"}, "protocol 2026-07-28 (stateless)"},
+		{"/mcp", []string{"call", "echo", `{"message":"hi"}`, "-v", "--protocol", "2025-11-25"}, "protocol 2025-11-25 (legacy session)"},
+		{"/sse", []string{"call", "echo", `{"message":"hi"}`, "-v"}, "(legacy session)"},
+	} {
+		out, errOut, code := runURL(t, base+c.path, c.args...)
+		if code != 0 || out != "hello hi\n" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s %v: want %q; stdout %q stderr %q exit %d", c.path, c.args, c.want, out, lastLines(errOut, 5), code)
+		}
+	}
+	if _, errOut, code := runURL(t, base+"/sse", "ping", "--protocol", "2026-07-28"); code == 0 || !strings.Contains(errOut, "does not speak protocol version 2026-07-28") {
+		t.Errorf("forcing 2026-07-28 on the HTTP+SSE endpoint: stderr %q exit %d", errOut, code)
 	}
 }

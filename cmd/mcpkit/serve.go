@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
@@ -131,8 +132,9 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if ender, ok := srv.(interface{ EndSubscriptions() }); ok {
-		ender.EndSubscriptions() // subscriptions/listen streams get their final result
+	if ms, ok := srv.(*mcp.Server); ok {
+		ms.EndSubscriptions() // subscriptions/listen streams get their final result
+		_ = ms.ShutdownTasks(shutdownCtx)
 	}
 	_ = modern.Shutdown(shutdownCtx)
 	_ = legacy.Close()

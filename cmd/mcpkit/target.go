@@ -28,6 +28,9 @@ type globalFlags struct {
 	verbose bool
 	url     string
 	headers []string
+	// protocol forces a protocol version (and so an era) on the client commands;
+	// empty detects the server's era.
+	protocol string
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With
@@ -51,7 +54,9 @@ func splitTarget(cmd *cobra.Command, g *globalFlags, args []string) (own, target
 }
 
 // connect reaches the target — a command to run (stdio) or a URL (Streamable HTTP,
-// falling back to the old HTTP+SSE transport) — and initializes a client session.
+// falling back to the old HTTP+SSE transport) — and opens a client session: in the
+// era the server speaks (stateless 2026-07-28 first, else initialize), or at the
+// version --protocol names.
 func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	logger := slog.New(slog.DiscardHandler)
 	if g.verbose {
@@ -72,13 +77,47 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 	}
 	opts.Logger = logger
 	opts.RequestTimeout = g.timeout
+	opts.ProtocolVersion = g.protocol
+	if g.url == "" {
+		// A server started with npx or uvx may take seconds to install before it
+		// reads its input: its era probe gets longer than the default to answer.
+		opts.ProbeTimeout = stdioProbeTimeout
+	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: version}, opts)
 	cs, err := client.Connect(ctx, conn)
 	if err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
+	if g.verbose {
+		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
+	}
 	return cs, nil
+}
+
+// serverName names the server as it introduced itself.
+func serverName(cs *mcp.ClientSession) string {
+	info := cs.InitializeResult().ServerInfo
+	if info.Name == "" {
+		return "the server"
+	}
+	return info.Name + " " + info.Version
+}
+
+// eraName says which era a session speaks.
+func eraName(cs *mcp.ClientSession) string {
+	if cs.IsStateless() {
+		return "stateless"
+	}
+	return "legacy session"
+}
+
+// validProtocol checks a --protocol value before anything is started.
+func validProtocol(v string) error {
+	if v == "" || protocol.IsSupported(v) {
+		return nil
+	}
+	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", "))
 }
 
 func startCommand(ctx context.Context, g *globalFlags, target []string, logger *slog.Logger) (transport.Conn, error) {
@@ -123,6 +162,11 @@ func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transpor
 	}
 	return conn, nil
 }
+
+// stdioProbeTimeout bounds the era probe of a server the CLI starts: time for a
+// package runner to install it, since a server that is silent until then is taken
+// for a legacy one.
+const stdioProbeTimeout = 10 * time.Second
 
 // version is mcpkit's version, as the CLI reports it to servers.
 const version = "0.1.0"

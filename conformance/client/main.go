@@ -6,9 +6,17 @@
 //
 //	client <server URL>
 //
-// with the scenario's name in the environment variable MCP_CONFORMANCE_SCENARIO. The
-// client plays the scenario and exits 0 when it could; the suite judges what it saw.
-// Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry.
+// with the scenario's name in the environment variable MCP_CONFORMANCE_SCENARIO (and,
+// for some scenarios, data in MCP_CONFORMANCE_CONTEXT). The client plays the scenario
+// and exits 0 when it could; the suite judges what it saw. The client detects the
+// server's era itself, as any mcpkit client does: the 2026-07-28 scenarios meet a
+// stateless server, the others a legacy one.
+//
+// Scenarios of the released protocol versions (suite 0.1.16): initialize, tools_call,
+// elicitation-sep1034-client-defaults, sse-retry. Of 2026-07-28 (suite
+// 0.2.0-alpha.12): tools_call, request-metadata, sep-2322-client-request-state,
+// http-standard-headers, http-custom-headers, http-invalid-tool-headers,
+// json-schema-ref-no-deref, json-schema-2020-12-preservation (see scenarios_2026.go).
 package main
 
 import (
@@ -29,7 +37,6 @@ import (
 // runTimeout bounds a whole scenario; the suite kills a client after 30 s.
 const runTimeout = 25 * time.Second
 
-
 func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if len(os.Args) < 2 {
@@ -49,25 +56,50 @@ func main() {
 type scenario struct {
 	// options adjust the client and its transport for the scenario.
 	options func(c *mcp.ClientOptions, t *streamable.ClientOptions)
-	// play runs the scenario.
-	play func(ctx context.Context, cs *mcp.ClientSession) error
+	// play runs the scenario; sc holds MCP_CONFORMANCE_CONTEXT.
+	play func(ctx context.Context, cs *mcp.ClientSession, sc *scenarioContext) error
+}
+
+// scenarioContext is the JSON the suite passes in MCP_CONFORMANCE_CONTEXT.
+type scenarioContext struct {
+	// ToolCalls are the calls a scenario wants made, in order.
+	ToolCalls []struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"toolCalls"`
+}
+
+// readContext decodes MCP_CONFORMANCE_CONTEXT (empty when unset).
+func readContext() (*scenarioContext, error) {
+	var sc scenarioContext
+	if v := os.Getenv("MCP_CONFORMANCE_CONTEXT"); v != "" {
+		if err := json.Unmarshal([]byte(v), &sc); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	return &sc, nil
+}
+
+// ignoreContext adapts a play function that needs no scenario context.
+func ignoreContext(f func(ctx context.Context, cs *mcp.ClientSession) error) func(context.Context, *mcp.ClientSession, *scenarioContext) error {
+	return func(ctx context.Context, cs *mcp.ClientSession, _ *scenarioContext) error { return f(ctx, cs) }
 }
 
 // scenarios maps the suite's scenario names to what the client does in each.
 var scenarios = map[string]scenario{
 	// initialize: connect, list the tools, disconnect.
-	"initialize": {play: listTools},
+	"initialize": {play: ignoreContext(listTools)},
 	// tools_call: call add_numbers with two numbers and check the sum.
-	"tools_call": {play: callAddNumbers},
+	"tools_call": {play: ignoreContext(callAddNumbers)},
 	// elicitation-sep1034-client-defaults: accept the server's form with every field
 	// left at its default.
 	"elicitation-sep1034-client-defaults": {
 		options: func(c *mcp.ClientOptions, _ *streamable.ClientOptions) {
 			c.ElicitationHandler = acceptDefaults
 		},
-		play: func(ctx context.Context, cs *mcp.ClientSession) error {
+		play: ignoreContext(func(ctx context.Context, cs *mcp.ClientSession) error {
 			return callListedTool(ctx, cs, "test_client_elicitation_defaults")
-		},
+		}),
 	},
 	// sse-retry: the server cuts the tool call's SSE stream after a priming event with
 	// a retry field; the transport must wait that long, then resume the stream with
@@ -78,7 +110,7 @@ var scenarios = map[string]scenario{
 		options: func(_ *mcp.ClientOptions, t *streamable.ClientOptions) {
 			t.DisableStandaloneStream = true
 		},
-		play: func(ctx context.Context, cs *mcp.ClientSession) error {
+		play: ignoreContext(func(ctx context.Context, cs *mcp.ClientSession) error {
 			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "test_reconnection"})
 			if err != nil {
 				return fmt.Errorf("calling test_reconnection: %w", err)
@@ -87,8 +119,14 @@ var scenarios = map[string]scenario{
 				return fmt.Errorf("test_reconnection failed: %s", contentText(res.Content))
 			}
 			return nil
-		},
+		}),
 	},
+}
+
+func init() {
+	for name, sc := range scenarios2026 {
+		scenarios[name] = sc
+	}
 }
 
 // run connects to url, plays the named scenario and disconnects.
@@ -96,6 +134,10 @@ func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 	sc, ok := scenarios[name]
 	if !ok {
 		return fmt.Errorf("unknown scenario %q (MCP_CONFORMANCE_SCENARIO)", name)
+	}
+	data, err := readContext()
+	if err != nil {
+		return err
 	}
 	copts := &mcp.ClientOptions{RequestTimeout: runTimeout, Logger: logger}
 	topts := &streamable.ClientOptions{Logger: logger}
@@ -111,8 +153,8 @@ func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 		_ = conn.Close()
 		return fmt.Errorf("connecting to %s: %w", url, err)
 	}
-	logger.Info("connected", "scenario", name, "protocolVersion", cs.ProtocolVersion(), "session", conn.SessionID())
-	err = sc.play(ctx, cs)
+	logger.Info("connected", "scenario", name, "protocolVersion", cs.ProtocolVersion(), "stateless", cs.IsStateless(), "session", conn.SessionID())
+	err = sc.play(ctx, cs, data)
 	if cerr := cs.Close(); cerr != nil {
 		logger.Warn("closing the session", "error", cerr)
 	}

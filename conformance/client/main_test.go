@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -126,5 +129,116 @@ func TestRunFailsWhenTheToolIsMissing(t *testing.T) {
 	err := runScenario(t, "tools_call", hs.URL)
 	if err == nil || !strings.Contains(err.Error(), "does not list the tool add_numbers") {
 		t.Errorf("run = %v, want a missing tool error", err)
+	}
+}
+
+// The 2026-07-28 plays against mcpkit's own server, which is stateless for them: the
+// calls the scenario context lists reach the tool (their Mcp-Param headers pass the
+// server's check), and the focal schema comes back to the echo tool unchanged.
+func TestScenarios2026AgainstMcpkitServer(t *testing.T) {
+	srv := mcp.NewServer(protocol.Implementation{Name: "scenario-server", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+	var mu sync.Mutex
+	var regions []string
+	var echoed json.RawMessage
+	focal := json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"a":{"$anchor":"x","type":"string"}},` +
+		`"properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}},"additionalProperties":false}`)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(srv.AddRawTool(&protocol.Tool{Name: "regional", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`)},
+		func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+			var in struct{ Region string }
+			_ = json.Unmarshal(r.Params.Arguments, &in)
+			mu.Lock()
+			regions = append(regions, in.Region)
+			mu.Unlock()
+			return protocol.NewToolResultText("ok"), nil
+		}))
+	must(srv.AddRawTool(&protocol.Tool{Name: schemaFocalTool, InputSchema: focal}, func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+		return protocol.NewToolResultText("ok"), nil
+	}))
+	must(srv.AddRawTool(&protocol.Tool{Name: schemaEchoTool}, func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+		var in struct{ Schema json.RawMessage }
+		_ = json.Unmarshal(r.Params.Arguments, &in)
+		mu.Lock()
+		echoed = in.Schema
+		mu.Unlock()
+		return protocol.NewToolResultText("echoed"), nil
+	}))
+	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)})
+	// Check the Mcp-Param headers of each call of "regional" against its arguments,
+	// as a server must.
+	specs, err := protocol.ParamHeaders(json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`))
+	must(err)
+	var headerErrs []error
+	checked := 0
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var m struct {
+			Method string
+			Params struct {
+				Name      string
+				Arguments json.RawMessage
+			}
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" && m.Params.Name == "regional" {
+			mu.Lock()
+			checked++
+			if err := protocol.CheckParamHeaders(r.Header, specs, m.Params.Arguments); err != nil {
+				headerErrs = append(headerErrs, err)
+			}
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { hs.Close(); _ = h.Close() })
+
+	t.Setenv("MCP_CONFORMANCE_CONTEXT", `{"name":"http-custom-headers","toolCalls":[`+
+		`{"name":"regional","arguments":{"region":"Zürich","n":7}},{"name":"regional","arguments":{"region":" padded "}}]}`)
+	if err := runScenario(t, "http-custom-headers", hs.URL); err != nil {
+		t.Fatalf("http-custom-headers: %v", err)
+	}
+	if err := runScenario(t, "json-schema-2020-12-preservation", hs.URL); err != nil {
+		t.Fatalf("json-schema-2020-12-preservation: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(regions, []string{"Zürich", " padded "}) {
+		t.Errorf("the tool saw regions %q", regions)
+	}
+	if checked != 2 || len(headerErrs) > 0 {
+		t.Errorf("%d calls checked; Mcp-Param headers disagree with the arguments: %v", checked, headerErrs)
+	}
+	var got, want any
+	_ = json.Unmarshal(echoed, &got)
+	_ = json.Unmarshal(focal, &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("echoed schema %s, want %s", echoed, focal)
+	}
+}
+
+func TestSampleArgumentsFillsRequiredProperties(t *testing.T) {
+	got := sampleArguments(json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"},"n":{"type":"integer"},"b":{"type":"boolean"},"opt":{"type":"string"}},"required":["region","n","b"]}`))
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"region": "us-west1", "n": 1.0, "b": true}; !reflect.DeepEqual(m, want) {
+		t.Errorf("sampleArguments = %s", got)
+	}
+	if string(sampleArguments(json.RawMessage(`not json`))) != "{}" {
+		t.Error("a schema that is not JSON gives no arguments")
+	}
+}
+
+func TestConfirmAcceptsBooleans(t *testing.T) {
+	res, err := confirm(context.Background(), nil, &protocol.ElicitParams{Message: "ok?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirmed":{"type":"boolean"},"note":{"type":"string"}}}`)})
+	if err != nil || res.Action != protocol.ElicitActionAccept || !reflect.DeepEqual(res.Content, map[string]any{"confirmed": true}) {
+		t.Errorf("confirm = %+v, %v", res, err)
 	}
 }

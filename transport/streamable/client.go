@@ -35,8 +35,10 @@ type ClientOptions struct {
 
 	// Header is added to every request (POST, GET and DELETE), for example an
 	// Authorization header. It cannot replace the headers the transport sets itself:
-	// Accept, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version and Last-Event-Id.
-	// NewClientConn copies it.
+	// Accept, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id,
+	// Mcp-Method and Mcp-Name. NewClientConn copies it. Headers that depend on the
+	// message (Mcp-Param-{Name}) come from the context of each Write instead: see
+	// transport.WithHeader.
 	Header http.Header
 
 	// Logger receives diagnostics: a missing GET stream (debug), streams that are
@@ -127,6 +129,18 @@ type ClientOptions struct {
 // same 404 share one re-initialization; a notification is retried the same way; a
 // response (to a request of the old session) fails with ErrSessionExpired. If
 // re-initialization fails, the request fails, and the next one tries again.
+//
+// Stateless requests (2026-07-28): a request whose params carry
+// io.modelcontextprotocol/protocolVersion in _meta is sent without session headers
+// and with the request metadata headers: MCP-Protocol-Version (the _meta version),
+// Mcp-Method, and Mcp-Name (encoded as the specification says) for tools/call,
+// prompts/get, resources/read and the task methods. Headers the writer puts in the
+// Write's context with transport.WithHeader (the Mcp-Param-{Name} headers of a
+// tools/call) are added to the POST, to any message. Such a request's event stream
+// is never resumed, and a notifications/cancelled naming it is not posted: the
+// client closes the request's stream instead, which is how the stateless protocol
+// cancels over HTTP. A session never starts without an initialize, so a client
+// speaking only the stateless protocol opens no GET stream and sends no DELETE.
 //
 // Streams: after notifications/initialized the client opens the standalone GET stream
 // for server-initiated messages; a server that answers it with a 4xx status (405, as
@@ -258,9 +272,7 @@ func NewClientConn(ctx context.Context, rawURL string, opts *ClientOptions) (*Cl
 func clientCustomHeader(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, v := range h {
-		switch k = http.CanonicalHeaderKey(k); k {
-		case "Accept", "Content-Type", HeaderSessionID, HeaderProtocolVersion, HeaderLastEventID:
-		default:
+		if k = http.CanonicalHeaderKey(k); !clientReservedHeader(k) {
 			out[k] = append(out[k], v...)
 		}
 	}
@@ -328,6 +340,9 @@ func (c *ClientConn) Write(ctx context.Context, msg []byte) error {
 	}
 	if len(out.requests) > 0 {
 		return c.writeRequest(ctx, msg, &out)
+	}
+	if c.cancelModern(&out) {
+		return nil
 	}
 	return c.writeOneWay(ctx, msg, &out)
 }

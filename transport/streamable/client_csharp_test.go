@@ -190,7 +190,7 @@ func TestClientReplaysCSharpServer(t *testing.T) {
 	sink := &clientLogSink{}
 	logger := slog.New(sink)
 	conn := clientDial(t, f.URL, &ClientOptions{Logger: logger, ReconnectDelay: time.Millisecond, MaxReconnectDelay: time.Millisecond})
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "LINQPad.ScriptHost", Version: "1.0.0.0"}, &mcp.ClientOptions{Logger: logger}).Connect(ctx, conn)
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "LINQPad.ScriptHost", Version: "1.0.0.0"}, &mcp.ClientOptions{Logger: logger, ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestClientWithRealHandler(t *testing.T) {
 				}
 				expired <- clientExpiry{o, n}
 			}})
-			cs, err := mcp.NewClient(clientInfo, nil).Connect(ctx, conn)
+			cs, err := mcp.NewClient(clientInfo, legacyClient()).Connect(ctx, conn)
 			if err != nil {
 				t.Fatal(err)
 			}

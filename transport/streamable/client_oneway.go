@@ -85,7 +85,8 @@ func (c *ClientConn) writeOneWay(ctx context.Context, msg []byte, out *clientOut
 // when msg is the notifications/initialized that re-initializing sent.
 func (c *ClientConn) sendOneWay(ctx context.Context, msg []byte, out *clientOutgoing) (*http.Response, error) {
 	sess := c.currentSession()
-	resp, err := c.post(ctx, msg, sess, nil)
+	header := messageHeader(ctx, out)
+	resp, err := c.post(ctx, msg, sess, nil, header)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (c *ClientConn) sendOneWay(ctx context.Context, msg []byte, out *clientOutg
 		if out.method == protocol.NotificationInitialized {
 			return nil, nil
 		}
-		if resp, err = c.post(ctx, msg, c.currentSession(), nil); err != nil {
+		if resp, err = c.post(ctx, msg, c.currentSession(), nil, header); err != nil {
 			return nil, err
 		}
 	}

@@ -29,6 +29,8 @@ type clientOutgoing struct {
 	requests   []jsonrpc.ID // ids of the requests it holds
 	cancels    []jsonrpc.ID // requests named by the notifications/cancelled it holds
 	initialize bool         // it is a single initialize request
+	modern     bool         // it is a single 2026-07-28 request
+	header     http.Header  // the request metadata headers of a 2026-07-28 request
 }
 
 // clientClassify decodes an outgoing message (or batch) to learn what it holds.
@@ -53,7 +55,10 @@ func clientClassify(msg []byte) (clientOutgoing, error) {
 		return out, err
 	}
 	out.add(m)
-	out.initialize = m.IsRequest() && m.Method == protocol.MethodInitialize
+	if m.IsRequest() {
+		out.initialize = m.Method == protocol.MethodInitialize
+		out.header, out.modern = clientModernHeader(m)
+	}
 	return out, nil
 }
 
@@ -78,7 +83,9 @@ type clientCall struct {
 	ids        []jsonrpc.ID
 	method     string
 	initialize bool
-	fallback   bool // a 400, 404 or 405 answer calls for ClientOptions.Fallback
+	modern     bool        // a 2026-07-28 request: no session, no resumption
+	header     http.Header // added to the POST (request metadata, transport.WithHeader)
+	fallback   bool        // a 400, 404 or 405 answer calls for ClientOptions.Fallback
 	cancel     context.CancelFunc
 
 	once     sync.Once
@@ -115,6 +122,8 @@ func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOu
 		ids:        out.requests,
 		method:     out.method,
 		initialize: out.initialize,
+		modern:     out.modern,
+		header:     messageHeader(ctx, out),
 		result:     make(chan error, 1),
 	}
 	if k.method == "" {
@@ -219,10 +228,10 @@ func (c *ClientConn) forget(k *clientCall) []jsonrpc.ID {
 // been read (finish then fails whatever got no response), or why it failed.
 func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
 	sess := c.currentSession()
-	if k.initialize {
-		sess = clientSession{} // initialize never carries a session
+	if k.initialize || k.modern {
+		sess = clientSession{} // initialize and stateless requests never carry a session
 	}
-	resp, err := c.post(ctx, k.body, sess, k)
+	resp, err := c.post(ctx, k.body, sess, k, k.header)
 	if err != nil {
 		return err
 	}
@@ -231,7 +240,7 @@ func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
 		if err := c.reinitialize(ctx, sess.gen); err != nil {
 			return err
 		}
-		if resp, err = c.post(ctx, k.body, c.currentSession(), k); err != nil {
+		if resp, err = c.post(ctx, k.body, c.currentSession(), k, k.header); err != nil {
 			return err
 		}
 	}
@@ -296,10 +305,10 @@ func (c *ClientConn) currentSession() clientSession {
 	return c.session
 }
 
-// post sends body in a POST. When k is a request other than initialize, k learns
-// through an HTTP trace when the request has been written, which lets its Write
-// return before the reply arrives.
-func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, k *clientCall) (*http.Response, error) {
+// post sends body in a POST, adding header to the client's own headers. When k is
+// a request other than initialize, k learns through an HTTP trace when the request
+// has been written, which lets its Write return before the reply arrives.
+func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, k *clientCall, header http.Header) (*http.Response, error) {
 	if k != nil && !k.initialize {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteRequest: func(info httptrace.WroteRequestInfo) {
@@ -312,6 +321,9 @@ func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, 
 	req, err := c.newRequest(ctx, http.MethodPost, body, sess)
 	if err != nil {
 		return nil, err
+	}
+	for name, v := range header {
+		req.Header[name] = v
 	}
 	req.Header["Content-Type"] = clientJSONType
 	req.Header["Accept"] = clientPostAccept

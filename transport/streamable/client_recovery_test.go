@@ -22,6 +22,13 @@ import (
 
 var clientInfo = protocol.Implementation{Name: "client-test", Version: "1"}
 
+// legacyClient are client options for the tests of the legacy era (sessions,
+// re-initialization, the HTTP+SSE fallback): initialize at once, without the
+// stateless probe.
+func legacyClient() *mcp.ClientOptions {
+	return &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy}
+}
+
 // clientSessionServer issues a new session (s1, s2, ...) per initialize and answers
 // 404 for sessions it has ended. tools/list names the session in its one tool.
 type clientSessionServer struct {
@@ -84,7 +91,7 @@ func TestClientReinitializesExpiredSession(t *testing.T) {
 		}
 		expired <- clientExpiry{oldID, newID}
 	}})
-	cs, err := mcp.NewClient(clientInfo, &mcp.ClientOptions{Roots: []protocol.Root{}}).Connect(ctx, conn)
+	cs, err := mcp.NewClient(clientInfo, &mcp.ClientOptions{Roots: []protocol.Root{}, ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +161,7 @@ func TestClientFailedReinitializationFailsOneRequest(t *testing.T) {
 			reports.Add(1)
 		}
 	}})
-	cs, err := mcp.NewClient(clientInfo, nil).Connect(ctx, conn)
+	cs, err := mcp.NewClient(clientInfo, legacyClient()).Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +206,7 @@ func TestClientTransientFailureFailsOneRequest(t *testing.T) {
 		}
 	}))
 	conn := clientDial(t, f.URL, nil)
-	cs, err := mcp.NewClient(clientInfo, nil).Connect(ctx, conn)
+	cs, err := mcp.NewClient(clientInfo, legacyClient()).Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +238,20 @@ func (c *clientRecordingConn) Close() error {
 }
 
 // A server that answers initialize with 405 gets the fallback transport, which
-// then carries the whole session.
+// then carries the whole session. A client detecting the era first POSTs its
+// server/discover probe, which meets the same 405 (no stateless error in the
+// body: a legacy server), and then goes the same way.
 func TestClientFallsBackOn405(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  *mcp.ClientOptions
+		posts int
+	}{{"legacy", legacyClient(), 1}, {"detected", nil, 2}} {
+		t.Run(tc.name, func(t *testing.T) { clientFallsBackOn405(t, tc.opts, tc.posts) })
+	}
+}
+
+func clientFallsBackOn405(t *testing.T, opts *mcp.ClientOptions, posts int) {
 	ctx := clientTestContext(t)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, _ *jsonrpc.Message) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -255,7 +274,7 @@ func TestClientFallsBackOn405(t *testing.T) {
 		fb = &clientRecordingConn{Conn: clientEnd}
 		return fb, nil
 	}})
-	cs, err := mcp.NewClient(clientInfo, nil).Connect(ctx, conn)
+	cs, err := mcp.NewClient(clientInfo, opts).Connect(ctx, conn)
 	if err != nil {
 		t.Fatalf("Connect through the fallback: %v", err)
 	}
@@ -272,8 +291,8 @@ func TestClientFallsBackOn405(t *testing.T) {
 	if calls.Load() != 1 || !fb.closed.Load() {
 		t.Fatalf("Fallback called %d times; fallback closed: %v", calls.Load(), fb.closed.Load())
 	}
-	if n := len(f.requests("")); n != 1 {
-		t.Fatalf("%d HTTP requests, want only the initialize POST", n)
+	if n := len(f.requests("")); n != posts {
+		t.Fatalf("%d HTTP requests, want %d POSTs before the fallback", n, posts)
 	}
 }
 
@@ -297,7 +316,7 @@ func TestClientInitializeFailuresWithoutFallback(t *testing.T) {
 				}
 			}
 			conn := clientDial(t, f.URL, &opts)
-			_, err := mcp.NewClient(clientInfo, nil).Connect(ctx, conn)
+			_, err := mcp.NewClient(clientInfo, legacyClient()).Connect(ctx, conn)
 			var se *StatusError
 			if !errors.As(err, &se) || se.StatusCode != tc.status {
 				t.Fatalf("Connect = %v, want a StatusError %d", err, tc.status)

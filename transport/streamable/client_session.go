@@ -50,7 +50,7 @@ func (c *ClientConn) reinitLocked(ctx context.Context, gen uint64) (oldID, newID
 	}
 
 	// A new initialize, without session headers.
-	resp, err := c.post(ctx, initMsg, clientSession{}, nil)
+	resp, err := c.post(ctx, initMsg, clientSession{}, nil, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -68,7 +68,7 @@ func (c *ClientConn) reinitLocked(ctx context.Context, gen uint64) (oldID, newID
 	// Then notifications/initialized in the new session. Whatever a server answers
 	// to it (one sends back an event stream) is of no use here.
 	note := jsonrpc.AppendNotification(nil, protocol.NotificationInitialized, nil)
-	if resp, err = c.post(ctx, note, next, nil); err != nil {
+	if resp, err = c.post(ctx, note, next, nil, nil); err != nil {
 		return fail(err)
 	}
 	if !clientIs2xx(resp.StatusCode) {

@@ -162,6 +162,9 @@ func (c *ClientConn) followStream(ctx context.Context, k *clientCall, body io.Re
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if k.modern {
+			return fmt.Errorf("%w before the response (a 2026-07-28 stream cannot be resumed)", cause)
+		}
 		if st.lastID == "" {
 			return fmt.Errorf("%w before the response, with no event id to resume from", cause)
 		}

@@ -1,0 +1,68 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/memory"
+)
+
+// benchSession connects a client at version ("" detects the era) to an echo server
+// over the in-memory transport.
+func benchSession(b *testing.B, version string, cache mcp.CacheOptions) *mcp.ClientSession {
+	b.Helper()
+	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{Cache: cache})
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
+		return "hello " + in.Message, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	c, s := memory.NewPair()
+	ss, _ := srv.Connect(ctx, s)
+	b.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// BenchmarkClientToolCallByEra compares one echo tools/call round trip in each era:
+// the stateless one adds the per-request _meta (version, capabilities, client
+// info) and reads the resultType.
+func BenchmarkClientToolCallByEra(b *testing.B) {
+	for _, era := range []struct{ name, version string }{{"legacy", protocol.LatestLegacy}, {"stateless", protocol.Version20260728}} {
+		b.Run(era.name, func(b *testing.B) {
+			cs := benchSession(b, era.version, mcp.CacheOptions{})
+			ctx := context.Background()
+			params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.Content[0].Text != "hello world" {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClientListToolsCached measures a tools/list the stateless session's
+// cache answers (the server gave the list a TTL): no round trip, one decode.
+func BenchmarkClientListToolsCached(b *testing.B) {
+	cs := benchSession(b, "", mcp.CacheOptions{Tools: mcp.CacheHint{TTL: time.Hour}})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil || len(res.Tools) != 1 {
+			b.Fatal(res, err)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package streamable
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+)
+
+// This file holds what the client does differently for a 2026-07-28 (stateless)
+// request: a request whose params carry io.modelcontextprotocol/protocolVersion in
+// _meta. Such a request travels without session headers and with the request
+// metadata headers the specification requires: MCP-Protocol-Version (the _meta
+// version), Mcp-Method, and Mcp-Name for the methods that name a tool, prompt,
+// resource or task. Its event stream is not resumable, and cancelling it closes the
+// stream instead of posting notifications/cancelled.
+
+// clientMetaVersionKey is what a stateless request's params contain; searching for
+// it keeps the legacy path to one byte search.
+var clientMetaVersionKey = []byte(`"` + protocol.MetaKeyProtocolVersion + `"`)
+
+// clientModernHeader returns the request metadata headers of m, and false when m
+// is not a 2026-07-28 request. It reads the body with protocol.ReadRequestFields,
+// the reader the server validates the headers with, so both sides agree on the
+// values even for unusual bodies (members named in another case, repeated).
+func clientModernHeader(m *jsonrpc.Message) (http.Header, bool) {
+	if !bytes.Contains(m.Params, clientMetaVersionKey) {
+		return nil, false
+	}
+	f := protocol.ReadRequestFields(m.Method, m.Params)
+	if f.ProtocolVersion == "" || f.Malformed {
+		return nil, false
+	}
+	h := make(http.Header, 3)
+	h[HeaderProtocolVersion] = []string{f.ProtocolVersion}
+	h[protocol.HeaderMethod] = []string{m.Method}
+	if f.HasName {
+		h[protocol.HeaderName] = []string{protocol.EncodeHeaderValue(f.Name)}
+	}
+	return h, true
+}
+
+// clientReservedHeader reports whether the transport sets header k (canonical)
+// itself, so that neither ClientOptions.Header nor transport.WithHeader may.
+func clientReservedHeader(k string) bool {
+	switch k {
+	case "Accept", "Content-Type", HeaderSessionID, HeaderProtocolVersion, HeaderLastEventID,
+		protocol.HeaderMethod, protocol.HeaderName:
+		return true
+	}
+	return false
+}
+
+// messageHeader returns the headers a POST carrying one message adds to the
+// client's own: the request metadata of a 2026-07-28 request, and what the writer
+// put in ctx with transport.WithHeader. It returns nil when there are none.
+func messageHeader(ctx context.Context, out *clientOutgoing) http.Header {
+	extra := transport.HeaderFromContext(ctx)
+	if len(extra) == 0 {
+		return out.header
+	}
+	h := out.header
+	if h == nil {
+		h = make(http.Header, len(extra))
+	}
+	for k, v := range extra {
+		if k = http.CanonicalHeaderKey(k); !clientReservedHeader(k) {
+			h[k] = v
+		}
+	}
+	return h
+}
+
+// cancelModern handles a notifications/cancelled naming only 2026-07-28 requests:
+// their streams are closed, which is how a stateless request is cancelled over
+// HTTP, and nothing is posted. It reports whether it did so.
+func (c *ClientConn) cancelModern(out *clientOutgoing) bool {
+	if len(out.cancels) == 0 || len(out.requests) > 0 || out.method != protocol.NotificationCancelled {
+		return false
+	}
+	var calls []*clientCall
+	c.mu.Lock()
+	for _, id := range out.cancels {
+		k := c.pending[id]
+		if k == nil {
+			continue // answered already, or unknown: nothing to close
+		}
+		if !k.modern {
+			c.mu.Unlock()
+			return false
+		}
+		calls = append(calls, k)
+	}
+	if len(calls) == 0 {
+		c.mu.Unlock()
+		return false
+	}
+	for _, id := range out.cancels {
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+	for _, k := range calls {
+		k.cancel()
+	}
+	return true
+}

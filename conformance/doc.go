@@ -4,16 +4,24 @@
 // demo), and in client mode against the client program in ./client, built on
 // mcpkit's client.
 //
-// The package has no API; everything is in its tests. The suite and the Node.js 22
-// it needs (the npm package "node", which ships the binary) are pinned to exact
-// versions in package.json and package-lock.json beside this file. Install them
-// before running the tests:
+// The package has no API; everything is in its tests. Two versions of the suite are
+// pinned, with the Node.js 22 they need (the npm package "node", which ships the
+// binary), to exact versions in package.json and package-lock.json beside this
+// file: 0.1.16 for the released protocol versions (2024-11-05 … 2025-11-25), and
+// 0.2.0-alpha.12, installed under the npm alias conformance-next, for the
+// requirements of 2026-07-28. Install them before running the tests:
 //
 //	npm ci --prefix conformance
 //	go test ./conformance/
 //
+// TestServerConformance runs 0.1.16's active server scenarios; every one must pass.
+// TestServerConformance20260728 runs `server --requirements 2026-07-28` with
+// 0.2.0-alpha.12 and judges, in subtests, the scenarios those requirements score
+// (required), those run but not scored because the suite's reference server cannot
+// pass them yet (not-scored: mcpkit must pass them all the same), and the tasks
+// extension's (extension).
+//
 // The tests fail (they do not skip) when the suite is missing, so that a CI run
-// without it cannot pass unnoticed; `go test -short` skips them. Every scenario of the
-// suite's active set must pass, with no failed check and no warning: there is no
-// expected-failures list.
+// without it cannot pass unnoticed; `go test -short` skips them. A scenario passes
+// only with no failed check and no warning: there is no expected-failures list.
 package conformance

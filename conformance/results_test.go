@@ -41,10 +41,60 @@ func TestParseSummary(t *testing.T) {
 	}
 }
 
+// sampleRequirementsOutput is the shape of a --requirements run's standard output.
+const sampleRequirementsOutput = `Running requirements 2026-07-28 (4 scenarios) against http://127.0.0.1:1/mcp
+
+=== Running scenario: caching ===
+
+=== SUMMARY ===
+✓ caching: 8 passed, 0 failed
+✗ server-stateless: 17 passed, 13 failed
+✓ tasks-status-notifications: 0 passed, 0 failed
+✗ http-header-validation: 4 passed, 5 failed
+
+Total: 29 passed, 18 failed
+
+Not scored for 2026-07-28: 2 scenario(s) run, 1 failing. These do not affect conformance.
+  ✓ tasks-status-notifications (extension)
+  ✗ http-header-validation (pending)
+`
+
+func TestParseRequirementsSummary(t *testing.T) {
+	s := parseSummary(sampleRequirementsOutput)
+	if s.planned != 4 || len(s.order) != 4 || s.scenarios["server-stateless"] != 13 {
+		t.Fatalf("summary = %+v", s)
+	}
+	if len(s.notScored) != 2 || s.notScored["tasks-status-notifications"] != "extension" || s.notScored["http-header-validation"] != "pending" {
+		t.Errorf("notScored = %v", s.notScored)
+	}
+	scored := s.only(func(name string) bool { _, ns := s.notScored[name]; return !ns })
+	if scored.planned != 2 || !slices.Equal(scored.order, []string{"caching", "server-stateless"}) || scored.scenarios["server-stateless"] != 13 {
+		t.Errorf("scored part = %+v", scored)
+	}
+	if _, leaked := scored.scenarios["http-header-validation"]; leaked {
+		t.Errorf("scored part holds a not-scored scenario: %+v", scored)
+	}
+	// A run without --requirements has nothing unscored.
+	if s := parseSummary(sampleServerOutput); len(s.notScored) != 0 {
+		t.Errorf("notScored of a suite run = %v", s.notScored)
+	}
+}
+
+func TestSuitePinSpec(t *testing.T) {
+	if got := releasedSuite.spec(); got != "0.1.16" {
+		t.Errorf("released spec = %q", got)
+	}
+	if got := nextSuite.spec(); got != "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12" {
+		t.Errorf("next spec = %q", got)
+	}
+}
+
 func FuzzParseSummary(f *testing.F) {
 	f.Add(sampleServerOutput)
 	f.Add("=== SUMMARY ===\n✓ a: 1 passed, 0 failed\n✓ a: 1 passed, 0 failed\n")
 	f.Add("Running x suite (99999999999999999999 scenarios)")
+	f.Add(sampleRequirementsOutput)
+	f.Add("=== SUMMARY ===\n\nNot scored for x: 1\n  ✗ a (b)\n  ✓ (c)\n")
 	f.Fuzz(func(t *testing.T, out string) {
 		s := parseSummary(out)
 		if len(s.order) != len(s.scenarios) {
@@ -53,6 +103,11 @@ func FuzzParseSummary(f *testing.F) {
 		for _, name := range s.order {
 			if s.scenarios[name] < 0 {
 				t.Fatalf("negative failure count for %s", name)
+			}
+		}
+		for name, reason := range s.notScored {
+			if name == "" || reason == "" {
+				t.Fatalf("empty not-scored entry %q: %q", name, reason)
 			}
 		}
 	})
@@ -91,15 +146,38 @@ func TestReadResultsAndJudge(t *testing.T) {
 	sum := parseSummary(sampleServerOutput)
 	sum.order = append(sum.order, "crashed")
 	sum.scenarios["crashed"] = 1
-	passed, failures := judge(sum, results)
+	passed, skipped, failures := judge(sum, results)
 	if !slices.Equal(passed, []string{"ping"}) {
 		t.Errorf("passed = %v", passed)
+	}
+	if len(skipped) != 0 {
+		t.Errorf("skipped = %v", skipped)
 	}
 	all := strings.Join(failures, "\n")
 	for _, want := range []string{"tools-list:", "missing description", "Only 2/3 SSE streams", "crashed: no checks"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("failures lack %q:\n%s", want, all)
 		}
+	}
+}
+
+// A scenario the suite parked (every check SKIPPED) is neither passed nor failed;
+// one with a skipped check among failures, or with only INFO checks, still fails.
+func TestJudgeSkippedBySuite(t *testing.T) {
+	results := map[string]scenarioResult{
+		"parked":  {name: "parked", checks: []check{{ID: "a", Status: "SKIPPED"}}},
+		"mixed":   {name: "mixed", checks: []check{{ID: "a", Status: "SKIPPED"}, {ID: "b", Status: "FAILURE", ErrorMessage: "boom"}}},
+		"info":    {name: "info", checks: []check{{ID: "a", Status: "INFO"}}},
+		"counted": {name: "counted", checks: []check{{ID: "a", Status: "SKIPPED"}}},
+	}
+	sum := summary{order: []string{"parked", "mixed", "info", "counted"},
+		scenarios: map[string]int{"parked": 0, "mixed": 1, "info": 0, "counted": 1}}
+	passed, skipped, failures := judge(sum, results)
+	if len(passed) != 0 || !slices.Equal(skipped, []string{"parked"}) || len(failures) != 3 {
+		t.Errorf("passed %v, skipped %v, failures %q", passed, skipped, failures)
+	}
+	if (scenarioResult{}).skippedBySuite() {
+		t.Error("a scenario without checks counts as skipped by the suite")
 	}
 }
 

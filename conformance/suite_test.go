@@ -22,12 +22,36 @@ import (
 // installHint says how to install the suite; every failure about it ends with it.
 const installHint = "run `npm ci --prefix conformance` from the repository root first (scripts/test.sh does it)"
 
-// Pinned versions, as in package.json.
+// The npm package of the suite, and the Node.js version package.json pins with it.
 const (
 	suitePackage = "@modelcontextprotocol/conformance"
-	suiteVersion = "0.1.16"
 	nodeVersion  = "22.23.3"
 )
+
+// suitePin is one version of the suite that package.json pins: the dependency name
+// it is installed under (the package's own name, or an npm alias when a second
+// version sits beside the first) and its exact version.
+type suitePin struct {
+	dep     string
+	version string
+}
+
+// The two versions package.json pins.
+var (
+	// releasedSuite covers the released protocol versions (2024-11-05 … 2025-11-25).
+	releasedSuite = suitePin{dep: suitePackage, version: "0.1.16"}
+	// nextSuite covers the 2026-07-28 requirements; it is installed under an npm
+	// alias so that both versions can be run.
+	nextSuite = suitePin{dep: "conformance-next", version: "0.2.0-alpha.12"}
+)
+
+// spec is what package.json must say for p: the bare version, or an npm alias.
+func (p suitePin) spec() string {
+	if p.dep == suitePackage {
+		return p.version
+	}
+	return "npm:" + suitePackage + "@" + p.version
+}
 
 // suite is an installed conformance suite: the Node.js binary and the suite's
 // entry script, both absolute paths.
@@ -35,10 +59,25 @@ type suite struct {
 	node, script string
 }
 
-// requireSuite returns the installed suite after checking that package.json pins it
-// and Node.js exactly and that node_modules holds those versions. It skips the test
-// in -short mode and fails it (never skips) when something is missing.
+// requireSuite returns the installed suite for the released protocol versions
+// (0.1.16); see requirePinnedSuite.
 func requireSuite(t *testing.T) suite {
+	t.Helper()
+	return requirePinnedSuite(t, releasedSuite)
+}
+
+// requireNextSuite returns the installed suite for the 2026-07-28 requirements
+// (0.2.0-alpha.12); see requirePinnedSuite.
+func requireNextSuite(t *testing.T) suite {
+	t.Helper()
+	return requirePinnedSuite(t, nextSuite)
+}
+
+// requirePinnedSuite returns the installed suite pin after checking that
+// package.json pins it and Node.js exactly and that node_modules holds those
+// versions. It skips the test in -short mode and fails it (never skips) when
+// something is missing.
+func requirePinnedSuite(t *testing.T, pin suitePin) suite {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the conformance suite runs Node.js; skipped in -short mode")
@@ -47,23 +86,25 @@ func requireSuite(t *testing.T) suite {
 		Dependencies map[string]string `json:"dependencies"`
 	}
 	readJSON(t, "package.json", &pkg)
-	if got := pkg.Dependencies[suitePackage]; got != suiteVersion {
-		t.Fatalf("conformance: package.json pins %s %q, want exactly %s", suitePackage, got, suiteVersion)
+	if got := pkg.Dependencies[pin.dep]; got != pin.spec() {
+		t.Fatalf("conformance: package.json pins %s %q, want exactly %q", pin.dep, got, pin.spec())
 	}
 	if got := pkg.Dependencies["node"]; got != nodeVersion {
 		t.Fatalf("conformance: package.json pins node %q, want exactly %s", got, nodeVersion)
 	}
 	var installed struct {
+		Name    string `json:"name"`
 		Version string `json:"version"`
 		Bin     map[string]string
 	}
-	readJSON(t, filepath.Join("node_modules", suitePackage, "package.json"), &installed)
-	if installed.Version != suiteVersion {
-		t.Fatalf("conformance: node_modules holds %s %s, want %s; %s", suitePackage, installed.Version, suiteVersion, installHint)
+	dir := filepath.Join("node_modules", filepath.FromSlash(pin.dep))
+	readJSON(t, filepath.Join(dir, "package.json"), &installed)
+	if installed.Name != suitePackage || installed.Version != pin.version {
+		t.Fatalf("conformance: node_modules/%s holds %s %s, want %s %s; %s", pin.dep, installed.Name, installed.Version, suitePackage, pin.version, installHint)
 	}
-	script, err := filepath.Abs(filepath.Join("node_modules", suitePackage, filepath.FromSlash(installed.Bin["conformance"])))
+	script, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(installed.Bin["conformance"])))
 	if err != nil || installed.Bin["conformance"] == "" {
-		t.Fatalf("conformance: %s declares no conformance command (%v); %s", suitePackage, err, installHint)
+		t.Fatalf("conformance: %s declares no conformance command (%v); %s", pin.dep, err, installHint)
 	}
 	node, err := filepath.Abs(filepath.Join("node_modules", "node", "bin", "node"))
 	if err != nil {
@@ -198,6 +239,18 @@ func (r scenarioResult) passed() bool {
 	return ok
 }
 
+// skippedBySuite reports whether the suite skipped the whole scenario: it
+// recorded checks, and every one of them is SKIPPED (a scenario the suite itself
+// has parked, such as 0.2.0-alpha.12's tasks-status-notifications).
+func (r scenarioResult) skippedBySuite() bool {
+	for _, c := range r.checks {
+		if c.Status != "SKIPPED" {
+			return false
+		}
+	}
+	return len(r.checks) > 0
+}
+
 // resultDirPattern matches the directories the suite's --output-dir holds, one per
 // scenario run: [prefix-]<scenario>-<ISO timestamp with - for : and .>.
 var resultDirPattern = regexp.MustCompile(`^(.+)-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z)$`)
@@ -241,17 +294,22 @@ type summary struct {
 	scenarios map[string]int
 	// order lists the scenarios in the order the summary gave them.
 	order []string
+	// notScored maps each scenario that a --requirements run ran but does not
+	// score to the reason the requirements give ("extension", "pending", ...).
+	notScored map[string]string
 }
 
 var (
-	plannedPattern = regexp.MustCompile(`(?m)^Running \S+ suite \((\d+) scenarios\)`)
-	summaryPattern = regexp.MustCompile(`^[✓✗] (\S+): (\d+) passed, (\d+) failed$`)
+	plannedPattern   = regexp.MustCompile(`(?m)^Running (?:\S+ suite|requirements \S+) \((\d+) scenarios\)`)
+	summaryPattern   = regexp.MustCompile(`^[✓✗] (\S+): (\d+) passed, (\d+) failed$`)
+	notScoredPattern = regexp.MustCompile(`^[✓✗] (\S+) \(([^()]+)\)$`)
 )
 
-// parseSummary reads the scenario count announced at the start of a server-mode run
-// and the per-scenario lines of its closing summary.
+// parseSummary reads the scenario count announced at the start of a server-mode run,
+// the per-scenario lines of its closing summary and, for a --requirements run, the
+// scenarios it lists as not scored.
 func parseSummary(stdout string) summary {
-	s := summary{planned: -1, scenarios: map[string]int{}}
+	s := summary{planned: -1, scenarios: map[string]int{}, notScored: map[string]string{}}
 	if m := plannedPattern.FindStringSubmatch(stdout); m != nil {
 		s.planned, _ = strconv.Atoi(m[1])
 	}
@@ -259,6 +317,7 @@ func parseSummary(stdout string) summary {
 	if !found {
 		return s
 	}
+	tail, unscored, _ := strings.Cut(tail, "\nNot scored for ")
 	for line := range strings.Lines(tail) {
 		m := summaryPattern.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -270,19 +329,41 @@ func parseSummary(stdout string) summary {
 		}
 		s.scenarios[m[1]] = failed
 	}
+	for line := range strings.Lines(unscored) {
+		if m := notScoredPattern.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			s.notScored[m[1]] = m[2]
+		}
+	}
 	return s
+}
+
+// only returns the part of s about the scenarios keep selects, keeping their order.
+func (s summary) only(keep func(name string) bool) summary {
+	out := summary{planned: -1, scenarios: map[string]int{}, notScored: s.notScored}
+	for _, name := range s.order {
+		if keep(name) {
+			out.order = append(out.order, name)
+			out.scenarios[name] = s.scenarios[name]
+		}
+	}
+	out.planned = len(out.order)
+	return out
 }
 
 // judge combines the summary and the checks of a server-mode run into one verdict
 // per scenario, in the summary's order: the scenario passed when the summary counts
-// no failure and its checks hold no failure and no warning. It returns the names
-// that passed and a line for each that did not.
-func judge(sum summary, results map[string]scenarioResult) (passed []string, failures []string) {
+// no failure and its checks hold no failure and no warning and at least one
+// success; the suite skipped it when it counts no failure and every check is
+// SKIPPED. It returns the names that passed, the names the suite skipped, and a
+// line for each scenario that did neither.
+func judge(sum summary, results map[string]scenarioResult) (passed, skipped, failures []string) {
 	for _, name := range sum.order {
 		r, ok := results[name]
 		switch {
 		case !ok:
 			failures = append(failures, fmt.Sprintf("%s: no checks were recorded (the scenario crashed; see the suite's output)", name))
+		case sum.scenarios[name] == 0 && r.skippedBySuite():
+			skipped = append(skipped, name)
 		case sum.scenarios[name] > 0 || !r.passed():
 			probs := r.problems()
 			if len(probs) == 0 {
@@ -300,5 +381,5 @@ func judge(sum summary, results map[string]scenarioResult) (passed []string, fai
 		}
 	}
 	slices.Sort(unlisted)
-	return passed, append(failures, unlisted...)
+	return passed, skipped, append(failures, unlisted...)
 }

@@ -1,9 +1,11 @@
 package demo
 
 // The conformance fixtures: the tools, resources, prompts and completions that the
-// official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, server
-// mode) calls by name. Each fixture's comment names the scenario that uses it. The
-// names, argument names and texts are the suite's; the code is ours.
+// official MCP conformance suite (@modelcontextprotocol/conformance, server mode)
+// calls by name — those of 0.1.16 here and in conformance_features.go, those of the
+// 2026-07-28 scenarios of 0.2.0-alpha.12 in conformance_modern.go. Each fixture's
+// comment names the scenario that uses it. The names, argument names and texts are
+// the suite's; the code is ours.
 
 import (
 	"context"
@@ -42,6 +44,8 @@ func addConformanceFixtures(s *mcp.Server, o *Options) error {
 		addConformanceSchemaTool(s),
 		addConformanceResources(s),
 		addConformancePrompts(s),
+		addConformanceModernFixtures(s),
+		addConformanceTaskFixtures(s, o),
 	)
 }
 
@@ -148,12 +152,19 @@ func pause(ctx context.Context, d time.Duration) error {
 }
 
 // json2020Schema is the input schema of json_schema_2020_12_tool: it uses $schema,
-// $defs with a $ref, and additionalProperties, which servers must pass on verbatim.
+// $defs with an $anchor and a $ref, composition (allOf/anyOf), a conditional
+// (if/then/else) and additionalProperties, which servers must pass on verbatim
+// (SEP-1613, SEP-2106).
 var json2020Schema = json.RawMessage(`{` +
 	`"$schema":"https://json-schema.org/draft/2020-12/schema",` +
 	`"type":"object",` +
-	`"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
-	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},` +
+	`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},` +
+	`"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},` +
+	`"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],` +
+	`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},` +
+	`"then":{"required":["phone"]},` +
+	`"else":{"required":["email"]},` +
 	`"additionalProperties":false}`)
 
 // addConformanceSchemaTool adds json_schema_2020_12_tool (json-schema-2020-12, a

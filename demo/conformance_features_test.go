@@ -268,7 +268,7 @@ func TestConformancePrompts(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}; !slices.Equal(names, want) {
+	if want := []string{"test_input_required_result_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}; !slices.Equal(names, want) {
 		t.Errorf("prompts = %v, want %v", names, want)
 	}
 

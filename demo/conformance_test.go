@@ -12,6 +12,7 @@ import (
 	_ "image/png" // image.DecodeConfig must know PNG
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,10 +32,20 @@ var conformanceToolNames = []string{
 }
 
 // connectFixtures serves only the conformance fixtures and connects a client with
-// opts to them at the newest legacy version (the suite's client asks for it). Every
-// message either side sends is checked against that version's schema.
+// opts to them through initialize, at the newest legacy version unless opts names
+// another (0.1.16's client asks for it; the stateless era has tests of its own, in
+// conformance_modern_test.go). Every message either side sends is checked against
+// that version's schema.
 func connectFixtures(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	var o mcp.ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = protocol.LatestLegacy
+	}
+	opts = &o
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	srv := mcp.NewServer(protocol.Implementation{Name: "fixtures", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
@@ -135,25 +146,40 @@ func TestConformanceToolList(t *testing.T) {
 		Defs                 map[string]json.RawMessage `json:"$defs"`
 		AdditionalProperties *bool                      `json:"additionalProperties"`
 		Properties           map[string]map[string]any  `json:"properties"`
+		AllOf                []json.RawMessage          `json:"allOf"`
+		If, Then, Else       json.RawMessage
 	}
 	if err := json.Unmarshal(byName["json_schema_2020_12_tool"].InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
 	if schema.Schema != "https://json-schema.org/draft/2020-12/schema" || schema.Defs["address"] == nil ||
-		schema.AdditionalProperties == nil || *schema.AdditionalProperties || schema.Properties["address"]["$ref"] != "#/$defs/address" {
+		schema.AdditionalProperties == nil || *schema.AdditionalProperties || schema.Properties["address"]["$ref"] != "#/$defs/address" ||
+		!bytes.Contains(schema.Defs["address"], []byte(`"$anchor":"addressDef"`)) || len(schema.AllOf) != 1 ||
+		schema.If == nil || schema.Then == nil || schema.Else == nil {
 		t.Errorf("json_schema_2020_12_tool inputSchema lost its 2020-12 keywords: %s", byName["json_schema_2020_12_tool"].InputSchema)
 	}
 }
 
-// json_schema_2020_12_tool validates its arguments against its own schema, $ref
-// included.
+// json_schema_2020_12_tool validates its arguments against its own schema: $ref,
+// allOf/anyOf and if/then/else included.
 func TestConformanceSchemaToolValidates(t *testing.T) {
 	cs := connectFixtures(t, nil)
-	ok := callFixture(t, cs, "json_schema_2020_12_tool", `{"name":"Ada","address":{"street":"1 Main St","city":"London"}}`)
-	if ok.IsError || !bytes.Contains([]byte(textOf(ok.Content)), []byte(`"city":"London"`)) {
-		t.Errorf("valid call = %+v", ok)
+	for _, good := range []string{
+		`{"name":"Ada","email":"ada@example.com","address":{"street":"1 Main St","city":"London"}}`,
+		`{"contactMethod":"phone","phone":"555"}`,
+	} {
+		ok := callFixture(t, cs, "json_schema_2020_12_tool", good)
+		if ok.IsError || !strings.Contains(textOf(ok.Content), good) {
+			t.Errorf("valid call %s = %+v", good, ok)
+		}
 	}
-	for _, bad := range []string{`{"extra":1}`, `{"address":{"city":7}}`} {
+	for _, bad := range []string{
+		`{"email":"a@b","extra":1}`,               // additionalProperties
+		`{"email":"a@b","address":{"city":7}}`,    // $ref
+		`{"name":"Ada"}`,                          // allOf/anyOf: neither phone nor email
+		`{"contactMethod":"phone","email":"a@b"}`, // if/then: phone required
+		`{"phone":"555"}`,                         // else: email required
+	} {
 		if res := callFixture(t, cs, "json_schema_2020_12_tool", bad); !res.IsError {
 			t.Errorf("arguments %s were accepted: %+v", bad, res)
 		}

@@ -85,6 +85,7 @@ type Client struct {
 	opts ClientOptions
 	log  *slog.Logger
 	now  func() time.Time // the clock of the result cache
+	eras sync.Map         // endpoint → protocol version it was found to speak
 }
 
 // NewClient returns a client that introduces itself as info.
@@ -131,7 +132,11 @@ func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSessi
 		Logger:        c.log,
 	})
 	cs.conn.Start(context.WithoutCancel(ctx))
-	if err := cs.open(ctx); err != nil {
+	var endpoint string
+	if ec, ok := conn.(transport.EndpointConn); ok {
+		endpoint = ec.Endpoint()
+	}
+	if err := cs.open(ctx, endpoint); err != nil {
 		_ = cs.conn.Close()
 		return nil, err
 	}

@@ -51,15 +51,34 @@ func (m *modernState) currentVersion() string {
 
 // open starts the session in the era ClientOptions.ProtocolVersion asks for, or
 // the one the server speaks.
-func (cs *ClientSession) open(ctx context.Context) error {
+//
+// The era found is remembered per server (see Client.rememberEra), so the next
+// connection to the same server skips the probe; a remembered era that no longer
+// works is forgotten and the following connection probes again.
+func (cs *ClientSession) open(ctx context.Context, endpoint string) error {
 	want := cs.client.opts.ProtocolVersion
 	switch {
 	case want == "":
-		legacy, err := cs.startStateless(ctx, protocol.Latest, false)
-		if err != nil || legacy == "" {
+		if known, ok := cs.client.eras.Load(endpoint); ok && endpoint != "" {
+			err := cs.openAt(ctx, known.(string))
+			if err != nil {
+				cs.client.eras.Delete(endpoint)
+			}
 			return err
 		}
-		return cs.initialize(ctx, legacy)
+		legacy, err := cs.startStateless(ctx, protocol.Latest, false)
+		if err != nil {
+			return err
+		}
+		if legacy == "" {
+			cs.client.rememberEra(endpoint, cs.ProtocolVersion())
+			return nil
+		}
+		if err := cs.initialize(ctx, legacy); err != nil {
+			return err
+		}
+		cs.client.rememberEra(endpoint, cs.init.ProtocolVersion)
+		return nil
 	case protocol.IsLegacy(want):
 		return cs.initialize(ctx, want)
 	case protocol.IsStateless(want):
@@ -67,6 +86,24 @@ func (cs *ClientSession) open(ctx context.Context) error {
 		return err
 	}
 	return fmt.Errorf("mcp: protocol version %q is not supported (this client supports %v)", want, protocol.SupportedVersions)
+}
+
+// openAt opens the session at a version known to work with this server.
+func (cs *ClientSession) openAt(ctx context.Context, version string) error {
+	if protocol.IsLegacy(version) {
+		return cs.initialize(ctx, version)
+	}
+	_, err := cs.startStateless(ctx, version, true)
+	return err
+}
+
+// rememberEra records the version a server was found to speak, keyed by the
+// endpoint its connection names ("" — a connection that names none — is not
+// remembered).
+func (c *Client) rememberEra(endpoint, version string) {
+	if endpoint != "" && version != "" {
+		c.eras.Store(endpoint, version)
+	}
 }
 
 // errNotDiscover is the probe's outcome when the server answered server/discover

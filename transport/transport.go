@@ -65,3 +65,12 @@ type HeaderConn interface {
 	Conn
 	Header() http.Header
 }
+
+// EndpointConn is implemented by a client Conn that can name the server it
+// reaches — the URL of an HTTP endpoint, the command line of a subprocess — so a
+// client can remember what it learned about that server (such as its protocol
+// era) across connections.
+type EndpointConn interface {
+	Conn
+	Endpoint() string
+}

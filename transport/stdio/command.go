@@ -383,3 +383,9 @@ func (e *ExitError) ExitCode() int {
 	}
 	return -1
 }
+
+// Endpoint names the server by its command line (transport.EndpointConn): the
+// same program with the same arguments is taken for the same server.
+func (c *CommandConn) Endpoint() string {
+	return "stdio:" + strings.Join(append([]string{c.cmd.Path}, c.cmd.Args[1:]...), "\x00")
+}

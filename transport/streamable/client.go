@@ -463,3 +463,6 @@ func (e *StatusError) Unwrap() error {
 // session when the client could not start a new one (or, for a response to a server
 // request, did not try: the request belonged to the old session).
 var ErrSessionExpired = errors.New("streamable: session expired")
+
+// Endpoint returns the URL of the MCP endpoint (transport.EndpointConn).
+func (c *ClientConn) Endpoint() string { return c.url }

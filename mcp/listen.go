@@ -19,13 +19,15 @@ const (
 	PromptsChanged                         // the prompt list changed
 	ResourcesChanged                       // the resource (or template) list changed
 	ResourceUpdated                        // the resource at Change.URI changed
+	TaskUpdated                            // the task Change.TaskID changed status
 )
 
 // Change is one change to a server's features that subscriptions/listen
 // streams may want to hear about.
 type Change struct {
-	Kind ChangeKind
-	URI  string // for ResourceUpdated
+	Kind   ChangeKind
+	URI    string // for ResourceUpdated
+	TaskID string // for TaskUpdated
 }
 
 // ChangeFeed carries changes from where they happen to the listen streams that
@@ -107,12 +109,14 @@ func (s *Server) listenEndChan() <-chan struct{} {
 type listener struct {
 	filter protocol.SubscriptionFilter
 	uris   map[string]struct{}
+	tasks  map[string]struct{}
 	wake   chan struct{}
 
 	mu      sync.Mutex
-	kinds   [ResourceUpdated + 1]bool
+	kinds   [TaskUpdated + 1]bool
 	updated []string
 	seen    map[string]struct{}
+	changed []string // task ids
 }
 
 func (l *listener) deliver(c Change) {
@@ -133,11 +137,20 @@ func (l *listener) deliver(c Change) {
 		if _, ok := l.uris[c.URI]; !ok {
 			return
 		}
+	case TaskUpdated:
+		if _, ok := l.tasks[c.TaskID]; !ok {
+			return
+		}
 	default:
 		return
 	}
 	l.mu.Lock()
-	if c.Kind == ResourceUpdated {
+	if c.Kind == TaskUpdated {
+		if _, dup := l.seen["task:"+c.TaskID]; !dup {
+			l.seen["task:"+c.TaskID] = struct{}{}
+			l.changed = append(l.changed, c.TaskID)
+		}
+	} else if c.Kind == ResourceUpdated {
 		if _, dup := l.seen[c.URI]; !dup {
 			l.seen[c.URI] = struct{}{}
 			l.updated = append(l.updated, c.URI)
@@ -153,13 +166,13 @@ func (l *listener) deliver(c Change) {
 }
 
 // take returns and clears the pending changes.
-func (l *listener) take() (kinds [ResourceUpdated + 1]bool, uris []string) {
+func (l *listener) take() (kinds [TaskUpdated + 1]bool, uris, tasks []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	kinds, uris = l.kinds, l.updated
-	l.kinds, l.updated = [ResourceUpdated + 1]bool{}, nil
+	kinds, uris, tasks = l.kinds, l.updated, l.changed
+	l.kinds, l.updated, l.changed = [TaskUpdated + 1]bool{}, nil, nil
 	clear(l.seen)
-	return kinds, uris
+	return kinds, uris, tasks
 }
 
 // acceptedFilter is the part of f the server honours: list_changed for the
@@ -206,6 +219,21 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	for _, u := range l.filter.ResourceSubscriptions {
 		l.uris[u] = struct{}{}
 	}
+	if len(p.Notifications.TaskIDs) > 0 {
+		if err := requireTasksExtension(r); err != nil {
+			return nil, err
+		}
+	}
+	// Only tasks the requestor may see are agreed to; others are left out of
+	// the acknowledgment, as unknown ids would be.
+	l.filter.TaskIDs, l.tasks = nil, make(map[string]struct{}, len(p.Notifications.TaskIDs))
+	owner := s.tasks.owner(ctx, r)
+	for _, id := range p.Notifications.TaskIDs {
+		if _, err := s.tasks.lookup(ctx, id, owner); err == nil {
+			l.filter.TaskIDs = append(l.filter.TaskIDs, id)
+			l.tasks[id] = struct{}{}
+		}
+	}
 	end := s.listenEndChan()
 	stop := s.opts.Changes.Subscribe(l.deliver)
 	defer stop()
@@ -226,7 +254,7 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 		if ctx.Err() != nil { // cancelled while a change was waiting: send nothing more
 			return nil, ctx.Err()
 		}
-		kinds, uris := l.take()
+		kinds, uris, tasks := l.take()
 		for _, n := range [...]struct {
 			kind   ChangeKind
 			method string
@@ -243,6 +271,17 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 		}
 		for _, u := range uris {
 			if err := r.Session.notify(ctx, protocol.NotificationResourcesUpdated, &protocol.ResourceUpdatedParams{Meta: tag, URI: u}); err != nil {
+				return nil, listenSendError(err)
+			}
+		}
+		for _, id := range tasks {
+			rec, err := s.tasks.store.Get(ctx, id)
+			if err != nil {
+				continue // expired or deleted meanwhile: nothing to report
+			}
+			d := detailedTask(rec)
+			d.Meta = tag
+			if err := r.Session.notify(ctx, protocol.NotificationTasks, d); err != nil {
 				return nil, listenSendError(err)
 			}
 		}

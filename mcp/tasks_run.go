@@ -450,10 +450,12 @@ func (t *taskRun) watch(done chan<- struct{}) {
 // errTaskCancelled is the cause of a task's context cancellation by tasks/cancel.
 var errTaskCancelled = errors.New("mcp: the task was cancelled")
 
-// notifyStatus sends notifications/tasks/status to the legacy session that
-// created the task, if it is still connected (2025-11-25; the notification is
-// optional and best effort).
+// notifyStatus announces a status change: to the listen streams that asked for
+// the task (the 2026-07-28 extension's notifications/tasks), and with
+// notifications/tasks/status to the legacy session that created the task, if it
+// is still connected (2025-11-25; the notification is optional and best effort).
 func (t *taskRun) notifyStatus(rec *taskstore.Record) {
+	t.m.s.publish(Change{Kind: TaskUpdated, TaskID: t.id}) // to subscriptions/listen streams (extension)
 	ss := t.session
 	if t.modern != nil || ss == nil || !protocol.HasTasks(t.version) {
 		return

@@ -401,6 +401,9 @@ type SubscriptionFilter struct {
 	// ResourceSubscriptions asks for notifications/resources/updated for
 	// these URIs (it replaces resources/subscribe).
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs asks for notifications/tasks about these tasks (the tasks
+	// extension, io.modelcontextprotocol/tasks).
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 // SubscriptionsListenParams are the params of subscriptions/listen.

@@ -1,11 +1,20 @@
 // Package interop holds mcpkit's interoperability tests against real peers:
-//   - over stdio, the official TypeScript SDK client driving `mcpkit serve`, and
+//   - over stdio, the official TypeScript SDK 1.x client driving `mcpkit serve`, and
 //     mcpkit's client driving the reference servers server-everything and
-//     server-filesystem;
-//   - over HTTP, the TypeScript SDK's Streamable HTTP and SSE clients against
+//     server-filesystem, and a small server written with the SDK 1.x McpServer
+//     (ts1_server.mjs);
+//   - over HTTP, the TypeScript SDK 1.x Streamable HTTP and SSE clients against
 //     mcpkit's handlers (stateful, stateless, JSON and SSE replies) and the
 //     `mcpkit serve --http` binary, and mcpkit's client against server-everything
 //     in its streamableHttp and sse modes;
+//   - the TypeScript SDK 2.x (@modelcontextprotocol/client and /server), which
+//     speaks the stateless 2026-07-28 protocol: its client against `mcpkit serve`
+//     over stdio and `mcpkit serve --http`, in each of its negotiation modes (auto,
+//     pinned to 2026-07-28, and its default, legacy initialize), with the era
+//     checked from the client and on the wire (server/discover, the _meta
+//     envelope, resultType, input-required round trips answered by the client's
+//     elicitation handler); and mcpkit's client against a server written with it
+//     (ts2_server.mjs) over stdio and Streamable HTTP;
 //   - nginx as a reverse proxy in front of a long tool call.
 //
 // The package has no API; everything is in its tests. The npm peers are pinned to

@@ -304,5 +304,5 @@ func testServerEverything(t *testing.T, node, entry, version string) {
 		}
 	})
 
-	t.Run("schema", func(t *testing.T) { checkWireAgainstSchema(t, cs.ProtocolVersion(), wire.snapshot()) })
+	t.Run("schema", func(t *testing.T) { checkSessionSchema(t, cs.ProtocolVersion(), wire.snapshot()) })
 }

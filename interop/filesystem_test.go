@@ -138,5 +138,5 @@ func TestMcpkitClientAgainstServerFilesystem(t *testing.T) {
 		t.Errorf("reading the old root after it was replaced = %+v, want access denied", res)
 	}
 
-	t.Run("schema", func(t *testing.T) { checkWireAgainstSchema(t, cs.ProtocolVersion(), wire.snapshot()) })
+	t.Run("schema", func(t *testing.T) { checkSessionSchema(t, cs.ProtocolVersion(), wire.snapshot()) })
 }

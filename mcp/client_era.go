@@ -24,8 +24,12 @@ import (
 
 // DefaultProbeTimeout is how long Connect waits for the answer to its
 // server/discover probe before taking the server for a legacy one, when
-// ClientOptions.ProbeTimeout is zero.
-const DefaultProbeTimeout = 3 * time.Second
+// ClientOptions.ProbeTimeout is zero. On stdio the wait includes the server's
+// start-up (an npx or a cold interpreter takes seconds), and a server that
+// never answers is rare — JSON-RPC asks every request to be answered, if only
+// with an error — so the default is generous; the era found is remembered per
+// server, so the wait is paid at most once.
+const DefaultProbeTimeout = 10 * time.Second
 
 // maxProbeAttempts bounds the server/discover requests of one Connect: the first,
 // and retries at a version an UnsupportedProtocolVersion error offered.

@@ -23,7 +23,8 @@ type Request struct {
 	// Meta is the request's _meta object (may be nil).
 	Meta protocol.Meta
 
-	modern *modernCall // nil in the legacy era
+	modern     *modernCall // nil in the legacy era
+	legacyTask *taskRun    // the 2025-11-25 task the handler runs in, if any
 }
 
 // IsStateless reports whether the request belongs to the stateless era
@@ -100,6 +101,9 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 // answer (see Input).
 func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
 	if r.modern == nil {
+		if r.legacyTask != nil {
+			return r.taskCreateMessage(ctx, p)
+		}
 		return r.Session.CreateMessage(ctx, p)
 	}
 	var res protocol.CreateMessageResult
@@ -116,6 +120,9 @@ func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessagePa
 // brings the answer (see Input).
 func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 	if r.modern == nil {
+		if r.legacyTask != nil {
+			return r.taskElicit(ctx, p)
+		}
 		return r.Session.Elicit(ctx, p)
 	}
 	var res protocol.ElicitResult
@@ -131,6 +138,9 @@ func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protoc
 // answer (see Input).
 func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
 	if r.modern == nil {
+		if r.legacyTask != nil {
+			return r.taskListRoots(ctx)
+		}
 		return r.Session.ListRoots(ctx)
 	}
 	var res protocol.ListRootsResult
@@ -179,11 +189,20 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *protocol.ElicitParams) (
 
 // ListRoots asks the client for its roots.
 func (ss *ServerSession) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
+	return ss.listRoots(ctx, nil)
+}
+
+// listRoots sends roots/list with params (nil for none).
+func (ss *ServerSession) listRoots(ctx context.Context, p *protocol.ListRootsParams) (*protocol.ListRootsResult, error) {
 	if ss.ClientCapabilities().Roots == nil {
 		return nil, fmt.Errorf("roots/list: %w (roots)", ErrCapabilityNotSupported)
 	}
+	var params any
+	if p != nil {
+		params = p
+	}
 	var res protocol.ListRootsResult
-	if err := ss.call(ctx, protocol.MethodRootsList, nil, &res); err != nil {
+	if err := ss.call(ctx, protocol.MethodRootsList, params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

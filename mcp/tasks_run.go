@@ -285,7 +285,9 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 	req := &ToolRequest{Request: Request{Session: t.session, Meta: t.meta}, Params: &params}
 	req.task.inside = true
 	var in *inputRound
-	if t.modern != nil {
+	if t.modern == nil {
+		req.legacyTask = t
+	} else {
 		in = &inputRound{loaded: true, responses: maps.Clone(responses)}
 		if in.responses == nil {
 			in.responses = protocol.InputResponses{}

@@ -41,7 +41,8 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // request with CodeMethodNotFound and every batch with CodeInvalidRequest.
 type ConnOptions struct {
 	// Handler answers incoming requests and notifications. Requests run concurrently,
-	// each in its own goroutine; notifications run one at a time, in arrival order, on
+	// each on its own goroutine (goroutines are reused from one request to the next);
+	// notifications run one at a time, in arrival order, on
 	// the connection's read loop (so they must not make calls on the same connection
 	// and wait for the answer).
 	Handler Handler
@@ -69,7 +70,17 @@ type Conn struct {
 	closed  bool
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
-	handlers sync.WaitGroup // goroutines running incoming requests
+	handlers sync.WaitGroup // incoming requests running
+	workers  sync.WaitGroup // handler goroutines, running a request or waiting for one
+	// idle hands a request to a handler goroutine waiting for work. The read loop
+	// alone uses these two fields: it makes the channel at the second request, so a
+	// connection that serves one request (stateless HTTP) keeps no goroutine waiting.
+	idle     chan func()
+	requests int
+	// readEnded is set when the read loop has stopped reading: a handler goroutine
+	// that finishes then exits instead of waiting for work (a connection that served
+	// a single request, as in stateless HTTP, arms no idle timer).
+	readEnded atomic.Bool
 
 	done   chan struct{}
 	err    error // why the read loop ended; set before done is closed
@@ -126,7 +137,9 @@ func (c *Conn) Close() error {
 	<-c.done
 	if !c.waitHandlers() {
 		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
+		return err
 	}
+	c.workers.Wait() // idle handler goroutines leave as soon as done is closed
 	return err
 }
 
@@ -153,6 +166,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 		}
 		c.dispatch(ctx, msg, nil)
 	}
+	c.readEnded.Store(true) // no request can come any more: handler goroutines need not wait
 	if errors.Is(err, io.EOF) && !c.closing.Load() {
 		// The peer has finished sending, not necessarily reading: answer what
 		// it asked before going (stdio clients often close stdin right after
@@ -318,10 +332,56 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 		return
 	}
 	c.handlers.Add(1)
-	go func() {
-		defer c.handlers.Done()
+	c.goHandler(run)
+}
+
+// handlerIdleTimeout is how long a handler goroutine waits for another request
+// after finishing one before it exits.
+const handlerIdleTimeout = time.Second
+
+// goHandler runs run on a handler goroutine: one waiting for work if there is
+// one, a new one otherwise. Reusing goroutines keeps their stacks, which handlers
+// (JSON decoding, reflection) grow on almost every request: growing a fresh 8 KiB
+// stack costs more than the rest of the goroutine's start.
+// It is called by the read loop only.
+func (c *Conn) goHandler(run func()) {
+	c.requests++
+	if c.idle == nil && c.requests > 1 {
+		c.idle = make(chan func())
+	}
+	select {
+	case c.idle <- run: // never ready while idle is nil
+	default:
+		c.workers.Add(1)
+		go c.handlerLoop(run, c.idle)
+	}
+}
+
+// handlerLoop runs requests, taking the next from idle, until none comes for
+// handlerIdleTimeout or the connection ends. With a nil idle it runs one request.
+func (c *Conn) handlerLoop(run func(), idle chan func()) {
+	defer c.workers.Done()
+	var t *time.Timer
+	for {
 		run()
-	}()
+		c.handlers.Done()
+		if idle == nil || c.readEnded.Load() {
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(handlerIdleTimeout)
+		} else {
+			t.Reset(handlerIdleTimeout)
+		}
+		select {
+		case run = <-idle:
+		case <-t.C:
+			return
+		case <-c.done:
+			t.Stop()
+			return
+		}
+	}
 }
 
 // CancelIncoming cancels the context of the incoming request id, if it is still

@@ -38,6 +38,7 @@ func (s *scripted) Close() error { return nil }
 func TestConnAnswersRequestsSentBeforeEOF(t *testing.T) {
 	s := &scripted{in: make(chan []byte, 4), written: make(chan string, 8)}
 	release := make(chan struct{})
+	var c *Conn // set before Start, so before any handler runs
 	h := HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
 		if m.Method == "slow" {
 			<-release
@@ -45,13 +46,12 @@ func TestConnAnswersRequestsSentBeforeEOF(t *testing.T) {
 		var out string
 		// A call back to the peer cannot be answered any more: it fails at once
 		// instead of holding the handler until the grace period ends.
-		if err := connFrom(ctx).Call(ctx, "ask", nil, &out); !IsClosed(err) {
+		if err := c.Call(ctx, "ask", nil, &out); !IsClosed(err) {
 			return nil, err
 		}
 		return "done " + m.Method, nil
 	})
-	c := NewConn(s, ConnOptions{Handler: h, Logger: slog.New(slog.DiscardHandler)})
-	conns <- c
+	c = NewConn(s, ConnOptions{Handler: h, Logger: slog.New(slog.DiscardHandler)})
 	s.in <- []byte(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
 	s.in <- []byte(`{"jsonrpc":"2.0","id":2,"method":"fast"}`)
 	close(s.in)
@@ -79,13 +79,4 @@ func TestConnAnswersRequestsSentBeforeEOF(t *testing.T) {
 			t.Errorf("missing %s in %v", want, got)
 		}
 	}
-}
-
-// conns hands the conn under test to its handler.
-var conns = make(chan *Conn, 1)
-
-func connFrom(context.Context) *Conn {
-	c := <-conns
-	conns <- c
-	return c
 }

@@ -20,6 +20,7 @@ export PATH="$PATH:/usr/sbin"
 
 echo "== go modules"
 go mod download
+(cd bench && go mod download)
 
 echo "== npm peers (pinned in interop/ and conformance/ package-lock.json)"
 npm ci --prefix interop --no-audit --no-fund --loglevel=error
@@ -34,5 +35,8 @@ go test -race -count=1 -timeout 20m ./...
 
 echo "== benchmarks (brief run: a smoke test, not a measurement)"
 go test -run '^$' -bench . -benchtime 200x -benchmem ./... >/dev/null
+
+echo "== cross-SDK benchmark harness (bench/, its own module): every server and mode, briefly"
+(cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)
 
 echo "== ok"

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/internal/load"
+)
+
+func TestSummarize(t *testing.T) {
+	if s := summarize([]float64{3, 1, 2}); s.med != 2 || s.min != 1 || s.max != 3 || s.n != 3 {
+		t.Errorf("summarize odd = %+v", s)
+	}
+	if s := summarize([]float64{4, 1, 2, 3}); s.med != 2.5 {
+		t.Errorf("median of 1..4 = %v, want 2.5", s.med)
+	}
+	if s := summarize(nil); s.n != 0 {
+		t.Errorf("summarize(nil) = %+v", s)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 29123.6: "29,124", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := thousands(v); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions([]string{"-quick", "-repeats", "2", "-impls", "mcpkit,ceiling", "-modes", "stdio-serial"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.duration != 500*time.Millisecond || o.repeats != 2 || o.concurrency != 4 || o.sessions != 200 {
+		t.Errorf("-quick with -repeats 2 gave %+v", o)
+	}
+	if strings.Join(o.impls, ",") != "mcpkit,ceiling" || strings.Join(o.modes, ",") != "stdio-serial" {
+		t.Errorf("impls %v modes %v", o.impls, o.modes)
+	}
+	for _, bad := range [][]string{{"-impls", "nope"}, {"-modes", "x"}, {"-repeats", "0"}, {"extra"}, {"-impls", ","}} {
+		if _, err := parseOptions(bad); err == nil {
+			t.Errorf("parseOptions(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPlanRunsInterleaves(t *testing.T) {
+	o := &options{impls: []string{"mcpkit", "gosdk", "ceiling"}, modes: []string{load.ModeHTTPStateful, load.ModeIdle}, repeats: 2, pin: true}
+	plan := planRuns(o, map[string]string{"mcpkit": "/b/m", "gosdk": "/b/g", "ceiling": "/b/c"})
+	var got []string
+	for _, c := range plan {
+		got = append(got, c.Mode[:4]+":"+c.Impl)
+		if c.PinServerCPU != "0" || c.ServerGOMAXPROCS != 1 {
+			t.Errorf("%s %s not pinned", c.Mode, c.Impl)
+		}
+		if c.RequireSession != (c.Impl != implCeiling) {
+			t.Errorf("%s: RequireSession %v", c.Impl, c.RequireSession)
+		}
+	}
+	want := "http:mcpkit http:gosdk http:ceiling idle:mcpkit idle:gosdk " + // repeat 1 (no idle ceiling)
+		"http:gosdk http:ceiling http:mcpkit idle:gosdk idle:mcpkit" // repeat 2, rotated
+	if strings.Join(got, " ") != want {
+		t.Errorf("plan\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+}
+
+func TestPrintTargets(t *testing.T) {
+	results := []*load.Result{
+		{Impl: implMcpkit, Mode: load.ModeHTTPStateful, CallsPerSec: 900, P99Ms: 2, CPUPerCallUs: 40},
+		{Impl: implCeiling, Mode: load.ModeHTTPStateful, CallsPerSec: 1000, P99Ms: 1, CPUPerCallUs: 30},
+		{Impl: implMcpGo, Mode: load.ModeHTTPStateful, CallsPerSec: 500, P99Ms: 1, CPUPerCallUs: 50},
+		{Impl: implMcpkit, Mode: load.ModeIdle, RSSPerSession: 2048, Sessions: 10},
+	}
+	var b bytes.Buffer
+	printTargets(&b, groupResults(results, load.AllModes, allImpls))
+	out := b.String()
+	for _, want := range []string{
+		"| http-stateful: mcpkit / ceiling calls/s | ≥ 0.80 | 0.90 | yes | 0.75 | no |",
+		"| http-stateful: mcpkit / mcpgo calls/s | ≥ 1.50 | 1.80 | yes | 1.25 | no |",
+		"| http-stateful: mcpkit / ceiling p99 | ≤ 1.50 | 2.00 | no | | |",
+		"| http-stateless: mcpkit / ceiling calls/s | ≥ 0.80 | n/a |  | n/a |  |",
+		"| idle: mcpkit RSS KB per legacy session | ≤ 4 | 2.00 | yes | | |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("targets lack %q:\n%s", want, out)
+		}
+	}
+}

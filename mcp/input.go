@@ -47,7 +47,11 @@ type inputRound struct {
 	seq       int
 
 	// Set by the method before the handler runs: what the state is bound to.
-	binding      requeststate.Binding
+	method, name string // what the state is bound to, with args and principal
+	args         []byte
+	principal    string
+	binding      requeststate.Binding // computed on first use (most calls never need it)
+	bindingDone  bool
 	bindingErr   error
 	state        string
 	newResponses protocol.InputResponses
@@ -61,8 +65,18 @@ func (r *Request) bind(ctx context.Context, name string, args []byte, state stri
 		return
 	}
 	in := r.modern.input
-	in.binding, in.bindingErr = requeststate.NewBinding(r.modern.method, name, args, PrincipalFrom(ctx))
+	in.method, in.name, in.args, in.principal = r.modern.method, name, args, PrincipalFrom(ctx)
 	in.state, in.newResponses = state, responses
+}
+
+// bind computes the binding (a digest of the canonical arguments) the first time
+// it is needed: when a state is opened or sealed. The lock is held.
+func (in *inputRound) bind() error {
+	if !in.bindingDone {
+		in.bindingDone = true
+		in.binding, in.bindingErr = requeststate.NewBinding(in.method, in.name, in.args, in.principal)
+	}
+	return in.bindingErr
 }
 
 // load opens the requestState (once) and merges its answers with the retry's.
@@ -71,7 +85,7 @@ func (in *inputRound) load(s *Server) error {
 		return in.loadErr
 	}
 	in.loaded = true
-	if in.bindingErr != nil {
+	if in.state != "" && in.bind() != nil {
 		in.loadErr = errorf(CodeInvalidParams, "invalid params: %v", in.bindingErr)
 		return in.loadErr
 	}
@@ -184,6 +198,9 @@ func (in *inputRound) finish(s *Server, r *Request, res any, err error) (any, er
 	payload, merr := json.Marshal(in.responses)
 	if merr != nil {
 		return nil, fmt.Errorf("mcp: sealing request state: %w", merr)
+	}
+	if err := in.bind(); err != nil {
+		return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
 	state, serr := s.keyring.Seal(in.binding, payload, s.opts.InputStateTTL)
 	if serr != nil {

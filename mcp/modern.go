@@ -52,9 +52,16 @@ type modernCall struct {
 	input    *inputRound // non-nil for the methods that may ask for input
 }
 
-// requestMeta is the part of any request's params this engine reads first.
+// requestMeta is the part of any request's params this engine reads first: the
+// _meta fields it needs, decoded straight into their types (other params and
+// _meta keys are skipped, not copied).
 type requestMeta struct {
-	Meta map[string]json.RawMessage `json:"_meta"`
+	Meta *struct {
+		ProtocolVersion    *string                      `json:"io.modelcontextprotocol/protocolVersion"`
+		ClientCapabilities *protocol.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
+		ClientInfo         *protocol.Implementation     `json:"io.modelcontextprotocol/clientInfo"`
+		LogLevel           *protocol.LoggingLevel       `json:"io.modelcontextprotocol/logLevel"`
+	} `json:"_meta"`
 }
 
 // isModernRequest reports whether an incoming message on a session that has not
@@ -77,35 +84,23 @@ func (s *Server) parseModernMeta(method string, params json.RawMessage) (*modern
 	var rm requestMeta
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &rm); err != nil {
-			return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
+			return nil, errorf(CodeInvalidParams, "invalid params: _meta: %v", err)
 		}
 	}
-	rawVersion, ok := rm.Meta[protocol.MetaKeyProtocolVersion]
-	if !ok {
+	m := rm.Meta
+	if m == nil || m.ProtocolVersion == nil {
 		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s", protocol.MetaKeyProtocolVersion)
 	}
-	mc := &modernCall{method: method}
-	if err := json.Unmarshal(rawVersion, &mc.version); err != nil {
-		return nil, errorf(CodeInvalidParams, "invalid params: %s must be a string", protocol.MetaKeyProtocolVersion)
-	}
+	mc := &modernCall{method: method, version: *m.ProtocolVersion, info: m.ClientInfo}
 	if !isModernVersion(mc.version) {
 		return nil, unsupportedVersion(mc.version)
 	}
-	rawCaps, ok := rm.Meta[protocol.MetaKeyClientCapabilities]
-	if !ok {
-		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s", protocol.MetaKeyClientCapabilities)
+	if m.ClientCapabilities == nil {
+		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s (an object)", protocol.MetaKeyClientCapabilities)
 	}
-	if err := json.Unmarshal(rawCaps, &mc.caps); err != nil || rawCaps[0] != '{' {
-		return nil, errorf(CodeInvalidParams, "invalid params: %s must be an object", protocol.MetaKeyClientCapabilities)
-	}
-	if raw, ok := rm.Meta[protocol.MetaKeyClientInfo]; ok {
-		mc.info = new(protocol.Implementation)
-		if err := json.Unmarshal(raw, mc.info); err != nil {
-			return nil, errorf(CodeInvalidParams, "invalid params: %s: %v", protocol.MetaKeyClientInfo, err)
-		}
-	}
-	if raw, ok := rm.Meta[protocol.MetaKeyLogLevel]; ok {
-		if err := json.Unmarshal(raw, &mc.logLevel); err != nil || mc.logLevel.Severity() < 0 {
+	mc.caps = *m.ClientCapabilities
+	if m.LogLevel != nil {
+		if mc.logLevel = *m.LogLevel; mc.logLevel.Severity() < 0 {
 			return nil, errorf(CodeInvalidParams, "invalid params: %s must be a logging level", protocol.MetaKeyLogLevel)
 		}
 	}
@@ -313,7 +308,7 @@ func (s *Server) resultMeta(m protocol.Meta) protocol.Meta {
 	for k, v := range m {
 		out[k] = v
 	}
-	out[protocol.MetaKeyServerInfo] = &s.info
+	out[protocol.MetaKeyServerInfo] = s.infoJSON
 	return out
 }
 

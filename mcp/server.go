@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -75,7 +76,8 @@ type Server struct {
 	methods     map[string]serverMethod
 	modern      map[string]featureFunc
 	keyring     *requeststate.Keyring
-	listenEnd   chan struct{} // closed by EndSubscriptions
+	listenEnd   chan struct{}   // closed by EndSubscriptions
+	infoJSON    json.RawMessage // info, encoded once for every stateless result's _meta
 	tasks       *taskManager
 }
 
@@ -94,6 +96,7 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 	}
 	s.methods = serverMethods()
 	s.modern = modernMethods()
+	s.infoJSON, _ = json.Marshal(s.info.ForVersion(protocol.Version20260728)) // plain strings and slices: cannot fail
 	if s.opts.InputStateTTL <= 0 {
 		s.opts.InputStateTTL = 10 * time.Minute
 	}

@@ -54,6 +54,11 @@ type ConnOptions struct {
 	// Logger receives protocol problems (unmatched responses, failed writes). Nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// OnDone, if set, runs once when the connection has ended, on the read
+	// loop's goroutine, just before Done is closed (so whoever waits on Done sees
+	// its effects) — an owner needs no goroutine of its own parked on Done to
+	// clean up after the connection. It must not call Close.
+	OnDone func()
 }
 
 // Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
@@ -233,6 +238,9 @@ func (c *Conn) shutdown(err error) {
 	c.failPending()
 	c.cancel()
 	c.err = err
+	if c.opts.OnDone != nil {
+		c.opts.OnDone()
+	}
 	close(c.done)
 }
 

@@ -80,3 +80,17 @@ func TestConnAnswersRequestsSentBeforeEOF(t *testing.T) {
 		}
 	}
 }
+
+func TestConnOnDoneRunsBeforeDone(t *testing.T) {
+	a, b := newPipe()
+	ran := make(chan struct{})
+	c := NewConn(a, ConnOptions{Logger: slog.New(slog.DiscardHandler), OnDone: func() { close(ran) }})
+	c.Start(context.Background())
+	_ = b.Close() // the peer goes away
+	<-c.Done()
+	select {
+	case <-ran:
+	default:
+		t.Fatal("Done closed before OnDone ran")
+	}
+}

@@ -135,3 +135,15 @@ func TestMiddlewareCanShortCircuit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestServerForgetsEndedSessions(t *testing.T) {
+	srv := newServer(t, nil)
+	_, ss := connect(t, srv, nil)
+	if n := len(srv.Sessions()); n != 1 {
+		t.Fatalf("%d sessions while connected, want 1", n)
+	}
+	must(t, ss.Close())
+	if n := len(srv.Sessions()); n != 0 {
+		t.Errorf("%d sessions after the session ended, want 0", n)
+	}
+}

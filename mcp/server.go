@@ -144,17 +144,23 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 			return nil, fmt.Errorf("mcp: stateless connection with unsupported protocol version %q", v)
 		}
 	}
-	s.mu.Lock()
-	s.sessions[ss] = struct{}{}
-	s.mu.Unlock()
-	ss.conn.Start(ctx)
-	go func() {
-		<-ss.conn.Done()
+	// A connection that carries one stateless request is not registered: no
+	// notification can reach it after its answer, and the registry would only
+	// cost a lock on every request.
+	if _, oneShot := conn.(transport.StatelessConn); !oneShot {
 		s.mu.Lock()
-		delete(s.sessions, ss)
+		s.sessions[ss] = struct{}{}
 		s.mu.Unlock()
-	}()
+	}
+	ss.conn.Start(ctx) // the session is forgotten when its connection ends (ConnOptions.OnDone)
 	return ss, nil
+}
+
+// forget removes a session whose connection has ended.
+func (s *Server) forget(ss *ServerSession) {
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
 }
 
 // Accept implements transport.Server: it starts a session over conn, as Connect does.

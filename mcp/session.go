@@ -41,6 +41,7 @@ func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 		AllowBatch:    func() bool { return protocol.SupportsBatching(ss.ProtocolVersion()) },
 		CallCancelled: ss.sendCancelled,
 		Logger:        s.log,
+		OnDone:        func() { s.forget(ss) },
 	})
 	return ss
 }

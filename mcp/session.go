@@ -144,7 +144,16 @@ func decodeParams(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	// Params are a sub-slice of a message the JSON-RPC codec has validated, so a
+	// type that decodes itself (the hot ones do, without reflection) is handed
+	// them directly, skipping encoding/json's second validation pass.
+	var err error
+	if u, ok := v.(json.Unmarshaler); ok {
+		err = u.UnmarshalJSON(raw)
+	} else {
+		err = json.Unmarshal(raw, v)
+	}
+	if err != nil {
 		return errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil

@@ -72,6 +72,10 @@ func (m *Meta) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
+	if out, ok := decodeMetaFast(data); ok {
+		*m = out
+		return nil
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return fmt.Errorf("protocol: decoding _meta: %w", err)

@@ -1,0 +1,67 @@
+package protocol
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// metaBoth decodes data with Meta.UnmarshalJSON and with the general path (a
+// map of raw values, each through decodeMetaValue) and fails unless they agree.
+func metaBoth(t *testing.T, data []byte) {
+	t.Helper()
+	var fast Meta
+	fastErr := json.Unmarshal(data, &fast)
+	var raw map[string]json.RawMessage
+	slowErr := json.Unmarshal(data, &raw)
+	var slow Meta
+	if slowErr == nil && raw != nil {
+		slow = make(Meta, len(raw))
+		for k, v := range raw {
+			val, err := decodeMetaValue(k, v)
+			if err != nil {
+				slowErr = err
+				break
+			}
+			slow[k] = val
+		}
+	}
+	if (fastErr == nil) != (slowErr == nil) {
+		t.Fatalf("%q: fast error %v, general error %v", data, fastErr, slowErr)
+	}
+	if fastErr == nil && !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q:\nfast    %#v\ngeneral %#v", data, fast, slow)
+	}
+}
+
+var metaSeeds = []string{
+	`{"progressToken":1}`, `{"progressToken":"abc"}`, `{}`, ` { } `, `null`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}`,
+	`{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01","x":[1,{"y":null}]}`,
+	`{"progressToken":1.5}`, `{"progressToken":true}`, `{"a":1,"a":2}`, `{"\u0061":1}`, `{"k\xff":1}`,
+	`{"io.modelcontextprotocol/related-task":{"taskId":"t"}}`, `[]`, `{"a":}`, `{"a":1,}`,
+}
+
+func TestMetaDecodeMatchesGeneralPath(t *testing.T) {
+	for _, s := range metaSeeds {
+		metaBoth(t, []byte(s))
+	}
+}
+
+func FuzzMetaDecode(f *testing.F) {
+	for _, s := range metaSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { metaBoth(t, data) })
+}
+
+func BenchmarkMetaDecodeProgressToken(b *testing.B) {
+	data := []byte(`{"progressToken":1}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var m Meta
+		if err := m.UnmarshalJSON(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+)
+
+// tools/call params arrive with every tool call, so they are decoded without
+// reflection: one pass over the object keeps arguments as a sub-slice of the
+// input and decodes only the members present. Anything the fast path does not
+// handle exactly as encoding/json would (a key that matches only up to case, a
+// member of the wrong type, an escaped or invalid-UTF-8 name) is left to
+// encoding/json, so the outcome — value or error — is always encoding/json's.
+
+// callToolParamsWire has CallToolParams' fields without its methods.
+type callToolParamsWire CallToolParams
+
+// UnmarshalJSON decodes tools/call params.
+func (p *CallToolParams) UnmarshalJSON(data []byte) error {
+	var fast CallToolParams
+	if fast.decodeFast(data) {
+		*p = fast
+		return nil
+	}
+	return json.Unmarshal(data, (*callToolParamsWire)(p))
+}
+
+// decodeFast decodes data into p, or reports false when encoding/json must.
+func (p *CallToolParams) decodeFast(data []byte) bool {
+	s := jsonscan.Scanner{Data: data}
+	s.SkipSpace()
+	if s.Peek() != '{' {
+		return false
+	}
+	s.Pos++
+	s.SkipSpace()
+	if s.Peek() == '}' {
+		s.Pos++
+		return atEnd(&s)
+	}
+	for {
+		s.SkipSpace()
+		if s.Peek() != '"' {
+			return false
+		}
+		key, escaped, err := s.String()
+		if err != nil || escaped {
+			return false
+		}
+		s.SkipSpace()
+		if s.Peek() != ':' {
+			return false
+		}
+		s.Pos++
+		s.SkipSpace()
+		start := s.Pos
+		if err := s.SkipValue(0); err != nil {
+			return false
+		}
+		value := data[start:s.Pos]
+		if !p.member(key, value) {
+			return false
+		}
+		s.SkipSpace()
+		switch s.Peek() {
+		case ',':
+			s.Pos++
+		case '}':
+			s.Pos++
+			return atEnd(&s)
+		default:
+			return false
+		}
+	}
+}
+
+// member stores one member; false sends the whole object to encoding/json.
+func (p *CallToolParams) member(key, value []byte) bool {
+	null := string(value) == "null"
+	switch string(key) {
+	case "name":
+		if null {
+			return true
+		}
+		name, ok := plainString(value)
+		if !ok {
+			return false
+		}
+		p.Name = name
+	case "arguments":
+		// A sub-slice of the input, as the message's params already are; null is
+		// kept as the literal, as json.RawMessage.UnmarshalJSON keeps it.
+		p.Arguments = json.RawMessage(value)
+	case "requestState":
+		if null {
+			return true
+		}
+		st, ok := plainString(value)
+		if !ok {
+			return false
+		}
+		p.RequestState = st
+	case "_meta":
+		return json.Unmarshal(value, &p.Meta) == nil
+	case "task":
+		return json.Unmarshal(value, &p.Task) == nil
+	case "inputResponses":
+		return json.Unmarshal(value, &p.InputResponses) == nil
+	default:
+		// An unknown member is skipped, unless it matches a field's name up to
+		// case: encoding/json would decode it into that field.
+		for _, f := range [...]string{"name", "arguments", "requestState", "_meta", "task", "inputResponses"} {
+			if bytes.EqualFold(key, []byte(f)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainString returns the value of a JSON string without escapes whose bytes are
+// valid UTF-8 (which encoding/json would return unchanged).
+func plainString(value []byte) (string, bool) {
+	if len(value) < 2 || value[0] != '"' || bytes.IndexByte(value[1:len(value)-1], '\\') >= 0 {
+		return "", false
+	}
+	inner := value[1 : len(value)-1]
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
+// atEnd reports whether only white space follows.
+func atEnd(s *jsonscan.Scanner) bool {
+	s.SkipSpace()
+	return s.Pos == len(s.Data)
+}

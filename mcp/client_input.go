@@ -43,19 +43,12 @@ func (cs *ClientSession) answerInput(ctx context.Context, reqs map[string]protoc
 // answerOne runs the handler for one input request, as if the server had sent it
 // as a request of its own.
 func (cs *ClientSession) answerOne(ctx context.Context, req protocol.InputRequest) (any, error) {
-	var params any
 	switch req.Method {
-	case protocol.MethodSamplingCreateMessage:
-		params = req.CreateMessage
-	case protocol.MethodElicitationCreate:
-		params = req.Elicit
-	case protocol.MethodRootsList:
-		if req.ListRoots != nil {
-			params = req.ListRoots
-		}
+	case protocol.MethodSamplingCreateMessage, protocol.MethodElicitationCreate, protocol.MethodRootsList:
 	default:
 		return nil, fmt.Errorf("this client does not know the method %q", req.Method)
 	}
+	params := req.Params()
 	var raw json.RawMessage
 	if params != nil {
 		var err error

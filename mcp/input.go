@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -134,7 +133,7 @@ func (in *inputRound) ask(s *Server, caps *protocol.ClientCapabilities, reqs map
 	complete := true
 	for key, req := range reqs {
 		if raw, ok := in.responses[key]; ok {
-			if err := checkInputResponse(req.Method, raw); err != nil {
+			if _, err := protocol.DecodeInputResponse(req.Method, raw); err != nil {
 				if in.invalid == nil {
 					in.invalid = fmt.Errorf("input response %q: %w", key, err)
 				}
@@ -153,27 +152,6 @@ func (in *inputRound) ask(s *Server, caps *protocol.ClientCapabilities, reqs map
 		return nil, ErrInputRequired
 	}
 	return out, nil
-}
-
-// checkInputResponse reports whether raw has the shape of an answer to method: a
-// JSON object that decodes as that method's result. An answer that does not
-// makes the request fail with -32602 (see finish) rather than reach the handler.
-func checkInputResponse(method string, raw json.RawMessage) error {
-	if b := bytes.TrimLeft(raw, " \t\r\n"); len(b) == 0 || b[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	var dst any
-	switch method {
-	case protocol.MethodSamplingCreateMessage:
-		dst = new(protocol.CreateMessageResult)
-	case protocol.MethodElicitationCreate:
-		dst = new(protocol.ElicitResult)
-	case protocol.MethodRootsList:
-		dst = new(protocol.ListRootsResult)
-	default:
-		return nil
-	}
-	return json.Unmarshal(raw, dst)
 }
 
 // finish turns the handler's outcome into the answer: a -32021 error when the
@@ -346,21 +324,8 @@ func (ss *ServerSession) inputLegacy(ctx context.Context, reqs map[string]protoc
 	answers := make(chan answer, len(reqs))
 	for key, req := range reqs {
 		go func() {
-			var params any
-			switch req.Method {
-			case protocol.MethodSamplingCreateMessage:
-				params = req.CreateMessage
-			case protocol.MethodElicitationCreate:
-				params = req.Elicit
-			case protocol.MethodRootsList:
-				if req.ListRoots != nil {
-					params = req.ListRoots
-				}
-			default:
-				params = req.RawParams
-			}
 			var raw json.RawMessage
-			err := ss.call(ctx, req.Method, params, &raw)
+			err := ss.call(ctx, req.Method, req.Params(), &raw)
 			answers <- answer{key, raw, err}
 		}()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -218,7 +217,7 @@ func updateTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any
 			if !outstanding {
 				continue
 			}
-			if err := checkTaskAnswer(req.Method, answer); err != nil {
+			if _, err := protocol.DecodeInputResponse(req.Method, answer); err != nil {
 				return errorf(CodeInvalidParams, "invalid params: input response %q: %v", key, err)
 			}
 			if rec.InputResponses == nil {
@@ -246,26 +245,6 @@ func updateTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any
 
 // errNoChange aborts a store update that would change nothing.
 var errNoChange = errors.New("mcp: nothing to change")
-
-// checkTaskAnswer checks that an answer decodes as the result of the request
-// it answers.
-func checkTaskAnswer(method string, answer json.RawMessage) error {
-	var dst any
-	switch method {
-	case protocol.MethodSamplingCreateMessage:
-		dst = new(protocol.CreateMessageResult)
-	case protocol.MethodElicitationCreate:
-		dst = new(protocol.ElicitResult)
-	case protocol.MethodRootsList:
-		dst = new(protocol.ListRootsResult)
-	default:
-		dst = new(map[string]any)
-	}
-	if err := json.Unmarshal(answer, dst); err != nil {
-		return fmt.Errorf("not a %s result: %w", method, err)
-	}
-	return nil
-}
 
 // cancelTaskModern answers the extension's tasks/cancel: an empty
 // acknowledgement, for a running task (which moves to cancelled) as for a

@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -287,28 +289,35 @@ type inputRequestWire struct {
 	Params json.RawMessage `json:"params,omitempty"`
 }
 
-// MarshalJSON encodes the request as {"method":...,"params":...}.
-func (r InputRequest) MarshalJSON() ([]byte, error) {
-	var params any
+// Params returns the params to send with the request: the field that matches
+// Method, or nil when there are none (roots/list without params).
+func (r InputRequest) Params() any {
 	switch r.Method {
 	case MethodSamplingCreateMessage:
-		if r.CreateMessage == nil {
-			return nil, fmt.Errorf("protocol: %s input request without params", r.Method)
+		if r.CreateMessage != nil {
+			return r.CreateMessage
 		}
-		params = r.CreateMessage
 	case MethodElicitationCreate:
-		if r.Elicit == nil {
-			return nil, fmt.Errorf("protocol: %s input request without params", r.Method)
+		if r.Elicit != nil {
+			return r.Elicit
 		}
-		params = r.Elicit
 	case MethodRootsList:
 		if r.ListRoots != nil {
-			params = r.ListRoots
+			return r.ListRoots
 		}
 	default:
 		if len(r.RawParams) > 0 {
-			params = r.RawParams
+			return r.RawParams
 		}
+	}
+	return nil
+}
+
+// MarshalJSON encodes the request as {"method":...,"params":...}.
+func (r InputRequest) MarshalJSON() ([]byte, error) {
+	params := r.Params()
+	if params == nil && (r.Method == MethodSamplingCreateMessage || r.Method == MethodElicitationCreate) {
+		return nil, fmt.Errorf("protocol: %s input request without params", r.Method)
 	}
 	w := inputRequestWire{Method: r.Method}
 	if params != nil {
@@ -360,6 +369,31 @@ func (r *InputRequest) UnmarshalJSON(data []byte) error {
 // Values stay raw because the wire carries no discriminator; the server,
 // which knows what it asked under each key, decodes them with Decode.
 type InputResponses map[string]json.RawMessage
+
+// DecodeInputResponse checks that raw answers a request of method: a JSON
+// object that decodes as that method's result (CreateMessageResult,
+// ElicitResult, ListRootsResult; any object for another method). It returns
+// the decoded result.
+func DecodeInputResponse(method string, raw json.RawMessage) (any, error) {
+	if b := bytes.TrimLeft(raw, " \t\r\n"); len(b) == 0 || b[0] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var dst any
+	switch method {
+	case MethodSamplingCreateMessage:
+		dst = new(CreateMessageResult)
+	case MethodElicitationCreate:
+		dst = new(ElicitResult)
+	case MethodRootsList:
+		dst = new(ListRootsResult)
+	default:
+		dst = new(map[string]any)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
 
 // Decode decodes the response stored under key into dst (a
 // *CreateMessageResult, *ElicitResult or *ListRootsResult). It reports false

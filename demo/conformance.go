@@ -81,6 +81,7 @@ func addConformanceContentTools(s *mcp.Server) error {
 		// tools-call-error
 		mcp.AddTool(s, &protocol.Tool{Name: "test_error_handling", Description: "Always fails: the result has isError true (conformance: tools-call-error)."},
 			func(ctx context.Context, req *mcp.ToolRequest, _ noArgs) (string, error) {
+				//lint:ignore ST1005 the suite checks this exact text
 				return "", errors.New(conformanceErrorMessage)
 			}),
 	)

@@ -19,7 +19,6 @@ type answeringClient struct {
 	mu       sync.Mutex
 	elicited []string // the messages of the elicitations, in order
 	sampled  int
-	listed   int
 }
 
 func (a *answeringClient) options() *mcp.ClientOptions {

@@ -312,13 +312,6 @@ func cacheHintOf(result any) *protocol.CacheHint {
 	return nil
 }
 
-// discoverRaw sends server/discover without the cache (Ping in the stateless era).
-func (cs *ClientSession) discoverRaw(ctx context.Context) error {
-	p := &protocol.DiscoverParams{}
-	var res protocol.DiscoverResult
-	return cs.statelessCall(ctx, &outgoing{method: protocol.MethodServerDiscover, params: p, meta: &p.Meta}, &res)
-}
-
 // Discover asks a stateless server for its supported versions, capabilities and
 // instructions (server/discover), answering from the cache while the last answer
 // is fresh. On a legacy session it returns ErrStatelessOnly.

@@ -244,7 +244,7 @@ func (t *taskRun) run() {
 	}()
 	var responses protocol.InputResponses
 	for {
-		res, err, in := t.round(responses)
+		res, in, err := t.round(responses)
 		var st inputState
 		if in != nil {
 			st = in.taskState()
@@ -280,7 +280,7 @@ func (in *inputRound) taskState() inputState {
 var errTaskDone = errors.New("mcp: the task is over")
 
 // round runs the handler once, with the answers received so far.
-func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolResult, error, *inputRound) {
+func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolResult, *inputRound, error) {
 	params := t.spec.params
 	req := &ToolRequest{Request: Request{Session: t.session, Meta: t.meta}, Params: &params}
 	req.task.inside = true
@@ -298,11 +298,11 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 	}
 	if tool := t.spec.tool; tool != nil {
 		if err := tool.validator.Validate(params.Arguments); err != nil {
-			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", tool.tool.Name, err)), nil, in
+			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", tool.tool.Name, err)), in, nil
 		}
 	}
 	res, err := t.m.s.callToolHandler(t.ctx, t.spec.handler, req)
-	return res, err, in
+	return res, in, err
 }
 
 // callToolHandler runs a tool handler, turning a panic into an internal error.

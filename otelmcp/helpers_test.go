@@ -116,7 +116,7 @@ func countSpans(rec *tracetest.SpanRecorder, name string) int {
 func attr(s sdktrace.ReadOnlySpan, key string) (string, bool) {
 	for _, kv := range s.Attributes() {
 		if kv.Key == attribute.Key(key) {
-			return kv.Value.Emit(), true
+			return kv.Value.String(), true
 		}
 	}
 	return "", false

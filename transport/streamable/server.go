@@ -128,6 +128,7 @@ type Handler struct {
 	maxBody     int64
 	idleTimeout time.Duration
 	keepAlive   time.Duration
+	clock       *keepAliveClock // one keep-alive tick for every stream
 	retry       time.Duration
 	store       EventStore
 	guard       httpguard.Policy
@@ -235,6 +236,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	if h.keepAlive == 0 {
 		h.keepAlive = DefaultKeepAlive
 	}
+	h.clock = &keepAliveClock{every: h.keepAlive, done: h.done}
 	if h.retry == 0 {
 		h.retry = DefaultRetryInterval
 	}

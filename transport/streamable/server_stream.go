@@ -266,12 +266,10 @@ func (sw *streamWriter) run(ctx context.Context) {
 	st := sw.st
 	defer st.detach(sw.me)
 	defer sw.clearDeadline()
-	var tick <-chan time.Time
-	if sw.h.keepAlive > 0 {
-		t := time.NewTicker(sw.h.keepAlive)
-		defer t.Stop()
-		tick = t.C
-	}
+	// The handler's shared clock: its first tick may come at once, so a stream
+	// waits for a second one (a full interval at least) before it decides the
+	// answer is slow; keep-alive comments are harmless early.
+	ticks := 0
 	var draining <-chan struct{}
 	if st.get || st.listen {
 		draining = sw.h.draining // streams that could stay open for ever end at once
@@ -312,7 +310,11 @@ func (sw *streamWriter) run(ctx context.Context) {
 		}
 		select {
 		case <-st.wake:
-		case <-tick:
+		case <-sw.h.clock.tick():
+			ticks++
+			if mode == modeUndecided && ticks < 2 {
+				continue
+			}
 			if mode == modeUndecided {
 				// Slow to answer: stream, so that keep-alives can flow.
 				st.mu.Lock()

@@ -30,9 +30,8 @@ func NewServerConn(in io.Reader, out io.Writer, opts *Options) transport.Conn {
 	if opts != nil {
 		o = *opts
 	}
-	in = pollableInput(in)
 	return &serverConn{
-		lineConn: newLineConn(in, out, o.MaxMessageSize, false),
+		lineConn: newLineConn(pollableInput(in), out, o.MaxMessageSize, false),
 		in:       in,
 		out:      out,
 	}

@@ -162,7 +162,7 @@ func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message)
 		if err != nil {
 			return nil, err
 		}
-		return s.finishModern(msg.Method, res), nil
+		return s.finishModern(res), nil
 	}
 	if len(s.opts.Middleware) == 0 {
 		return modernError(run(ctx, msg.Params))
@@ -239,7 +239,7 @@ func (h CacheHint) apply(c *protocol.CacheHint) {
 // identity in _meta, and caching hints where the protocol requires them. It
 // copies what it changes, so results a handler keeps and returns again are not
 // modified.
-func (s *Server) finishModern(method string, res any) any {
+func (s *Server) finishModern(res any) any {
 	co := &s.opts.Cache
 	switch v := res.(type) {
 	case *protocol.InputRequiredResult:
@@ -290,9 +290,7 @@ func (s *Server) finishModern(method string, res any) any {
 		return &c
 	case *protocol.SubscriptionsListenResult:
 		c := *v
-		c.ResultType = protocol.ResultTypeComplete
-		m := s.resultMeta(v.Meta)
-		c.Meta = m
+		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
 		return &c
 	case *protocol.EmptyResult:
 		c := *v

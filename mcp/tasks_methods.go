@@ -27,17 +27,25 @@ func requireLegacyTasks(r *Request, method string) error {
 	return nil
 }
 
+// findTask decodes the params of a task method into p and looks up the task *id
+// names among the requestor's (an unknown id, or another requestor's task, is
+// -32602). It returns the task manager too, for what the method does next.
+func findTask(ctx context.Context, r *Request, raw json.RawMessage, p any, id *string) (*taskManager, *taskstore.Record, error) {
+	if err := decodeParams(raw, p); err != nil {
+		return nil, nil, err
+	}
+	m := r.server().tasks
+	rec, err := m.lookup(ctx, *id, m.owner(ctx, r))
+	return m, rec, err
+}
+
 // getTaskLegacy answers tasks/get (2025-11-25).
 func getTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	if err := requireLegacyTasks(r, protocol.MethodTasksGet); err != nil {
 		return nil, err
 	}
 	var p protocol.GetTaskParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	m := r.server().tasks
-	rec, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r))
+	_, rec, err := findTask(ctx, r, raw, &p, &p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +60,7 @@ func taskResultLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any
 		return nil, err
 	}
 	var p protocol.GetTaskPayloadParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	m := r.server().tasks
-	rec, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r))
+	m, rec, err := findTask(ctx, r, raw, &p, &p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +147,8 @@ func cancelTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any
 		return nil, err
 	}
 	var p protocol.CancelTaskParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	m := r.server().tasks
-	if _, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r)); err != nil {
+	m, _, err := findTask(ctx, r, raw, &p, &p.TaskID)
+	if err != nil {
 		return nil, err
 	}
 	rec, cancelled, err := m.cancelTask(ctx, p.TaskID)
@@ -178,11 +179,7 @@ func getTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, e
 		return nil, err
 	}
 	var p protocol.GetTaskParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	m := r.server().tasks
-	rec, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r))
+	_, rec, err := findTask(ctx, r, raw, &p, &p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -200,14 +197,11 @@ func updateTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any
 		return nil, err
 	}
 	var p protocol.UpdateTaskParams
-	if err := decodeParams(raw, &p); err != nil {
+	m, _, err := findTask(ctx, r, raw, &p, &p.TaskID)
+	if err != nil {
 		return nil, err
 	}
-	m := r.server().tasks
-	if _, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r)); err != nil {
-		return nil, err
-	}
-	_, err := m.store.Update(ctx, p.TaskID, func(rec *taskstore.Record) error {
+	_, err = m.store.Update(ctx, p.TaskID, func(rec *taskstore.Record) error {
 		if rec.Status.IsTerminal() {
 			return errTaskDone // nothing to answer any more
 		}
@@ -254,11 +248,8 @@ func cancelTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any
 		return nil, err
 	}
 	var p protocol.CancelTaskParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	m := r.server().tasks
-	if _, err := m.lookup(ctx, p.TaskID, m.owner(ctx, r)); err != nil {
+	m, _, err := findTask(ctx, r, raw, &p, &p.TaskID)
+	if err != nil {
 		return nil, err
 	}
 	if _, _, err := m.cancelTask(ctx, p.TaskID); err != nil {

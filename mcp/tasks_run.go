@@ -377,7 +377,7 @@ func (t *taskRun) finish(res *protocol.CallToolResult, err error, in inputState)
 		out := res.ForVersion(t.version)
 		var v any = out
 		if t.modern != nil {
-			v = t.m.s.finishModern(protocol.MethodToolsCall, out) // what the call would have returned
+			v = t.m.s.finishModern(out) // what the call would have returned
 		} else if out.IsError {
 			status, message = protocol.TaskStatusFailed, firstText(out)
 		}

@@ -90,6 +90,8 @@ type Conn struct {
 	done   chan struct{}
 	err    error // why the read loop ended; set before done is closed
 	cancel context.CancelFunc
+
+	push pushState // see StartPush
 }
 
 // NewConn returns a connection over s. Call Start to begin reading.
@@ -139,6 +141,9 @@ const handlerGrace = 5 * time.Second
 func (c *Conn) Close() error {
 	c.closing.Store(true)
 	err := c.stream.Close()
+	if c.push.on {
+		c.End(nil) // the transport may already have
+	}
 	<-c.done
 	if !c.waitHandlers() {
 		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
@@ -273,7 +278,7 @@ func (c *Conn) dispatch(ctx context.Context, msg *Message, collect func(*Message
 			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
 		}
 	default:
-		c.startRequest(ctx, msg, collect)
+		c.startRequest(ctx, msg, collect, false)
 	}
 }
 
@@ -309,10 +314,19 @@ func WithRelatedRequest(ctx context.Context, id ID) context.Context {
 // response is not sent.
 var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
 
-func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Message)) {
+// startRequest runs the handler of one incoming request: on a handler goroutine
+// (the read loop's requests), on the caller's goroutine (sync: a pushed
+// request, see Receive), or in place for a batch element (collect set).
+func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Message), sync bool) {
 	replyCtx := WithRelatedRequest(ctx, msg.ID)
 	hctx, cancel := context.WithCancelCause(replyCtx)
 	c.mu.Lock()
+	if sync && c.closed {
+		// Pushed after the connection ended: nobody can receive an answer.
+		c.mu.Unlock()
+		cancel(nil)
+		return
+	}
 	if _, dup := c.running[msg.ID]; dup {
 		c.mu.Unlock()
 		cancel(nil)
@@ -321,6 +335,7 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 		return
 	}
 	c.running[msg.ID] = cancel
+	c.handlers.Add(1)
 	c.mu.Unlock()
 	run := func() {
 		result, err := c.invoke(hctx, msg)
@@ -335,11 +350,11 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 			c.respond(replyCtx, msg.ID, result, err, collect)
 		}
 	}
-	if collect != nil {
+	if collect != nil || sync {
 		run() // batch elements are already on their own goroutines
+		c.handlers.Done()
 		return
 	}
-	c.handlers.Add(1)
 	c.goHandler(run)
 }
 

@@ -152,7 +152,18 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 		s.sessions[ss] = struct{}{}
 		s.mu.Unlock()
 	}
-	ss.conn.Start(ctx) // the session is forgotten when its connection ends (ConnOptions.OnDone)
+	// The session is forgotten when its connection ends (ConnOptions.OnDone).
+	if pc, ok := conn.(transport.PushConn); ok {
+		// The transport hands each message over on its own goroutine: no read
+		// loop. ctx still ends the session, if it can end at all.
+		if ctx.Done() != nil {
+			ss.stopCtx = context.AfterFunc(ctx, func() { _ = ss.conn.Close() })
+		}
+		ss.conn.StartPush()
+		pc.Bind(ss.conn)
+		return ss, nil
+	}
+	ss.conn.Start(ctx)
 	return ss, nil
 }
 

@@ -19,6 +19,8 @@ type ServerSession struct {
 	conn      *jsonrpc.Conn
 	transport transport.Conn
 
+	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
+
 	state atomic.Pointer[sessionState] // set by initialize
 	ready atomic.Bool                  // notifications/initialized received
 
@@ -41,9 +43,17 @@ func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 		AllowBatch:    func() bool { return protocol.SupportsBatching(ss.ProtocolVersion()) },
 		CallCancelled: ss.sendCancelled,
 		Logger:        s.log,
-		OnDone:        func() { s.forget(ss) },
+		OnDone:        ss.ended,
 	})
 	return ss
+}
+
+// ended runs once the session's connection has ended.
+func (ss *ServerSession) ended() {
+	ss.server.forget(ss)
+	if ss.stopCtx != nil {
+		ss.stopCtx()
+	}
 }
 
 // ProtocolVersion returns the negotiated protocol version ("" before initialize).

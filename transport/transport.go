@@ -9,6 +9,8 @@ package transport
 import (
 	"context"
 	"net/http"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Conn is one end of a connection that carries JSON-RPC messages.
@@ -37,7 +39,9 @@ type Conn interface {
 // to. *mcp.Server implements it.
 type Server interface {
 	// Accept starts serving one client session over conn and returns at once; the
-	// session lasts until conn's Read returns an error (io.EOF when it ends cleanly).
+	// session lasts until conn's Read returns an error (io.EOF when it ends
+	// cleanly) or, for a conn the server binds as a PushConn, until the transport
+	// ends the Receiver.
 	Accept(ctx context.Context, conn Conn) error
 }
 
@@ -73,4 +77,34 @@ type HeaderConn interface {
 type EndpointConn interface {
 	Conn
 	Endpoint() string
+}
+
+// Receiver takes the messages of a PushConn. *jsonrpc.Conn implements it (once
+// started with StartPush).
+type Receiver interface {
+	// Receive handles one incoming message on the caller's goroutine and returns
+	// when it has been handled: a request once its response has been written to
+	// the Conn (or the request was cancelled), a notification once its handler
+	// has returned, a response at once. ctx is the parent of a request's
+	// context: the transport cancels it to cancel the request (a closed HTTP
+	// response, for a request that cannot outlive it), and its values (an HTTP
+	// request's, such as an authenticated principal) reach the handler.
+	// msg and the bytes it refers to must not change afterwards.
+	Receive(ctx context.Context, msg *jsonrpc.Message)
+	// End tells the receiver that no message will come any more; err is nil
+	// for a clean end (the session was closed or expired). Requests still
+	// running are cancelled. It may be called more than once.
+	End(err error)
+}
+
+// PushConn is implemented by a Conn whose transport delivers incoming messages
+// by calling a Receiver on the goroutine each message arrived on (an HTTP POST's),
+// instead of being Read: the server then keeps no goroutine waiting on the
+// connection, and a request is handled where it arrived, with no hand-off
+// between goroutines. A server calls Bind once, before the connection carries
+// anything, and never calls Read afterwards; the transport calls the Receiver's
+// End when the connection ends (Close included).
+type PushConn interface {
+	Conn
+	Bind(r Receiver)
 }

@@ -19,7 +19,11 @@ func TestMakePollableSwitchesABlockingPipe(t *testing.T) {
 	}
 	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
 	defer w.Close()
-	defer r.Close()
+	// r and the File makePollable returns share one descriptor, as os.Stdin and
+	// the server's pollable copy do. Only the copy closes it; r is kept
+	// reachable so that its finalizer never closes the number again after it
+	// has been reused (by t.TempDir's cleanup, for one).
+	keptFiles = append(keptFiles, r)
 	if r.SetReadDeadline(time.Time{}) == nil {
 		t.Fatal("the test pipe is already pollable")
 	}
@@ -27,6 +31,7 @@ func TestMakePollableSwitchesABlockingPipe(t *testing.T) {
 	if p == nil {
 		t.Fatal("a blocking pipe was not switched to the poller")
 	}
+	defer p.Close()
 	// A pollable file honours read deadlines (a blocking one reports
 	// os.ErrNoDeadline) and still reads.
 	if err := p.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
@@ -63,3 +68,7 @@ func TestMakePollableSwitchesABlockingPipe(t *testing.T) {
 		t.Error("pollableInput switched a file that is not standard input")
 	}
 }
+
+// keptFiles holds Files whose descriptor another File owns (see
+// TestMakePollableSwitchesABlockingPipe).
+var keptFiles []*os.File

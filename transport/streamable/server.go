@@ -140,8 +140,9 @@ type Handler struct {
 
 	mu          sync.Mutex
 	sessions    map[string]*session
-	active      int           // ServeHTTP calls in progress
-	idleCh      chan struct{} // closed when active drops to zero
+	oneShots    map[*session]struct{} // the one-request sessions of the POSTs in progress
+	active      int                   // ServeHTTP calls in progress
+	idleCh      chan struct{}         // closed when active drops to zero
 	janitorOnce sync.Once
 
 	drainOnce sync.Once
@@ -200,6 +201,15 @@ type Handler struct {
 // such a POST is answered with 400; a notification with 202 (it is dropped). A GET
 // or DELETE without Mcp-Session-Id is answered with 405 and "Allow: POST".
 //
+// A server that binds its connections (transport.PushConn; *mcp.Server does)
+// handles each client message on the goroutine of the POST that carries it: a
+// quick answer is written by the goroutine that computed it, an SSE stream gets
+// a goroutine of its own only once it has something to stream, and an open
+// session keeps no goroutine at all. The handler's context carries the HTTP
+// request's values (what an authenticating middleware put there, for
+// instance); it is cancelled with the HTTP request only for one-request
+// sessions.
+//
 // Requests are checked against DNS rebinding first (Host and Origin headers; see
 // HandlerOptions.AllowedHosts and AllowedOrigins). CORS is left to a wrapping
 // handler.
@@ -224,6 +234,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		log:         o.Logger,
 		now:         time.Now,
 		sessions:    make(map[string]*session),
+		oneShots:    make(map[*session]struct{}),
 		draining:    make(chan struct{}),
 		done:        make(chan struct{}),
 	}
@@ -358,6 +369,31 @@ func (h *Handler) addSession(s *session) bool {
 	return true
 }
 
+// addOneShot registers the one-request session of a POST (stateless or
+// 2026-07-28), so that Close can end it. It reports false if the handler has
+// closed.
+func (h *Handler) addOneShot(s *session) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.done:
+		return false
+	default:
+	}
+	h.oneShots[s] = struct{}{}
+	return true
+}
+
+// endOneShot ends a one-request session when its POST ends: the server's Read
+// fails with errRequestEnded (or, for a server that bound the session, its
+// Receiver ends), so anything still running for it is cancelled.
+func (h *Handler) endOneShot(s *session) {
+	h.mu.Lock()
+	delete(h.oneShots, s)
+	h.mu.Unlock()
+	s.end()
+}
+
 func (h *Handler) lookupSession(id string) *session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -408,8 +444,11 @@ func (h *Handler) endAll() {
 	h.doneOnce.Do(func() {
 		h.mu.Lock()
 		close(h.done)
-		all := make([]*session, 0, len(h.sessions))
+		all := make([]*session, 0, len(h.sessions)+len(h.oneShots))
 		for _, s := range h.sessions {
+			all = append(all, s)
+		}
+		for s := range h.oneShots {
 			all = append(all, s)
 		}
 		h.mu.Unlock()

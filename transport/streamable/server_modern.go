@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -94,8 +95,12 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, in *incomin
 	s.modern = true
 	s.conn.version = protocol.Version20260728
 	s.conn.header = r.Header
-	defer s.end() // the server's Read fails with errRequestEnded: the request ends with the POST
-	if err := h.srv.Accept(h.ctx, (*modernConn)(&s.conn)); err != nil {
+	if !h.addOneShot(s) {
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+		return
+	}
+	defer h.endOneShot(s) // the request ends with the POST
+	if err := h.srv.Accept(context.Background(), (*modernConn)(&s.conn)); err != nil {
 		h.log.Error("streamable: the server refused a connection", "error", err)
 		writeErrorID(w, http.StatusInternalServerError, m.ID, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return

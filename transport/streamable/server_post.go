@@ -237,7 +237,7 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request) *session 
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
 		return nil
 	}
-	if err := h.srv.Accept(h.ctx, &s.conn.sessionConn); err != nil {
+	if err := h.srv.Accept(context.Background(), &s.conn.sessionConn); err != nil {
 		h.log.Error("streamable: the server refused a session", "error", err)
 		s.end()
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot start a session")
@@ -274,8 +274,12 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 	if in.hasInit {
 		conn = &s.conn.sessionConn // a real handshake, not a pre-initialized session
 	}
-	defer s.end() // the server's Read fails with errRequestEnded: the connection ends with the POST
-	if err := h.srv.Accept(h.ctx, conn); err != nil {
+	if !h.addOneShot(s) {
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+		return
+	}
+	defer h.endOneShot(s) // the connection ends with the POST
+	if err := h.srv.Accept(context.Background(), conn); err != nil {
 		h.log.Error("streamable: the server refused a stateless connection", "error", err)
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return
@@ -296,8 +300,15 @@ type answerOptions struct {
 // requests, writes their answers on a stream described by o. It returns the stream
 // of the answers (nil if there were no requests).
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, o answerOptions) *stream {
+	ctx := r.Context()
+	if !s.stateless {
+		// A session's request outlives its POST: the client may resume its
+		// stream, and cancels it with notifications/cancelled. A one-request
+		// session's request ends with its POST.
+		ctx = context.WithoutCancel(ctx)
+	}
 	if in.requests == 0 {
-		h.forward(s, in)
+		h.forward(ctx, s, in)
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
@@ -327,12 +338,35 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		}
 		return nil
 	}
-	h.forward(s, in)
 	sw := h.newStreamWriter(w, st, me)
 	if st.init && !s.stateless {
 		sw.sessionHeader = s.id
 	}
-	sw.run(r.Context())
+	if s.recv == nil {
+		h.forward(ctx, s, in)
+		sw.run(r.Context())
+		return st
+	}
+	// The server answers on this goroutine (forward returns with the answers
+	// queued), and this goroutine then writes them: no hand-off for a quick
+	// answer. Meanwhile the writer waits, ready to start on a goroutine of its
+	// own as soon as there is something to stream (see stream.startWriterLocked).
+	sw.ctx = r.Context()
+	st.mu.Lock()
+	st.idleWriter = sw
+	st.mu.Unlock()
+	h.clock.watch(st)
+	h.forward(ctx, s, in)
+	h.clock.unwatch(st)
+	st.mu.Lock()
+	started := st.idleWriter == nil
+	st.idleWriter = nil
+	st.mu.Unlock()
+	if started {
+		<-sw.finished
+	} else {
+		sw.run(r.Context())
+	}
 	return st
 }
 
@@ -373,7 +407,21 @@ func (s *session) addRoutes(in *incoming, st *stream) (jsonrpc.ID, bool) {
 
 // forward hands in's messages to the session's server, in order. A request that
 // cannot be delivered (the session ended) will get no response: its route is dropped.
-func (h *Handler) forward(s *session, in *incoming) {
+//
+// A server that bound the session (see sessionConn.Bind) handles each message on
+// this goroutine, so forward returns once the requests are answered; ctx is their
+// parent context. Otherwise the messages queue for the server's Read.
+func (h *Handler) forward(ctx context.Context, s *session, in *incoming) {
+	if s.recv != nil {
+		in.each(func(m *jsonrpc.Message) bool {
+			s.recv.Receive(ctx, m)
+			if isCancel(m) {
+				s.cancelRequest(m.Params)
+			}
+			return true
+		})
+		return
+	}
 	var failed error
 	in.each(func(m *jsonrpc.Message) bool {
 		if failed == nil {

@@ -47,6 +47,12 @@ type stream struct {
 	primerID string        // id of the priming event, until written
 	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
 	wake     chan struct{} // capacity 1: "look at the stream again"
+
+	// idleWriter is the attached writer while its POST's goroutine is busy
+	// running the server's handler (see Handler.answer); slowTicks counts the
+	// keep-alive ticks it has waited.
+	idleWriter *streamWriter
+	slowTicks  int
 }
 
 // event is one message to write, with its SSE event id ("" when it has none).
@@ -132,8 +138,45 @@ func (st *stream) deliverInterim(msg []byte) bool {
 		st.switchToSSELocked()
 	}
 	st.pushLocked(msg)
+	st.startWriterLocked()
 	st.signal()
 	return true
+}
+
+// startWriterLocked starts the idle writer, if there is one, on a goroutine of
+// its own: the stream has something to send while its POST's goroutine is still
+// running the handler.
+func (st *stream) startWriterLocked() {
+	sw := st.idleWriter
+	if sw == nil {
+		return
+	}
+	st.idleWriter = nil
+	sw.finished = make(chan struct{})
+	go func() {
+		defer close(sw.finished)
+		sw.run(sw.ctx)
+	}()
+}
+
+// slowTick is called at each keep-alive tick while the stream's handler runs on
+// its POST's goroutine. At the second tick (a full interval at least; see
+// keepAliveClock) the answer is slow: a stream that may still choose turns into
+// SSE and its writer starts, so that keep-alives flow.
+func (st *stream) slowTick() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.idleWriter == nil || st.done || st.mode == modeJSON {
+		return
+	}
+	st.slowTicks++
+	if st.slowTicks < 2 {
+		return
+	}
+	if st.mode == modeUndecided {
+		st.switchToSSELocked()
+	}
+	st.startWriterLocked()
 }
 
 // switchToSSELocked makes the stream an SSE stream: it opens with a priming event if
@@ -233,10 +276,12 @@ type streamWriter struct {
 	enc           *sse.Encoder
 	st            *stream
 	me            chan struct{}
-	sessionHeader string // Mcp-Session-Id to send with the response headers
-	started       bool   // the response headers were sent
-	broken        bool   // a write failed: the client is gone
-	deadline      bool   // a write deadline was set on the connection
+	sessionHeader string          // Mcp-Session-Id to send with the response headers
+	ctx           context.Context // the POST's, for a writer started late (see stream.startWriterLocked)
+	finished      chan struct{}   // closed when a writer started late has returned
+	started       bool            // the response headers were sent
+	broken        bool            // a write failed: the client is gone
+	deadline      bool            // a write deadline was set on the connection
 }
 
 // extendDeadline gives the next write sseWriteTimeout to complete.

@@ -51,12 +51,17 @@ type session struct {
 	stateless bool
 	modern    bool          // serves one 2026-07-28 request
 	conn      statelessConn // handed to the server (&conn, &conn.sessionConn, or as a modernConn)
-	inbox     chan []byte   // client messages for conn.Read
+	// recv takes the client's messages when the server bound the Conn as a
+	// transport.PushConn (an *mcp.Server does): set by Bind during Accept,
+	// read-only afterwards. Otherwise they queue in inbox for conn.Read.
+	recv      transport.Receiver
+	inboxSize int
 	done      chan struct{} // closed when the session ends
 	endOnce   sync.Once
 	remote    atomic.Pointer[string]
 
 	mu         sync.Mutex
+	inbox      chan []byte            // client messages for conn.Read; made at first use
 	version    string                 // negotiated protocol version; "" until known
 	routes     map[jsonrpc.ID]*stream // request id → the stream owing its response
 	streams    map[string]*stream     // resumable streams still expecting events
@@ -97,12 +102,18 @@ var (
 	_ transport.PeerConn      = (*modernConn)(nil)
 )
 
+// Bind implements transport.PushConn: from now on the session hands the
+// client's messages to r on the goroutine of the POST that carries them, and
+// ends r when it ends. The server must call it before Accept returns, and then
+// not call Read.
+func (c *sessionConn) Bind(r transport.Receiver) { c.s.recv = r }
+
 // Read returns the client's next message. Once a session has ended it returns
 // io.EOF; once the POST of a one-request session (stateless or 2026-07-28) has
 // ended, errRequestEnded.
 func (c *sessionConn) Read(ctx context.Context) ([]byte, error) {
 	select {
-	case m := <-c.s.inbox:
+	case m := <-c.s.inboxChan():
 		return m, nil
 	case <-c.s.done:
 		if c.s.stateless {
@@ -146,7 +157,7 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 		h:          h,
 		id:         id,
 		stateless:  id == "",
-		inbox:      make(chan []byte, inboxSize),
+		inboxSize:  inboxSize,
 		done:       make(chan struct{}),
 		routes:     make(map[jsonrpc.ID]*stream, 1),
 		open:       1,
@@ -198,10 +209,21 @@ func (s *session) negotiated() string {
 	return s.version
 }
 
+// inboxChan returns the queue of client messages for the server's Read, making
+// it the first time: a session whose server binds it (see Bind) never needs one.
+func (s *session) inboxChan() chan []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inbox == nil {
+		s.inbox = make(chan []byte, s.inboxSize)
+	}
+	return s.inbox
+}
+
 // deliver hands one client message to the server's Read.
 func (s *session) deliver(ctx context.Context, msg []byte) error {
 	select {
-	case s.inbox <- msg:
+	case s.inboxChan() <- msg:
 		return nil
 	case <-s.done:
 		return errSessionEnded
@@ -220,6 +242,9 @@ func (s *session) end() {
 		s.streams = nil
 		s.standalone = nil
 		s.mu.Unlock()
+		if s.recv != nil {
+			s.recv.End(nil)
+		}
 		if s.id != "" {
 			s.h.removeSession(s.id)
 			if err := s.h.store.DeleteSession(s.h.ctx, s.id); err != nil {

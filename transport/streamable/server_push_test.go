@@ -1,0 +1,113 @@
+package streamable
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// These tests cover what the Handler gains from serving an *mcp.Server that
+// binds its sessions (transport.PushConn): requests run on their POST's
+// goroutine, sessions keep no goroutine, and the HTTP request's context is the
+// request's.
+
+type principalKey struct{}
+
+// TestHTTPRequestValuesReachTheHandler: values an HTTP middleware puts in the
+// request's context (an authenticated user, a trace) are seen by the tool, in a
+// session and statelessly.
+func TestHTTPRequestValuesReachTheHandler(t *testing.T) {
+	srv := mcp.NewServer(protocol.Implementation{Name: "values", Version: "1"}, nil)
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
+		who, _ := ctx.Value(principalKey{}).(string)
+		return "you are " + who, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, stateless := range []bool{false, true} {
+		h := NewHandler(srv, &HandlerOptions{Stateless: stateless, Logger: quietLogger})
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, "alice")))
+		}))
+		hs := &harness{t: t, h: h, srv: ts}
+		sid := ""
+		if !stateless {
+			sid = hs.initialize("2025-06-18")
+		}
+		resp := hs.post(sid, "2025-06-18", callBody(2, "whoami", `{}`, ""))
+		if body := readBody(t, resp); !strings.Contains(body, "you are alice") {
+			t.Errorf("stateless=%v: %s", stateless, body)
+		}
+		_ = h.Close()
+		ts.Close()
+	}
+}
+
+// TestCloseCancelsAStatelessRequest: a one-request session is not in the
+// session table, yet Close still cancels what runs for it.
+func TestCloseCancelsAStatelessRequest(t *testing.T) {
+	started, cause := make(chan struct{}), make(chan error, 1)
+	srv := mcp.NewServer(protocol.Implementation{Name: "wait", Version: "1"}, nil)
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
+		close(started)
+		<-ctx.Done()
+		cause <- ctx.Err()
+		return "", ctx.Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, srv, &HandlerOptions{Stateless: true})
+	ctx := testCtx(t)
+	posted := make(chan *http.Response, 1)
+	go func() { posted <- hs.postCtx(ctx, "", "2025-06-18", callBody(1, "wait", `{}`, "")) }()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the tool did not start")
+	}
+	if err := hs.h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-cause:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the tool ended with %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close did not cancel the stateless request")
+	}
+	select {
+	case resp := <-posted:
+		resp.Body.Close()
+	case <-ctx.Done():
+		t.Fatal("the POST was not answered after Close")
+	}
+}
+
+// TestIdleSessionsHoldNoGoroutine: an open session that is not serving a
+// request costs memory only — nothing waits on it.
+func TestIdleSessionsHoldNoGoroutine(t *testing.T) {
+	hs := newHarness(t, newDemo(t), nil)
+	hs.initialize("2025-06-18") // starts the handler's own goroutines (the janitor)
+	before := runtime.NumGoroutine()
+	const sessions = 50
+	for range sessions {
+		sid := hs.initialize("2025-06-18")
+		wantStatus(t, hs.post(sid, "2025-06-18", `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted, 0)
+	}
+	if hs.h.Sessions() != sessions+1 {
+		t.Fatalf("%d sessions open, want %d", hs.h.Sessions(), sessions+1)
+	}
+	// A few goroutines may come and go with the HTTP connections; one per
+	// session would be 50.
+	if grown := runtime.NumGoroutine() - before; grown >= 10 {
+		t.Fatalf("%d idle sessions hold %d more goroutines", sessions, grown)
+	}
+}

@@ -46,6 +46,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		c.mu.Unlock()
 		return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
 	}
+	if c.pending == nil {
+		c.pending = make(map[ID]chan *Message) // most server connections never call
+	}
 	c.pending[id] = ch
 	c.mu.Unlock()
 

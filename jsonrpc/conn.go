@@ -70,8 +70,8 @@ type Conn struct {
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
-	pending map[ID]chan *Message           // outgoing calls awaiting a response
-	running map[ID]context.CancelCauseFunc // incoming requests being handled
+	pending map[ID]chan *Message // outgoing calls awaiting a response
+	running inflight             // incoming requests being handled
 	closed  bool
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
@@ -97,12 +97,10 @@ type Conn struct {
 // NewConn returns a connection over s. Call Start to begin reading.
 func NewConn(s Stream, opts ConnOptions) *Conn {
 	c := &Conn{
-		stream:  s,
-		opts:    opts,
-		log:     opts.Logger,
-		pending: make(map[ID]chan *Message),
-		running: make(map[ID]context.CancelCauseFunc),
-		done:    make(chan struct{}),
+		stream: s,
+		opts:   opts,
+		log:    opts.Logger,
+		done:   make(chan struct{}),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -327,14 +325,14 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 		cancel(nil)
 		return
 	}
-	if _, dup := c.running[msg.ID]; dup {
+	if c.running.find(msg.ID) >= 0 {
 		c.mu.Unlock()
 		cancel(nil)
 		e := &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: id %v is already in use by a request in progress", msg.ID)}
 		c.respond(replyCtx, msg.ID, nil, e, collect)
 		return
 	}
-	c.running[msg.ID] = cancel
+	c.running.add(msg.ID, cancel)
 	c.handlers.Add(1)
 	c.mu.Unlock()
 	run := func() {
@@ -342,7 +340,7 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 		// The id is free again before the answer goes out: a peer may reuse it as
 		// soon as it has the answer.
 		c.mu.Lock()
-		delete(c.running, msg.ID)
+		c.running.remove(msg.ID)
 		c.mu.Unlock()
 		peerCancelled := errors.Is(context.Cause(hctx), errCancelledByPeer)
 		cancel(nil)
@@ -411,7 +409,7 @@ func (c *Conn) handlerLoop(run func(), idle chan func()) {
 // running; its response will not be sent. It reports whether such a request existed.
 func (c *Conn) CancelIncoming(id ID) bool {
 	c.mu.Lock()
-	cancel, ok := c.running[id]
+	cancel, ok := c.running.get(id)
 	c.mu.Unlock()
 	if ok {
 		cancel(errCancelledByPeer)

@@ -79,8 +79,8 @@ func (c *Conn) End(err error) {
 		c.readEnded.Store(true)
 		c.failPending() // sets closed: nothing new starts
 		c.mu.Lock()
-		for _, cancel := range c.running {
-			cancel(errEnded)
+		for _, r := range c.running {
+			r.cancel(errEnded)
 		}
 		c.mu.Unlock()
 		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {

@@ -191,6 +191,9 @@ func subscribe(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 	}
 	ss := r.Session
 	ss.mu.Lock()
+	if ss.subscriptions == nil {
+		ss.subscriptions = make(map[string]struct{})
+	}
 	ss.subscriptions[p.URI] = struct{}{}
 	ss.mu.Unlock()
 	return &protocol.EmptyResult{}, nil

@@ -26,7 +26,7 @@ type ServerSession struct {
 
 	mu            sync.Mutex
 	logLevel      protocol.LoggingLevel // "" until the client sets one
-	subscriptions map[string]struct{}   // resource URIs
+	subscriptions map[string]struct{}   // resource URIs; nil until the first subscribe
 }
 
 // sessionState is what initialize negotiated; it never changes afterwards.
@@ -37,7 +37,7 @@ type sessionState struct {
 }
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
-	ss := &ServerSession{server: s, transport: conn, subscriptions: make(map[string]struct{})}
+	ss := &ServerSession{server: s, transport: conn}
 	ss.conn = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
 		Handler:       ss,
 		AllowBatch:    func() bool { return protocol.SupportsBatching(ss.ProtocolVersion()) },

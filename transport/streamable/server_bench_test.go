@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,4 +174,39 @@ func BenchmarkServeHTTPToolCallModern(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkIdleSessionHeap opens legacy sessions (initialize, initialized, one
+// tools/call) and reports the heap each one keeps while idle (goal: the whole
+// process ≤4 KB of RSS per idle session; see bench/). b.N sessions stay open
+// until the end.
+func BenchmarkIdleSessionHeap(b *testing.B) {
+	h := NewHandler(echoServer(b), &HandlerOptions{Logger: quietLogger})
+	defer h.Close()
+	post := func(sid, body string) http.Header {
+		w := serve(h, http.MethodPost, sid, body)
+		if w.Code >= 300 {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+		return w.Header()
+	}
+	open := func() {
+		sid := post("", initBody("2025-06-18")).Get(HeaderSessionID)
+		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		post(sid, callBody(2, "echo", `{"message":"x"}`, ""))
+	}
+	open()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		open()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if h.Sessions() != b.N+1 {
+		b.Fatalf("%d sessions open, want %d", h.Sessions(), b.N+1)
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(b.N), "heapB/session")
+	b.ReportMetric(float64(after.HeapObjects-before.HeapObjects)/float64(b.N), "objects/session")
 }

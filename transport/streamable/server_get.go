@@ -55,7 +55,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusConflict, jsonrpc.CodeInvalidRequest, "conflict: this session already has a GET stream open")
 			return
 		}
-		delete(s.streams, old.id)
+		s.streams.remove(old)
 	}
 	if s.ended() {
 		s.mu.Unlock()
@@ -63,10 +63,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.standalone = st
-	if s.streams == nil {
-		s.streams = make(map[string]*stream)
-	}
-	s.streams[st.id] = st
+	s.streams = append(s.streams, st)
 	s.mu.Unlock()
 	h.newStreamWriter(w, st, me).run(r.Context())
 }
@@ -103,7 +100,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	}
 	me := make(chan struct{})
 	s.mu.Lock()
-	st := s.streams[streamID]
+	st := s.streams.get(streamID)
 	if st != nil {
 		st.mu.Lock()
 		if st.done {

@@ -381,7 +381,7 @@ func (s *session) addRoutes(in *incoming, st *stream) (jsonrpc.ID, bool) {
 	}
 	var dup jsonrpc.ID
 	in.each(func(m *jsonrpc.Message) bool {
-		if _, used := s.routes[m.ID]; m.IsRequest() && used {
+		if m.IsRequest() && s.routes.get(m.ID) != nil {
 			dup = m.ID
 			return false
 		}
@@ -392,15 +392,12 @@ func (s *session) addRoutes(in *incoming, st *stream) (jsonrpc.ID, bool) {
 	}
 	in.each(func(m *jsonrpc.Message) bool {
 		if m.IsRequest() {
-			s.routes[m.ID] = st
+			s.routes.set(m.ID, st)
 		}
 		return true
 	})
 	if st.id != "" {
-		if s.streams == nil {
-			s.streams = make(map[string]*stream)
-		}
-		s.streams[st.id] = st
+		s.streams = append(s.streams, st)
 	}
 	return jsonrpc.ID{}, true
 }

@@ -262,9 +262,7 @@ func (s *session) forgetStream(st *stream) {
 		return
 	}
 	s.mu.Lock()
-	if s.streams[st.id] == st {
-		delete(s.streams, st.id)
-	}
+	s.streams.remove(st)
 	s.mu.Unlock()
 }
 

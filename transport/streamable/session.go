@@ -61,11 +61,11 @@ type session struct {
 	remote    atomic.Pointer[string]
 
 	mu         sync.Mutex
-	inbox      chan []byte            // client messages for conn.Read; made at first use
-	version    string                 // negotiated protocol version; "" until known
-	routes     map[jsonrpc.ID]*stream // request id → the stream owing its response
-	streams    map[string]*stream     // resumable streams still expecting events
-	standalone *stream                // the GET stream, once the client opened one
+	inbox      chan []byte // client messages for conn.Read; made at first use
+	version    string      // negotiated protocol version; "" until known
+	routes     routeTable  // request id → the stream owing its response
+	streams    streamSet   // resumable streams still expecting events
+	standalone *stream     // the GET stream, once the client opened one
 	nextStream uint64
 	open       int       // HTTP requests in progress on this session
 	lastActive time.Time // when a request began or ended, or the server last wrote
@@ -159,7 +159,6 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 		stateless:  id == "",
 		inboxSize:  inboxSize,
 		done:       make(chan struct{}),
-		routes:     make(map[jsonrpc.ID]*stream, 1),
 		open:       1,
 		lastActive: h.now(),
 	}
@@ -238,7 +237,7 @@ func (s *session) end() {
 	s.endOnce.Do(func() {
 		close(s.done)
 		s.mu.Lock()
-		clear(s.routes)
+		s.routes = nil
 		s.streams = nil
 		s.standalone = nil
 		s.mu.Unlock()
@@ -298,9 +297,10 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 	s.lastActive = s.h.now()
 	var st *stream
 	if related || isResponse {
-		st = s.routes[id]
-		if st != nil && isResponse {
-			delete(s.routes, id)
+		if isResponse {
+			st = s.routes.take(id)
+		} else {
+			st = s.routes.get(id)
 		}
 	}
 	s.mu.Unlock()
@@ -370,8 +370,7 @@ func (s *session) cancelRequest(params json.RawMessage) {
 // dropRoute forgets the route of a request whose response will never come.
 func (s *session) dropRoute(id jsonrpc.ID) {
 	s.mu.Lock()
-	st := s.routes[id]
-	delete(s.routes, id)
+	st := s.routes.take(id)
 	s.mu.Unlock()
 	if st != nil {
 		st.deliverResponse(nil, false, 0)

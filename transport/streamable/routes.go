@@ -1,0 +1,73 @@
+package streamable
+
+import "github.com/mcpkit/mcpkit/jsonrpc"
+
+// A session routes the few requests it has in flight to their streams, and
+// keeps the few streams a client may still resume. Both are small: slices
+// searched linearly beat maps here — no allocation once grown, and a few dozen
+// bytes, not a map's hundreds, for each idle session that once served a request.
+
+// routeTable maps the ids of the requests in flight to the streams owing their
+// responses.
+type routeTable []route
+
+type route struct {
+	id jsonrpc.ID
+	st *stream
+}
+
+// get returns the stream of id, or nil.
+func (t routeTable) get(id jsonrpc.ID) *stream {
+	for i := range t {
+		if t[i].id == id {
+			return t[i].st
+		}
+	}
+	return nil
+}
+
+// set routes id to st; id must not be routed yet.
+func (t *routeTable) set(id jsonrpc.ID, st *stream) { *t = append(*t, route{id, st}) }
+
+// take removes the route of id and returns its stream (nil if it had none).
+func (t *routeTable) take(id jsonrpc.ID) *stream {
+	s := *t
+	for i := range s {
+		if s[i].id == id {
+			st := s[i].st
+			last := len(s) - 1
+			s[i] = s[last]
+			s[last] = route{}
+			*t = s[:last]
+			return st
+		}
+	}
+	return nil
+}
+
+// streamSet is a session's resumable streams still expecting events.
+type streamSet []*stream
+
+// get returns the stream with id, or nil.
+func (ss streamSet) get(id string) *stream {
+	for _, st := range ss {
+		if st.id == id {
+			return st
+		}
+	}
+	return nil
+}
+
+// remove drops st, if present.
+func (ss *streamSet) remove(st *stream) {
+	s := *ss
+	for i := range s {
+		if s[i] == st {
+			last := len(s) - 1
+			s[i] = s[last]
+			s[last] = nil
+			*ss = s[:last]
+			return
+		}
+	}
+}

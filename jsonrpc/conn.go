@@ -44,7 +44,8 @@ type ConnOptions struct {
 	// each on its own goroutine (goroutines are reused from one request to the next);
 	// notifications run one at a time, in arrival order, on
 	// the connection's read loop (so they must not make calls on the same connection
-	// and wait for the answer).
+	// and wait for the answer). On a connection started with StartPush, both run on
+	// the goroutine that called Receive (see Receive).
 	Handler Handler
 	// AllowBatch reports whether an incoming JSON array (a batch) is accepted now.
 	AllowBatch func() bool
@@ -108,7 +109,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	return c
 }
 
-// Start begins reading in a goroutine owned by the connection. Handlers receive
+// Start begins reading in a goroutine owned by the connection (or see StartPush). Handlers receive
 // contexts derived from ctx. The connection ends when the stream does, or on Close.
 func (c *Conn) Start(ctx context.Context) {
 	ctx, c.cancel = context.WithCancel(ctx)

@@ -300,13 +300,15 @@ type relatedKey struct{}
 // Transports use it to send a handler's notifications and nested requests on that
 // request's own stream.
 func RelatedRequest(ctx context.Context) (ID, bool) {
-	id, ok := ctx.Value(relatedKey{}).(ID)
-	return id, ok
+	if id, ok := ctx.Value(relatedKey{}).(*ID); ok {
+		return *id, true
+	}
+	return ID{}, false
 }
 
 // WithRelatedRequest returns a context marked as belonging to the incoming request id.
 func WithRelatedRequest(ctx context.Context, id ID) context.Context {
-	return context.WithValue(ctx, relatedKey{}, id)
+	return context.WithValue(ctx, relatedKey{}, &id)
 }
 
 // errCancelledByPeer is the cause of a handler context the peer cancelled; its
@@ -317,7 +319,8 @@ var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
 // (the read loop's requests), on the caller's goroutine (sync: a pushed
 // request, see Receive), or in place for a batch element (collect set).
 func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Message), sync bool) {
-	replyCtx := WithRelatedRequest(ctx, msg.ID)
+	// The context points at the message's own id: no copy of it to allocate.
+	replyCtx := context.WithValue(ctx, relatedKey{}, &msg.ID)
 	hctx, cancel := context.WithCancelCause(replyCtx)
 	c.mu.Lock()
 	if sync && c.closed {

@@ -56,9 +56,22 @@ func IsBatch(data []byte) bool {
 // latter case the returned message, if not nil, carries the id that could be read so
 // the error response can echo it.
 func Decode(data []byte) (*Message, error) {
+	return decode(data, new(Message))
+}
+
+// DecodeInto is Decode into a Message the caller provides (one on its stack, say,
+// to read a message without allocating it). After an error, m is unspecified.
+func DecodeInto(data []byte, m *Message) error {
+	_, err := decode(data, m)
+	return err
+}
+
+// decode decodes data into m and returns m, or nil when the message is not
+// usable at all (a parse error, or an id that cannot be read).
+func decode(data []byte, m *Message) (*Message, error) {
 	s := newScanner(data)
 	s.SkipSpace()
-	m, err := s.message()
+	got, err := s.message(m)
 	if err != nil && isParseError(err) {
 		return nil, err
 	}
@@ -66,7 +79,7 @@ func Decode(data []byte) (*Message, error) {
 	if s.Pos != len(data) {
 		return nil, &Error{Code: CodeParseError, Message: "parse error: trailing data after message"}
 	}
-	return m, err
+	return got, err
 }
 
 // DecodeBatch decodes a JSON array of messages. The whole batch fails with
@@ -97,7 +110,7 @@ func DecodeBatch(data []byte) (msgs []*Message, errs []error, err error) {
 		return nil, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}
 	}
 	for {
-		m, e := s.message()
+		m, e := s.message(new(Message))
 		msgs = append(msgs, m)
 		if e != nil {
 			if errs == nil {
@@ -132,7 +145,7 @@ func invalid(m *Message, format string, args ...any) (*Message, error) {
 }
 
 // message decodes one message object at s.Pos. The scanner is left after the value.
-func (s *scanner) message() (*Message, error) {
+func (s *scanner) message(m *Message) (*Message, error) {
 	start := s.Pos
 	if s.Peek() != '{' {
 		if err := s.SkipValue(0); err != nil {
@@ -147,7 +160,6 @@ func (s *scanner) message() (*Message, error) {
 	end := s.Pos
 	s.Pos = start + 1
 
-	m := new(Message)
 	var version, idErr, method, hasResult, hasError bool
 	var shapeErr string
 	for {

@@ -469,6 +469,12 @@ var (
 	hdrAllowStateless = []string{"POST"}
 )
 
+// smallBody is the size up to which a JSON body is written without a
+// Content-Length header of ours: net/http buffers that much of a response and,
+// when the handler returns with the whole body in its buffer, sends the
+// Content-Length itself.
+const smallBody = 2048
+
 // writeError answers with an HTTP error status and a JSON-RPC error without id.
 func writeError(w http.ResponseWriter, status int, code int64, msg string) {
 	writeErrorID(w, status, jsonrpc.ID{}, code, msg)
@@ -483,7 +489,9 @@ func writeErrorID(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, 
 func writeJSONBody(w http.ResponseWriter, status int, body []byte) {
 	hdr := w.Header()
 	hdr["Content-Type"] = hdrJSON
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if len(body) > smallBody {
+		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -111,3 +111,18 @@ func TestIdleSessionsHoldNoGoroutine(t *testing.T) {
 		t.Fatalf("%d idle sessions hold %d more goroutines", sessions, grown)
 	}
 }
+
+// TestJSONAnswersCarryContentLength: a small JSON answer is not chunked (net/http
+// sends its Content-Length), and a large one carries ours.
+func TestJSONAnswersCarryContentLength(t *testing.T) {
+	hs := newHarness(t, echoServer(t), nil)
+	sid := hs.initialize("2025-06-18")
+	for _, size := range []int{5, 3 * smallBody} {
+		msg := strings.Repeat("x", size)
+		resp := hs.post(sid, "2025-06-18", callBody(2, "echo", `{"message":"`+msg+`"}`, ""))
+		body := readBody(t, resp)
+		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 || !strings.Contains(body, "hello "+msg) {
+			t.Fatalf("size %d: Content-Length %d, Transfer-Encoding %v, body of %d bytes", size, resp.ContentLength, resp.TransferEncoding, len(body))
+		}
+	}
+}

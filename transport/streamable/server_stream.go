@@ -282,9 +282,18 @@ type streamWriter struct {
 	deadline      bool            // a write deadline was set on the connection
 }
 
+// controller returns the response's controller, made at first use: an answer
+// in JSON needs none.
+func (sw *streamWriter) controller() *http.ResponseController {
+	if sw.rc == nil {
+		sw.rc = http.NewResponseController(sw.w)
+	}
+	return sw.rc
+}
+
 // extendDeadline gives the next write sseWriteTimeout to complete.
 func (sw *streamWriter) extendDeadline() {
-	if sw.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)) == nil {
+	if sw.controller().SetWriteDeadline(time.Now().Add(sseWriteTimeout)) == nil {
 		sw.deadline = true
 	}
 }
@@ -293,13 +302,13 @@ func (sw *streamWriter) extendDeadline() {
 // response on a kept-alive connection and cut a later response short.
 func (sw *streamWriter) clearDeadline() {
 	if sw.deadline {
-		_ = sw.rc.SetWriteDeadline(time.Time{})
+		_ = sw.controller().SetWriteDeadline(time.Time{})
 		sw.deadline = false
 	}
 }
 
 func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
-	return &streamWriter{h: h, w: w, rc: http.NewResponseController(w), st: st, me: me}
+	return &streamWriter{h: h, w: w, st: st, me: me}
 }
 
 // run writes the stream until it is complete, the client leaves, another writer takes
@@ -367,7 +376,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 				st.mu.Unlock()
 			} else if sw.started {
 				sw.extendDeadline()
-				if sw.enc.Comment("keep-alive") != nil || sw.rc.Flush() != nil {
+				if sw.enc.Comment("keep-alive") != nil || sw.controller().Flush() != nil {
 					return
 				}
 			}
@@ -404,7 +413,7 @@ func (sw *streamWriter) startSSE() {
 func (sw *streamWriter) writeEvents(primer string, q []event) {
 	if !sw.started {
 		sw.startSSE()
-		if err := sw.rc.Flush(); err != nil {
+		if err := sw.controller().Flush(); err != nil {
 			sw.broken = true
 			return
 		}
@@ -429,7 +438,7 @@ func (sw *streamWriter) writeEvents(primer string, q []event) {
 			return
 		}
 	}
-	if sw.rc.Flush() != nil {
+	if sw.controller().Flush() != nil {
 		sw.broken = true
 	}
 }

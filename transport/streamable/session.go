@@ -180,10 +180,14 @@ func (s *session) begin(remote string) bool {
 	s.open++
 	s.lastActive = s.h.now()
 	if p := s.remote.Load(); p == nil || *p != remote {
-		s.remote.Store(&remote)
+		s.setRemote(remote)
 	}
 	return true
 }
+
+// setRemote records the client's address (a copy of it escapes to the heap
+// only when it changed).
+func (s *session) setRemote(remote string) { s.remote.Store(&remote) }
 
 // finish records the end of an HTTP request begun with begin or newSession.
 func (s *session) finish() {
@@ -276,8 +280,9 @@ func (s *session) newStreamIDLocked() string {
 // notification is dropped and a request fails with errNoStream. A message is only
 // ever sent on one stream.
 func (s *session) write(ctx context.Context, msg []byte) error {
-	m, err := jsonrpc.Decode(msg)
-	if err != nil {
+	var decoded jsonrpc.Message // read in place: the message is queued as the bytes it is
+	m := &decoded
+	if err := jsonrpc.DecodeInto(msg, m); err != nil {
 		return fmt.Errorf("streamable: server wrote an invalid message: %w", err)
 	}
 	isResponse := m.IsResponse()

@@ -1,6 +1,10 @@
 package streamable
 
-import "github.com/mcpkit/mcpkit/jsonrpc"
+import (
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
 
 // A session routes the few requests it has in flight to their streams, and
 // keeps the few streams a client may still resume. Both are small: slices
@@ -48,10 +52,14 @@ func (t *routeTable) take(id jsonrpc.ID) *stream {
 // streamSet is a session's resumable streams still expecting events.
 type streamSet []*stream
 
-// get returns the stream with id, or nil.
+// get returns the stream whose EventStore id is id, or nil.
 func (ss streamSet) get(id string) *stream {
+	seq, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return nil
+	}
 	for _, st := range ss {
-		if st.id == id {
+		if st.seq == seq {
 			return st
 		}
 	}

@@ -396,7 +396,7 @@ func (s *session) addRoutes(in *incoming, st *stream) (jsonrpc.ID, bool) {
 		}
 		return true
 	})
-	if st.id != "" {
+	if st.seq != 0 {
 		s.streams = append(s.streams, st)
 	}
 	return jsonrpc.ID{}, true

@@ -3,6 +3,7 @@ package streamable
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,7 +38,8 @@ type stream struct {
 	sseFinal    bool // ResponseAlwaysSSE for a modern request: a final result goes on SSE too
 
 	mu       sync.Mutex
-	id       string // unique in the session; "" in a stateless session
+	seq      uint64 // unique in the session; 0 in a stateless session
+	name     string // seq in decimal, the stream's id in the EventStore: made when first needed
 	mode     streamMode
 	pending  int           // responses still owed
 	done     bool          // nothing more will be sent on it
@@ -46,7 +48,7 @@ type stream struct {
 	queue    []event       // events for the attached writer
 	primerID string        // id of the priming event, until written
 	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
-	wake     chan struct{} // capacity 1: "look at the stream again"
+	wake     chan struct{} // capacity 1: "look at the stream again"; made when a writer first waits
 
 	// idleWriter is the attached writer while its POST's goroutine is busy
 	// running the server's handler (see Handler.answer); slowTicks counts the
@@ -62,17 +64,19 @@ type event struct {
 }
 
 func newStream(s *session, mode streamMode, pending int) *stream {
-	st := &stream{s: s, mode: mode, pending: pending, wake: make(chan struct{}, 1)}
+	st := &stream{s: s, mode: mode, pending: pending}
 	if !s.stateless {
 		s.mu.Lock()
-		st.id = s.newStreamIDLocked()
+		st.seq = s.newStreamSeqLocked()
 		s.mu.Unlock()
 	}
 	return st
 }
 
-// signal wakes the attached writer without blocking.
-func (st *stream) signal() {
+// signalLocked wakes the attached writer without blocking (if it ever waited:
+// a writer that has not yet looked at the stream will see its state anyway).
+// st.mu is held.
+func (st *stream) signalLocked() {
 	select {
 	case st.wake <- struct{}{}:
 	default:
@@ -112,8 +116,8 @@ func (st *stream) deliverResponse(msg []byte, failed bool, status int) {
 	if last {
 		st.done = true
 	}
+	st.signalLocked()
 	st.mu.Unlock()
-	st.signal()
 	if last {
 		st.s.forgetStream(st)
 	}
@@ -139,7 +143,7 @@ func (st *stream) deliverInterim(msg []byte) bool {
 	}
 	st.pushLocked(msg)
 	st.startWriterLocked()
-	st.signal()
+	st.signalLocked()
 	return true
 }
 
@@ -183,7 +187,7 @@ func (st *stream) slowTick() {
 // its client wants one, and the responses it already holds get event ids.
 func (st *stream) switchToSSELocked() {
 	st.mode = modeSSE
-	if st.id == "" {
+	if st.seq == 0 {
 		return // stateless: nothing can be resumed, so no ids
 	}
 	if st.prime {
@@ -194,11 +198,19 @@ func (st *stream) switchToSSELocked() {
 	}
 }
 
+// nameLocked returns the stream's id in the EventStore. st.mu is held.
+func (st *stream) nameLocked() string {
+	if st.name == "" {
+		st.name = strconv.FormatUint(st.seq, 10)
+	}
+	return st.name
+}
+
 // appendLocked stores an event of this stream and returns its id ("" if the store
 // failed: the event is still sent live, without an id).
 func (st *stream) appendLocked(msg []byte) string {
 	h := st.s.h
-	id, err := h.store.Append(h.ctx, st.s.id, st.id, msg)
+	id, err := h.store.Append(h.ctx, st.s.id, st.nameLocked(), msg)
 	if err != nil {
 		h.log.Warn("streamable: event store append failed; the event cannot be replayed", "session", st.s.id, "error", err)
 		return ""
@@ -209,7 +221,7 @@ func (st *stream) appendLocked(msg []byte) string {
 // pushLocked stores (SSE) and queues (if a writer is attached) one message.
 func (st *stream) pushLocked(msg []byte) {
 	var id string
-	if st.mode == modeSSE && st.id != "" {
+	if st.mode == modeSSE && st.seq != 0 {
 		id = st.appendLocked(msg)
 	}
 	if st.writer == nil {
@@ -219,7 +231,7 @@ func (st *stream) pushLocked(msg []byte) {
 		// The client reads too slowly: cut its connection rather than buffer without
 		// limit. It resumes from the store with Last-Event-ID (SSE streams of a
 		// session), or loses the rest (stateless).
-		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.id)
+		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.nameLocked())
 		close(st.writer)
 		st.writer = nil
 		st.queue = nil
@@ -258,7 +270,7 @@ func (st *stream) detach(me chan struct{}) {
 // forgetStream drops a complete stream from the resumable set (its events stay in
 // the store until the store's retention or the session's end drops them).
 func (s *session) forgetStream(st *stream) {
-	if st.id == "" {
+	if st.seq == 0 {
 		return
 	}
 	s.mu.Lock()
@@ -337,6 +349,11 @@ func (sw *streamWriter) run(ctx context.Context) {
 			q, primer = st.queue, st.primerID
 			st.queue, st.primerID = nil, ""
 		}
+		if !done && !ending && st.wake == nil {
+			// This writer may wait: from now on it must be woken.
+			st.wake = make(chan struct{}, 1)
+		}
+		wake := st.wake
 		st.mu.Unlock()
 		if failed {
 			sw.sessionHeader = ""
@@ -361,7 +378,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 			return
 		}
 		select {
-		case <-st.wake:
+		case <-wake:
 		case <-sw.h.clock.tick():
 			ticks++
 			if mode == modeUndecided && ticks < 2 {

@@ -458,7 +458,7 @@ func TestSlowClientIsCutNotBuffered(t *testing.T) {
 	}
 	// Everything is in the store (up to its retention) for the client to resume.
 	n := 0
-	if _, err := h.store.Replay(context.Background(), "sid", st.id+"_0", func(string, []byte) error { n++; return nil }); err != nil {
+	if _, err := h.store.Replay(context.Background(), "sid", st.name+"_0", func(string, []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if want := min(maxQueuedEvents+1, DefaultMaxEventsPerStream); n != want {

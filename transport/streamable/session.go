@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -266,10 +265,11 @@ func (s *session) ended() bool {
 	}
 }
 
-// newStreamIDLocked returns a stream id unique within the session. s.mu is held.
-func (s *session) newStreamIDLocked() string {
+// newStreamSeqLocked returns a stream number unique within the session (never
+// 0). s.mu is held.
+func (s *session) newStreamSeqLocked() uint64 {
 	s.nextStream++
-	return strconv.FormatUint(s.nextStream, 10) // no allocation below 100
+	return s.nextStream
 }
 
 // write routes a message from the server. A response goes to the POST stream of its

@@ -71,8 +71,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return resp.Result, nil
 	case <-ctx.Done():
-		if c.forget(id) && c.opts.CallCancelled != nil {
-			c.opts.CallCancelled(id, context.Cause(ctx))
+		if c.forget(id) {
+			if c.opts.CallCancelled != nil {
+				c.opts.CallCancelled(id, context.Cause(ctx))
+			} else if c.opts.Hooks != nil {
+				c.opts.Hooks.CallCancelled(id, context.Cause(ctx))
+			}
 		}
 		return nil, ctx.Err()
 	}
@@ -110,7 +114,7 @@ var errBatchRejected = &Error{Code: CodeInvalidRequest, Message: "invalid reques
 // responses go back together in one array, in request order. Responses inside the
 // batch are delivered to pending calls; notifications produce nothing.
 func (c *Conn) handleBatch(ctx context.Context, data []byte) {
-	if c.opts.AllowBatch == nil || !c.opts.AllowBatch() {
+	if !c.allowBatch() {
 		c.writeError(ctx, NullID(), errBatchRejected)
 		return
 	}
@@ -154,6 +158,17 @@ func (c *Conn) handleBatch(ctx context.Context, data []byte) {
 			c.write(ctx, EncodeBatch(out))
 		}
 	}()
+}
+
+// allowBatch reports whether an incoming batch is accepted now.
+func (c *Conn) allowBatch() bool {
+	switch {
+	case c.opts.AllowBatch != nil:
+		return c.opts.AllowBatch()
+	case c.opts.Hooks != nil:
+		return c.opts.Hooks.AllowBatch()
+	}
+	return false
 }
 
 // IsClosed reports whether err means the connection ended.

@@ -60,6 +60,17 @@ type ConnOptions struct {
 	// its effects) — an owner needs no goroutine of its own parked on Done to
 	// clean up after the connection. It must not call Close.
 	OnDone func()
+	// Hooks, if set, stands for AllowBatch, CallCancelled and OnDone where they
+	// are nil: one value whose methods the connection calls, where three closures
+	// would cost three allocations for every connection.
+	Hooks ConnHooks
+}
+
+// ConnHooks is ConnOptions' AllowBatch, CallCancelled and OnDone as methods.
+type ConnHooks interface {
+	AllowBatch() bool
+	CallCancelled(id ID, cause error)
+	OnDone()
 }
 
 // Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
@@ -244,6 +255,8 @@ func (c *Conn) shutdown(err error) {
 	c.err = err
 	if c.opts.OnDone != nil {
 		c.opts.OnDone()
+	} else if c.opts.Hooks != nil {
+		c.opts.Hooks.OnDone()
 	}
 	close(c.done)
 }

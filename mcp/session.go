@@ -39,14 +39,28 @@ type sessionState struct {
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	ss := &ServerSession{server: s, transport: conn}
 	ss.conn = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
-		Handler:       ss,
-		AllowBatch:    func() bool { return protocol.SupportsBatching(ss.ProtocolVersion()) },
-		CallCancelled: ss.sendCancelled,
-		Logger:        s.log,
-		OnDone:        ss.ended,
+		Handler: ss,
+		Hooks:   (*sessionHooks)(ss), // no closure to allocate per session
+		Logger:  s.log,
 	})
 	return ss
 }
+
+// sessionHooks are a session's jsonrpc.ConnHooks.
+type sessionHooks ServerSession
+
+// AllowBatch accepts batches when the negotiated version has them (2025-03-26).
+func (h *sessionHooks) AllowBatch() bool {
+	return protocol.SupportsBatching((*ServerSession)(h).ProtocolVersion())
+}
+
+// CallCancelled tells the client that the server gave up on a request it sent.
+func (h *sessionHooks) CallCancelled(id jsonrpc.ID, cause error) {
+	(*ServerSession)(h).sendCancelled(id, cause)
+}
+
+// OnDone forgets the session once its connection has ended.
+func (h *sessionHooks) OnDone() { (*ServerSession)(h).ended() }
 
 // ended runs once the session's connection has ended.
 func (ss *ServerSession) ended() {

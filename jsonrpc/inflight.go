@@ -6,8 +6,13 @@ import "context"
 // with the functions that cancel them. A connection usually handles a few
 // requests at a time, so a slice searched from the end beats a map: it costs
 // no allocation once grown, and 48 bytes rather than a map's ~350 for an idle
-// connection that once served one request.
-type inflight []inflightRequest
+// connection that once served one request. Its first entry lives in the
+// connection itself: one request in flight, which is all a stateless
+// connection ever holds, costs no allocation at all.
+type inflight struct {
+	list  []inflightRequest
+	first [1]inflightRequest
+}
 
 type inflightRequest struct {
 	id     ID
@@ -15,9 +20,9 @@ type inflightRequest struct {
 }
 
 // find returns the index of id, or -1.
-func (s inflight) find(id ID) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i].id == id {
+func (s *inflight) find(id ID) int {
+	for i := len(s.list) - 1; i >= 0; i-- {
+		if s.list[i].id == id {
 			return i
 		}
 	}
@@ -25,24 +30,34 @@ func (s inflight) find(id ID) int {
 }
 
 // get returns the cancel function of id.
-func (s inflight) get(id ID) (context.CancelCauseFunc, bool) {
+func (s *inflight) get(id ID) (context.CancelCauseFunc, bool) {
 	if i := s.find(id); i >= 0 {
-		return s[i].cancel, true
+		return s.list[i].cancel, true
 	}
 	return nil, false
 }
 
 // add records id, which must not be present.
 func (s *inflight) add(id ID, cancel context.CancelCauseFunc) {
-	*s = append(*s, inflightRequest{id, cancel})
+	if s.list == nil {
+		s.list = s.first[:0]
+	}
+	s.list = append(s.list, inflightRequest{id, cancel})
 }
 
 // remove forgets id, if present.
 func (s *inflight) remove(id ID) {
 	if i := s.find(id); i >= 0 {
-		last := len(*s) - 1
-		(*s)[i] = (*s)[last]
-		(*s)[last] = inflightRequest{} // drop the references
-		*s = (*s)[:last]
+		last := len(s.list) - 1
+		s.list[i] = s.list[last]
+		s.list[last] = inflightRequest{} // drop the references
+		s.list = s.list[:last]
+	}
+}
+
+// each calls fn with every request's cancel function.
+func (s *inflight) each(fn func(context.CancelCauseFunc)) {
+	for _, r := range s.list {
+		fn(r.cancel)
 	}
 }

@@ -79,9 +79,7 @@ func (c *Conn) End(err error) {
 		c.readEnded.Store(true)
 		c.failPending() // sets closed: nothing new starts
 		c.mu.Lock()
-		for _, r := range c.running {
-			r.cancel(errEnded)
-		}
+		c.running.each(func(cancel context.CancelCauseFunc) { cancel(errEnded) })
 		c.mu.Unlock()
 		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 			err = nil

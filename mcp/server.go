@@ -138,7 +138,8 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 		// had negotiated it. Otherwise (no version, or a stateless one) each
 		// request declares itself in _meta.
 		if v := sc.ProtocolVersion(); protocol.IsLegacy(v) {
-			ss.state.Store(&sessionState{version: v})
+			ss.presetState = sessionState{version: v} // in the session: no allocation of its own
+			ss.state.Store(&ss.presetState)
 			ss.ready.Store(true)
 		} else if v != "" && !isModernVersion(v) {
 			return nil, fmt.Errorf("mcp: stateless connection with unsupported protocol version %q", v)

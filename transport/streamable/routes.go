@@ -12,8 +12,12 @@ import (
 // bytes, not a map's hundreds, for each idle session that once served a request.
 
 // routeTable maps the ids of the requests in flight to the streams owing their
-// responses.
-type routeTable []route
+// responses. Its first route lives in the session itself: a one-request
+// session routes without allocating.
+type routeTable struct {
+	list  []route
+	first [1]route
+}
 
 type route struct {
 	id jsonrpc.ID
@@ -21,32 +25,46 @@ type route struct {
 }
 
 // get returns the stream of id, or nil.
-func (t routeTable) get(id jsonrpc.ID) *stream {
-	for i := range t {
-		if t[i].id == id {
-			return t[i].st
+func (t *routeTable) get(id jsonrpc.ID) *stream {
+	for i := range t.list {
+		if t.list[i].id == id {
+			return t.list[i].st
 		}
 	}
 	return nil
 }
 
 // set routes id to st; id must not be routed yet.
-func (t *routeTable) set(id jsonrpc.ID, st *stream) { *t = append(*t, route{id, st}) }
+func (t *routeTable) set(id jsonrpc.ID, st *stream) {
+	if t.list == nil {
+		t.list = t.first[:0]
+	}
+	t.list = append(t.list, route{id, st})
+}
 
 // take removes the route of id and returns its stream (nil if it had none).
 func (t *routeTable) take(id jsonrpc.ID) *stream {
-	s := *t
+	s := t.list
 	for i := range s {
 		if s[i].id == id {
 			st := s[i].st
 			last := len(s) - 1
 			s[i] = s[last]
 			s[last] = route{}
-			*t = s[:last]
+			t.list = s[:last]
 			return st
 		}
 	}
 	return nil
+}
+
+// len returns the number of routes.
+func (t *routeTable) len() int { return len(t.list) }
+
+// clear removes every route.
+func (t *routeTable) clear() {
+	clear(t.list)
+	t.list = t.list[:0]
 }
 
 // streamSet is a session's resumable streams still expecting events.

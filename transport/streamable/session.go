@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -57,9 +56,9 @@ type session struct {
 	inboxSize int
 	done      chan struct{} // closed when the session ends
 	endOnce   sync.Once
-	remote    atomic.Pointer[string]
 
 	mu         sync.Mutex
+	remote     string                 // the network address of the client's latest request
 	inbox      chan []byte // client messages for conn.Read; made at first use
 	version    string      // negotiated protocol version; "" until known
 	routes     routeTable  // request id → the stream owing its response
@@ -135,10 +134,9 @@ func (c *sessionConn) Close() error {
 
 // RemoteAddr returns the network address of the client's most recent request.
 func (c *sessionConn) RemoteAddr() string {
-	if p := c.s.remote.Load(); p != nil {
-		return *p
-	}
-	return ""
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	return c.s.remote
 }
 
 // ProtocolVersion returns the version of a stateless request: its
@@ -162,7 +160,7 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 		lastActive: h.now(),
 	}
 	s.conn.s = s
-	s.remote.Store(&remote)
+	s.remote = remote
 	return s
 }
 
@@ -178,15 +176,9 @@ func (s *session) begin(remote string) bool {
 	}
 	s.open++
 	s.lastActive = s.h.now()
-	if p := s.remote.Load(); p == nil || *p != remote {
-		s.setRemote(remote)
-	}
+	s.remote = remote
 	return true
 }
-
-// setRemote records the client's address (a copy of it escapes to the heap
-// only when it changed).
-func (s *session) setRemote(remote string) { s.remote.Store(&remote) }
 
 // finish records the end of an HTTP request begun with begin or newSession.
 func (s *session) finish() {
@@ -201,7 +193,7 @@ func (s *session) finish() {
 func (s *session) idle(now time.Time, timeout time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.open == 0 && len(s.routes) == 0 && now.Sub(s.lastActive) >= timeout
+	return s.open == 0 && s.routes.len() == 0 && now.Sub(s.lastActive) >= timeout
 }
 
 // negotiated returns the protocol version initialize negotiated ("" if unknown).
@@ -240,7 +232,7 @@ func (s *session) end() {
 	s.endOnce.Do(func() {
 		close(s.done)
 		s.mu.Lock()
-		s.routes = nil
+		s.routes.clear()
 		s.streams = nil
 		s.standalone = nil
 		s.mu.Unlock()

@@ -166,7 +166,7 @@ func TestBusySessionsAreNotIdle(t *testing.T) {
 		s := hs.h.lookupSession(inFlight)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return len(s.routes) == 0 && s.open == 0
+		return s.routes.len() == 0 && s.open == 0
 	})
 	clock.Advance(2 * time.Minute)
 	if ended := hs.h.sweep(); ended != 1 {

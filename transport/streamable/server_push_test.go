@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -124,5 +125,27 @@ func TestJSONAnswersCarryContentLength(t *testing.T) {
 		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 || !strings.Contains(body, "hello "+msg) {
 			t.Fatalf("size %d: Content-Length %d, Transfer-Encoding %v, body of %d bytes", size, resp.ContentLength, resp.TransferEncoding, len(body))
 		}
+	}
+}
+
+// TestShutdownEndsAListenStreamServedInPlace: a subscriptions/listen request runs
+// on its POST's goroutine for as long as the stream is open; Shutdown ends its
+// stream at once and must not then wait for it (it would wait for ever: nothing
+// else ends a listen request).
+func TestShutdownEndsAListenStreamServedInPlace(t *testing.T) {
+	srv := newDemo(t)
+	hs := newHarness(t, srv, nil)
+	body := modernBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+	resp := hs.postModern(modernHeaders("subscriptions/listen", ""), body)
+	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- hs.h.Shutdown(shutCtx) }()
+	evs := mustEvents(t, resp) // returns when the stream ends
+	if len(evs) == 0 || !strings.Contains(string(evs[0].Data), "subscriptions/acknowledged") {
+		t.Fatalf("events %+v", evs)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
 	}
 }

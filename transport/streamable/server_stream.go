@@ -160,6 +160,12 @@ func (st *stream) startWriterLocked() {
 	go func() {
 		defer close(sw.finished)
 		sw.run(sw.ctx)
+		if st.s.stateless {
+			// The POST is over (answered, its client gone, or the handler
+			// closing): what still runs for a one-request session is cancelled
+			// now, not when it happens to return.
+			st.s.end()
+		}
 	}()
 }
 

@@ -52,18 +52,6 @@ type modernCall struct {
 	input    *inputRound // non-nil for the methods that may ask for input
 }
 
-// requestMeta is the part of any request's params this engine reads first: the
-// _meta fields it needs, decoded straight into their types (other params and
-// _meta keys are skipped, not copied).
-type requestMeta struct {
-	Meta *struct {
-		ProtocolVersion    *string                      `json:"io.modelcontextprotocol/protocolVersion"`
-		ClientCapabilities *protocol.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
-		ClientInfo         *protocol.Implementation     `json:"io.modelcontextprotocol/clientInfo"`
-		LogLevel           *protocol.LoggingLevel       `json:"io.modelcontextprotocol/logLevel"`
-	} `json:"_meta"`
-}
-
 // isModernRequest reports whether an incoming message on a session that has not
 // been initialized belongs to the stateless engine: server/discover, or any
 // request whose _meta names a protocol version. It only looks for the key, so
@@ -78,34 +66,62 @@ func isModernRequest(msg *jsonrpc.Message) bool {
 	return bytes.Contains(msg.Params, []byte(`"`+protocol.MetaKeyProtocolVersion+`"`))
 }
 
-// parseModernMeta checks the required _meta of a 2026-07-28 request: a missing
-// field is -32602, an unsupported version -32022 naming the supported ones.
-func (s *Server) parseModernMeta(method string, params json.RawMessage) (*modernCall, error) {
-	var rm requestMeta
+// requestMetaMember finds a request's _meta in its params as encoding/json
+// finds a struct field: by name up to case, the last one winning.
+type requestMetaMember struct {
+	Meta json.RawMessage `json:"_meta"`
+}
+
+// parseModernMeta checks the required _meta of a 2026-07-28 request and fills
+// mc from it: a missing field is -32602, an unsupported version -32022 naming
+// the supported ones. _meta keys are matched exactly, the last one winning,
+// as protocol.Meta decodes them; a null value counts as absent.
+func (s *Server) parseModernMeta(mc *modernCall, method string, params json.RawMessage) error {
+	var rm requestMetaMember
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &rm); err != nil {
-			return nil, errorf(CodeInvalidParams, "invalid params: _meta: %v", err)
+			return errorf(CodeInvalidParams, "invalid params: _meta: %v", err)
 		}
 	}
-	m := rm.Meta
-	if m == nil || m.ProtocolVersion == nil {
-		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s", protocol.MetaKeyProtocolVersion)
+	var fields map[string]json.RawMessage
+	if !isNull(rm.Meta) {
+		if err := json.Unmarshal(rm.Meta, &fields); err != nil {
+			return errorf(CodeInvalidParams, "invalid params: _meta: %v", err)
+		}
 	}
-	mc := &modernCall{method: method, version: *m.ProtocolVersion, info: m.ClientInfo}
+	mc.method = method
+	raw := fields[protocol.MetaKeyProtocolVersion]
+	if isNull(raw) {
+		return errorf(CodeInvalidParams, "invalid params: _meta must carry %s", protocol.MetaKeyProtocolVersion)
+	}
+	if err := json.Unmarshal(raw, &mc.version); err != nil {
+		return errorf(CodeInvalidParams, "invalid params: _meta: %s: %v", protocol.MetaKeyProtocolVersion, err)
+	}
 	if !isModernVersion(mc.version) {
-		return nil, unsupportedVersion(mc.version)
+		return unsupportedVersion(mc.version)
 	}
-	if m.ClientCapabilities == nil {
-		return nil, errorf(CodeInvalidParams, "invalid params: _meta must carry %s (an object)", protocol.MetaKeyClientCapabilities)
+	if raw = fields[protocol.MetaKeyClientCapabilities]; isNull(raw) {
+		return errorf(CodeInvalidParams, "invalid params: _meta must carry %s (an object)", protocol.MetaKeyClientCapabilities)
 	}
-	mc.caps = *m.ClientCapabilities
-	if m.LogLevel != nil {
-		if mc.logLevel = *m.LogLevel; mc.logLevel.Severity() < 0 {
-			return nil, errorf(CodeInvalidParams, "invalid params: %s must be a logging level", protocol.MetaKeyLogLevel)
+	if err := json.Unmarshal(raw, &mc.caps); err != nil {
+		return errorf(CodeInvalidParams, "invalid params: _meta: %s: %v", protocol.MetaKeyClientCapabilities, err)
+	}
+	if raw = fields[protocol.MetaKeyClientInfo]; !isNull(raw) {
+		mc.info = new(protocol.Implementation)
+		if err := json.Unmarshal(raw, mc.info); err != nil {
+			return errorf(CodeInvalidParams, "invalid params: _meta: %s: %v", protocol.MetaKeyClientInfo, err)
 		}
 	}
-	return mc, nil
+	if raw = fields[protocol.MetaKeyLogLevel]; !isNull(raw) {
+		if err := json.Unmarshal(raw, &mc.logLevel); err != nil || mc.logLevel.Severity() < 0 {
+			return errorf(CodeInvalidParams, "invalid params: %s must be a logging level", protocol.MetaKeyLogLevel)
+		}
+	}
+	return nil
 }
+
+// isNull reports whether a raw JSON value is absent or null.
+func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
 func isModernVersion(v string) bool {
 	for _, m := range ModernVersions {
@@ -136,11 +152,27 @@ func missingCapability(caps protocol.ClientCapabilities, what string) *jsonrpc.E
 		WithData(protocol.MissingClientCapabilityData{RequiredCapabilities: caps})
 }
 
+// modernRequest is what one stateless request allocates up front, in one
+// piece: the Request its handler sees, what its _meta declared, and its input
+// round (used by the methods that may ask the client for input).
+type modernRequest struct {
+	req   Request
+	call  modernCall
+	input inputRound
+}
+
 // handleModern serves one 2026-07-28 request.
 func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 	s := ss.server
-	mc, err := s.parseModernMeta(msg.Method, msg.Params)
-	if err != nil {
+	if msg.Method == protocol.MethodToolsCall && len(s.opts.Middleware) == 0 {
+		if tc := ss.decodeModernToolCall(msg.Params); tc != nil {
+			res, err := tc.req.callDecodedTool(ctx, &tc.tool)
+			return modernError(s.completeModern(&tc.req, &tc.tool.ToolRequest, res, err))
+		}
+	}
+	mr := &modernRequest{}
+	mc := &mr.call
+	if err := s.parseModernMeta(mc, msg.Method, msg.Params); err != nil {
 		return nil, err
 	}
 	fn, ok := s.modern[msg.Method]
@@ -149,34 +181,48 @@ func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message)
 	}
 	switch msg.Method {
 	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
-		mc.input = &inputRound{}
+		mc.input = &mr.input
 	}
-	r := &Request{Session: ss, modern: mc}
-	run := func(ctx context.Context, params json.RawMessage) (any, error) {
-		res, err := fn(ctx, r, params)
-		if in := mc.input; in != nil {
-			if res, err = in.finish(s, r, res, err); err != nil {
-				return nil, err
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		return s.finishModern(res), nil
-	}
+	r := &mr.req
+	r.Session, r.modern = ss, mc
 	if len(s.opts.Middleware) == 0 {
-		return modernError(run(ctx, msg.Params))
+		res, err := fn(ctx, r, msg.Params)
+		return modernError(s.completeModern(r, nil, res, err))
 	}
 	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: modernSession{ss, mc.version}}
 	return modernError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
-		return run(ctx, c.Params)
+		res, err := fn(ctx, r, c.Params)
+		return s.completeModern(r, nil, res, err)
 	})(ctx, call))
+}
+
+// completeModern turns a handler's outcome into the answer to a stateless
+// request: an InputRequiredResult when the handler is waiting for input, the
+// result stamped by finishModern otherwise. A result that tool (non-nil) made
+// for this call alone is stamped in place rather than copied.
+func (s *Server) completeModern(r *Request, tool *ToolRequest, res any, err error) (any, error) {
+	if in := r.modern.input; in != nil {
+		if res, err = in.finish(s, r, res, err); err != nil {
+			return nil, err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := res.(*protocol.CallToolResult); ok && tool != nil && tool.ownsResult(v) {
+		v.ResultType, v.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
+		return v, nil
+	}
+	return s.finishModern(res), nil
 }
 
 // modernError rewrites legacy error codes a handler may return into their
 // 2026-07-28 form: "resource not found" is -32602 there (and -32002 must not
 // be sent).
 func modernError(res any, err error) (any, error) {
+	if err == nil {
+		return res, nil
+	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) && je.Code == protocol.CodeResourceNotFound {
 		c := *je
@@ -300,13 +346,16 @@ func (s *Server) finishModern(res any) any {
 	return res
 }
 
-// resultMeta returns a copy of m with the server's identity added.
+// resultMeta returns a copy of m with the server's identity added. The
+// identity is the server's own *protocol.Implementation (the type clients
+// decode it into), shared by every result: storing a pointer in the map costs
+// no allocation, and the result encoders write it without encoding/json.
 func (s *Server) resultMeta(m protocol.Meta) protocol.Meta {
 	out := make(protocol.Meta, len(m)+1)
 	for k, v := range m {
 		out[k] = v
 	}
-	out[protocol.MetaKeyServerInfo] = s.infoJSON
+	out[protocol.MetaKeyServerInfo] = s.info.ForVersion(protocol.Version20260728)
 	return out
 }
 

@@ -18,6 +18,36 @@ type ToolRequest struct {
 	Params *protocol.CallToolParams
 
 	task toolTaskLink // ties the call to a task (RunAsTask); see tasks_run.go
+	out  toolOutput   // room for the result of a typed handler (textResult)
+}
+
+// toolOutput is room, inside a ToolRequest, for the result of a typed handler
+// that returned a string: the result then costs no allocation of its own.
+type toolOutput struct {
+	result protocol.CallToolResult
+	text   [1]protocol.Content
+}
+
+// textResult returns a result holding one text block, stored in req itself.
+// It is the call's own, fresh each call: the stateless engine may stamp it in
+// place instead of copying it.
+func (req *ToolRequest) textResult(text string) *protocol.CallToolResult {
+	o := &req.out
+	o.text[0] = protocol.NewTextContent(text)
+	o.result = protocol.CallToolResult{Content: o.text[:]}
+	return &o.result
+}
+
+// ownsResult reports whether res is the result textResult made for this call.
+func (req *ToolRequest) ownsResult(res *protocol.CallToolResult) bool {
+	return res == &req.out.result
+}
+
+// toolCall is one tools/call as the server runs it: the handler's request and
+// the params it points to, in one allocation.
+type toolCall struct {
+	ToolRequest
+	params protocol.CallToolParams
 }
 
 // ToolHandler handles calls of a tool registered with AddRawTool. Arguments arrive
@@ -68,21 +98,36 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		}
 		structured = len(tool.OutputSchema) > 0
 	}
+	dec := newArgDecoder(reflect.TypeFor[In]())
 	return s.addTool(&tool, func(ctx context.Context, req *ToolRequest) (*protocol.CallToolResult, error) {
 		var in In
 		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = emptyObject
 		}
-		if err := json.Unmarshal(args, &in); err != nil {
+		if err := decodeArgs(dec, args, &in); err != nil {
 			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", req.Params.Name, err)), nil
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
 			return nil, err
 		}
+		if text, ok := any(out).(string); ok { // no boxing: the compiler sees through it
+			return req.textResult(text), nil
+		}
 		return toolResult(out, structured)
 	})
+}
+
+// decodeArgs decodes a typed tool's arguments into in: with dec when it can
+// (nil means it never can), with encoding/json otherwise.
+func decodeArgs[In any](dec *argDecoder, args json.RawMessage, in *In) error {
+	if dec != nil && dec.decode(args, reflect.ValueOf(in).Elem()) {
+		return nil
+	}
+	var zero In
+	*in = zero // what the fast decoder wrote does not count
+	return json.Unmarshal(args, in)
 }
 
 var emptyObject = json.RawMessage("{}")
@@ -187,10 +232,16 @@ func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 }
 
 func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.CallToolParams
-	if err := decodeParams(raw, &p); err != nil {
+	tc := new(toolCall)
+	if err := decodeParams(raw, &tc.params); err != nil {
 		return nil, err
 	}
+	return r.callDecodedTool(ctx, tc)
+}
+
+// callDecodedTool runs a tools/call whose params are decoded in tc.params.
+func (r *Request) callDecodedTool(ctx context.Context, tc *toolCall) (any, error) {
+	p := &tc.params
 	if p.Name == "" {
 		return nil, errorf(CodeInvalidParams, "invalid params: missing tool name")
 	}
@@ -207,11 +258,12 @@ func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
 		}
 	}
 	r.Meta = p.Meta
-	if created, ok, err := s.tasks.startForCall(ctx, r, t, &p); ok || err != nil {
+	if created, ok, err := s.tasks.startForCall(ctx, r, t, p); ok || err != nil {
 		return created, err // the call became a task, or may not run without one
 	}
 	r.bind(ctx, p.Name, p.Arguments, p.RequestState, p.InputResponses)
-	req := &ToolRequest{Request: *r, Params: &p}
+	req := &tc.ToolRequest
+	req.Request, req.Params = *r, p
 	res := s.runTool(ctx, req, t)
 	if created, err := req.task.handedOff(); created != nil || err != nil {
 		return created, err // the handler called RunAsTask

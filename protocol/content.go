@@ -227,7 +227,7 @@ func (c *Content) AppendJSON(b []byte) ([]byte, error) {
 		}
 	}
 	if c.Meta != nil {
-		if b, err = appendValueField(b, "_meta", c.Meta); err != nil {
+		if b, err = appendMetaField(b, "_meta", c.Meta); err != nil {
 			return b, err
 		}
 	}
@@ -302,7 +302,7 @@ func (rc *ResourceContents) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if rc.Meta != nil {
 		var err error
-		if b, err = appendValueField(b, "_meta", rc.Meta); err != nil {
+		if b, err = appendMetaField(b, "_meta", rc.Meta); err != nil {
 			return b, err
 		}
 	}

@@ -58,6 +58,122 @@ func appendValueField(b []byte, key string, v any) ([]byte, error) {
 	return append(appendKey(b, key), data...), nil
 }
 
+// appendMetaField appends `"key":<json of m>` exactly as encoding/json encodes
+// the map (keys sorted, values as json.Marshal writes them), without its
+// reflection for the usual values: strings, and json.RawMessage that is already
+// compact and needs no escaping (the server's identity in every stateless
+// result). Anything else is encoded by encoding/json.
+func appendMetaField(b []byte, key string, m Meta) ([]byte, error) {
+	const maxKeys = 8
+	if len(m) > maxKeys {
+		return appendValueField(b, key, m)
+	}
+	var keys [maxKeys]string
+	n := 0
+	for k := range m {
+		keys[n] = k
+		n++
+	}
+	sorted := keys[:n]
+	for i := 1; i < len(sorted); i++ { // insertion sort: a handful of keys
+		for j := i; j > 0 && sorted[j] < sorted[j-1]; j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	start := len(b)
+	b = append(appendKey(b, key), '{')
+	for i, k := range sorted {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendString(b, k), ':')
+		switch v := m[k].(type) {
+		case nil:
+			b = append(b, "null"...)
+		case string:
+			b = appendString(b, v)
+		case *Implementation:
+			if v == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			var err error
+			if b, err = v.appendJSON(b); err != nil {
+				return appendValueField(b[:start], key, m)
+			}
+		case json.RawMessage:
+			if v != nil && isCompactJSON(v) {
+				b = append(b, v...)
+				continue
+			}
+			data, err := json.Marshal(v)
+			if err != nil {
+				return appendValueField(b[:start], key, m) // encoding/json's error for the whole map
+			}
+			b = append(b, data...)
+		default:
+			data, err := json.Marshal(v)
+			if err != nil {
+				return appendValueField(b[:start], key, m)
+			}
+			b = append(b, data...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSON appends impl as encoding/json encodes it (Implementation has no
+// MarshalJSON of its own): the server's identity, in every stateless result.
+func (impl *Implementation) appendJSON(b []byte) ([]byte, error) {
+	b = appendStringField(append(b, '{'), "name", impl.Name)
+	if impl.Title != "" {
+		b = appendStringField(b, "title", impl.Title)
+	}
+	b = appendStringField(b, "version", impl.Version)
+	if impl.Description != "" {
+		b = appendStringField(b, "description", impl.Description)
+	}
+	if impl.WebsiteURL != "" {
+		b = appendStringField(b, "websiteUrl", impl.WebsiteURL)
+	}
+	if len(impl.Icons) > 0 {
+		var err error
+		if b, err = appendValueField(b, "icons", impl.Icons); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// isCompactJSON reports whether raw is valid JSON that encoding/json would
+// write unchanged: no white space outside strings and nothing it escapes
+// (<, >, & and the line separators U+2028 and U+2029).
+func isCompactJSON(raw []byte) bool {
+	inString, escaped := false, false
+	for i, c := range raw {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return false
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9):
+			return false
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return json.Valid(raw)
+}
+
 // appendRawField appends `"key":raw`, writing def when raw is empty.
 func appendRawField(b []byte, key string, raw json.RawMessage, def string) ([]byte, error) {
 	b = appendKey(b, key)

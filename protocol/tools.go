@@ -182,13 +182,29 @@ type CallToolResult struct {
 
 // NewToolResultText returns a successful result holding one text block.
 func NewToolResultText(text string) *CallToolResult {
-	return &CallToolResult{Content: []Content{NewTextContent(text)}}
+	return newOneBlockResult(NewTextContent(text))
 }
 
 // NewToolResultError returns a failed result (IsError) holding one text
 // block with the message.
 func NewToolResultError(message string) *CallToolResult {
-	return &CallToolResult{Content: []Content{NewTextContent(message)}, IsError: true}
+	r := newOneBlockResult(NewTextContent(message))
+	r.IsError = true
+	return r
+}
+
+// oneBlockResult is a result and the backing array of its one content block,
+// allocated together: most tool results hold a single block.
+type oneBlockResult struct {
+	result CallToolResult
+	block  [1]Content
+}
+
+// newOneBlockResult returns a result holding c, in one allocation.
+func newOneBlockResult(c Content) *CallToolResult {
+	o := &oneBlockResult{block: [1]Content{c}}
+	o.result.Content = o.block[:]
+	return &o.result
 }
 
 // MarshalJSON encodes r; a nil Content is written as [].
@@ -219,7 +235,7 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 		b = appendStringField(b, "resultType", string(r.ResultType))
 	}
 	if r.Meta != nil {
-		if b, err = appendValueField(b, "_meta", r.Meta); err != nil {
+		if b, err = appendMetaField(b, "_meta", r.Meta); err != nil {
 			return b, err
 		}
 	}

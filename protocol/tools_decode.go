@@ -20,11 +20,14 @@ type callToolParamsWire CallToolParams
 
 // UnmarshalJSON decodes tools/call params.
 func (p *CallToolParams) UnmarshalJSON(data []byte) error {
-	var fast CallToolParams
-	if fast.decodeFast(data) {
-		*p = fast
+	// The fast path writes into p as it goes (a temporary would escape to the
+	// heap); when it gives up, p is restored, so encoding/json starts from what
+	// the caller passed in, as it would have.
+	saved := *p
+	if p.decodeFast(data) {
 		return nil
 	}
+	*p = saved
 	return json.Unmarshal(data, (*callToolParamsWire)(p))
 }
 
@@ -104,14 +107,21 @@ func (p *CallToolParams) member(key, value []byte) bool {
 		}
 		p.RequestState = st
 	case "_meta":
-		return json.Unmarshal(value, &p.Meta) == nil
+		// value is valid JSON (the scanner checked it), so Meta's decoder can
+		// have it directly: encoding/json would check it again and then hand it
+		// over unchanged, null included.
+		return p.Meta.UnmarshalJSON(value) == nil
 	case "task":
 		return json.Unmarshal(value, &p.Task) == nil
 	case "inputResponses":
 		return json.Unmarshal(value, &p.InputResponses) == nil
 	default:
 		// An unknown member is skipped, unless it matches a field's name up to
-		// case: encoding/json would decode it into that field.
+		// case: encoding/json would decode it into that field. Its folding of
+		// non-ASCII letters is its own, so such keys are left to it.
+		if !isASCII(key) {
+			return false
+		}
 		for _, f := range [...]string{"name", "arguments", "requestState", "_meta", "task", "inputResponses"} {
 			if bytes.EqualFold(key, []byte(f)) {
 				return false

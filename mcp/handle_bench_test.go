@@ -1,0 +1,92 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// benchEchoIn is the echo tool's input, as in the transport benchmarks.
+type benchEchoIn struct {
+	Message string `json:"message"`
+}
+
+// benchEchoServer returns a server with the typed echo tool the transport
+// benchmarks use.
+func benchEchoServer(tb testing.TB) *Server {
+	tb.Helper()
+	srv := NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
+	err := AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *ToolRequest, in benchEchoIn) (string, error) {
+		return "hello " + in.Message, nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv
+}
+
+// encodeResult encodes a handler's result as jsonrpc.Conn.respond does: an
+// appender writes straight into the buffer, anything else goes through
+// encoding/json.
+func encodeResult(b []byte, res any) ([]byte, error) {
+	if a, ok := res.(jsonrpc.JSONAppender); ok {
+		return a.AppendJSON(b)
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return b, err
+	}
+	return append(b, data...), nil
+}
+
+// benchToolCalls are the tools/call requests measured by BenchmarkHandleToolCall,
+// by era: a legacy session call, a 2026-07-28 call with the minimal _meta the
+// HTTP benchmarks send, and one with the _meta a real client sends (identity,
+// capabilities, a progress token).
+var benchToolCalls = []struct {
+	name, params string
+	legacy       bool
+}{
+	{"legacy", `{"name":"echo","arguments":{"message":"world"}}`, true},
+	{"modern", `{"name":"echo","arguments":{"message":"world"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
+	{"modern-full", `{"name":"echo","arguments":{"message":"world"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}`, false},
+}
+
+// BenchmarkHandleToolCall measures the server's MCP layer alone for one echo
+// tools/call: ServerSession.Handle on a decoded message (dispatch, _meta,
+// params, schema validation, the typed handler, result stamping) and the
+// result's encoding into a reused buffer. No transport, no JSON-RPC framing.
+func BenchmarkHandleToolCall(b *testing.B) {
+	for _, bc := range benchToolCalls {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			ss := newServerSession(benchEchoServer(b), nil)
+			if bc.legacy {
+				init := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: protocol.MethodInitialize,
+					Params: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)}
+				if _, err := ss.Handle(ctx, init); err != nil {
+					b.Fatal(err)
+				}
+			}
+			msg := &jsonrpc.Message{ID: jsonrpc.Int64ID(2), Method: protocol.MethodToolsCall, Params: json.RawMessage(bc.params)}
+			buf := make([]byte, 0, 1024)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := ss.Handle(ctx, msg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if buf, err = encodeResult(buf[:0], res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if !bytes.Contains(buf, []byte(`"text":"hello world"`)) {
+				b.Fatalf("result = %s", buf)
+			}
+		})
+	}
+}

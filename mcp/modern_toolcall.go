@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// A stateless tools/call is the request a 2026-07-28 server answers most. The
+// general path reads its params twice: parseModernMeta decodes the _meta
+// fields it needs with encoding/json, then callTool decodes the whole params,
+// _meta again included. This file reads them once: the params are decoded
+// (protocol.CallToolParams has a fast decoder, which types the well-known
+// _meta keys) and the request's declarations are taken from the decoded
+// _meta. Whenever the two paths could disagree — a null where parseModernMeta
+// wants a value, a key it would match only up to case, a version it refuses —
+// the fast path steps aside and the general path answers, errors included.
+
+// modernToolCall is what a stateless tools/call allocates up front, in one
+// piece.
+type modernToolCall struct {
+	req   Request
+	call  modernCall
+	input inputRound
+	tool  toolCall
+}
+
+// decodeModernToolCall decodes a stateless tools/call in one pass, or returns
+// nil when the general path must serve it.
+func (ss *ServerSession) decodeModernToolCall(params json.RawMessage) *modernToolCall {
+	if len(params) == 0 {
+		return nil
+	}
+	tc := &modernToolCall{}
+	p := &tc.tool.params
+	if p.UnmarshalJSON(params) != nil || !tc.call.fromMeta(params, p.Meta) {
+		return nil
+	}
+	tc.call.method = protocol.MethodToolsCall
+	tc.call.input = &tc.input
+	tc.req.Session, tc.req.modern = ss, &tc.call
+	return tc
+}
+
+// fromMeta fills mc from meta, the decoded _meta member of params, and reports
+// whether that is exactly what parseModernMeta would have filled in (it then
+// also accepts the request). Both read the same member — encoding/json's rules
+// for a struct field, the last one winning — and match its keys exactly, the
+// last one winning. Only nulls set them apart: parseModernMeta takes a null
+// value for an absent one, while the map holds "" for a null version or log
+// level and empty capabilities or client info for null ones. A version is
+// never "" and an empty log level is refused, so only null capabilities (and a
+// null _meta after a valid one) need the raw params, which are looked at only
+// when they contain "null" at all: the common request is not scanned again.
+func (mc *modernCall) fromMeta(params []byte, meta protocol.Meta) bool {
+	var ok bool
+	if mc.version, ok = meta[protocol.MetaKeyProtocolVersion].(string); !ok || !isModernVersion(mc.version) {
+		return false
+	}
+	caps, ok := meta[protocol.MetaKeyClientCapabilities].(*protocol.ClientCapabilities)
+	if !ok || caps == nil {
+		return false
+	}
+	mc.caps = *caps
+	if v, present := meta[protocol.MetaKeyClientInfo]; present {
+		if mc.info, ok = v.(*protocol.Implementation); !ok || mc.info == nil {
+			return false
+		}
+	}
+	_, levelSet := meta[protocol.MetaKeyLogLevel]
+	if levelSet {
+		if mc.logLevel, ok = meta[protocol.MetaKeyLogLevel].(protocol.LoggingLevel); !ok {
+			return false
+		}
+	}
+	if bytes.Contains(params, []byte("null")) {
+		return mc.nullsFrom(params, levelSet)
+	}
+	return !levelSet || mc.logLevel.Severity() >= 0
+}
+
+// nullsFrom finishes fromMeta for params that may hold a null among the
+// _meta values it reads: null capabilities (or _meta) are refused, a null
+// client info or log level is none.
+func (mc *modernCall) nullsFrom(params []byte, levelSet bool) bool {
+	raw, ok := lastMember(params, "_meta")
+	if !ok || raw == nil {
+		return false
+	}
+	var caps, info, level []byte
+	ok = eachMember(raw, func(key, value []byte) bool {
+		switch string(key) {
+		case protocol.MetaKeyClientCapabilities:
+			caps = value
+		case protocol.MetaKeyClientInfo:
+			info = value
+		case protocol.MetaKeyLogLevel:
+			level = value
+		}
+		return true
+	})
+	if !ok || string(caps) == "null" {
+		return false
+	}
+	if string(info) == "null" {
+		mc.info = nil
+	}
+	if string(level) == "null" {
+		return true // mc.logLevel is "": no log notifications
+	}
+	return !levelSet || mc.logLevel.Severity() >= 0
+}
+
+// lastMember returns the value of the last member of the JSON object data
+// named exactly key (nil when there is none). It reports false when
+// encoding/json, decoding into a struct with a field of that name, could pick
+// another member: a key equal to it only up to case, or one with escapes or
+// bytes outside ASCII.
+func lastMember(data []byte, key string) (value []byte, ok bool) {
+	ok = eachMember(data, func(k, v []byte) bool {
+		if string(k) == key {
+			value = v
+			return true
+		}
+		return !bytes.EqualFold(k, []byte(key))
+	})
+	return value, ok
+}
+
+// eachMember calls member for each member of the JSON object data, in order,
+// with its raw key (no quotes) and raw value. It reports false when data is
+// not a valid JSON object, when a key has escapes or bytes outside ASCII, or
+// when member returns false.
+func eachMember(data []byte, member func(key, value []byte) bool) bool {
+	s := jsonscan.Scanner{Data: data}
+	s.SkipSpace()
+	if s.Peek() != '{' {
+		return false
+	}
+	s.Pos++
+	s.SkipSpace()
+	if s.Peek() == '}' {
+		s.Pos++
+		return argsEnd(&s)
+	}
+	for {
+		s.SkipSpace()
+		if s.Peek() != '"' {
+			return false
+		}
+		key, escaped, err := s.String()
+		if err != nil || escaped || !isASCII(key) {
+			return false
+		}
+		s.SkipSpace()
+		if s.Peek() != ':' {
+			return false
+		}
+		s.Pos++
+		s.SkipSpace()
+		start := s.Pos
+		if s.SkipValue(0) != nil || !member(key, data[start:s.Pos]) {
+			return false
+		}
+		s.SkipSpace()
+		switch s.Peek() {
+		case ',':
+			s.Pos++
+		case '}':
+			s.Pos++
+			return argsEnd(&s)
+		default:
+			return false
+		}
+	}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// foldsToAny reports whether key equals one of names up to ASCII case.
+func foldsToAny(key []byte, names []string) bool {
+	for _, n := range names {
+		if bytes.EqualFold(key, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}

@@ -66,7 +66,7 @@ type session struct {
 	standalone *stream     // the GET stream, once the client opened one
 	nextStream uint64
 	open       int       // HTTP requests in progress on this session
-	lastActive time.Time // when a request began or ended, or the server last wrote
+	lastActive time.Time // when a request ended, or the server last wrote while none was open
 }
 
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
@@ -174,8 +174,7 @@ func (s *session) begin(remote string) bool {
 		return false
 	default:
 	}
-	s.open++
-	s.lastActive = s.h.now()
+	s.open++ // not idle while open: finish records the time
 	s.remote = remote
 	return true
 }
@@ -291,7 +290,10 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		s.mu.Unlock()
 		return errSessionEnded
 	}
-	s.lastActive = s.h.now()
+	if s.open == 0 {
+		// Activity outside any POST (finish records the time of those).
+		s.lastActive = s.h.now()
+	}
 	var st *stream
 	if related || isResponse {
 		if isResponse {

@@ -11,24 +11,26 @@ type argLevel string
 
 // argsAll has a field of every kind the fast decoder handles.
 type argsAll struct {
-	S         string   `json:"s"`
-	B         bool     `json:"b"`
-	I         int      `json:"i"`
-	I8        int8     `json:"i8"`
-	I64       int64    `json:"i64"`
-	U         uint     `json:"u"`
-	U16       uint16   `json:"u16"`
-	F         float64  `json:"f"`
-	F32       float32  `json:"f32"`
-	P         *string  `json:"p"`
-	PI        *int     `json:"pi"`
-	PB        *bool    `json:"pb,omitempty"`
-	Level     argLevel `json:"level"`
-	D         time.Duration
-	Untagged  string
-	Skipped   string `json:"-"`
-	Dash      string `json:"-,"`
-	OnlyOpts  string `json:",omitempty"`
+	S        string   `json:"s"`
+	B        bool     `json:"b"`
+	I        int      `json:"i"`
+	I8       int8     `json:"i8"`
+	I64      int64    `json:"i64"`
+	U        uint     `json:"u"`
+	U16      uint16   `json:"u16"`
+	F        float64  `json:"f"`
+	F32      float32  `json:"f32"`
+	P        *string  `json:"p"`
+	PI       *int     `json:"pi"`
+	PB       *bool    `json:"pb,omitempty"`
+	Level    argLevel `json:"level"`
+	D        time.Duration
+	Untagged string
+	Skipped  string `json:"-"`
+	//lint:ignore SA5008 on purpose: a field named "-" is one of encoding/json's rules under test
+	Dash     string `json:"-,"`
+	OnlyOpts string `json:",omitempty"`
+	//lint:ignore U1000 on purpose: an unexported field must be left alone, as encoding/json does
 	unhandled string
 }
 

@@ -23,7 +23,7 @@ type ServerSession struct {
 
 	state       atomic.Pointer[sessionState] // set by initialize
 	presetState sessionState                 // the state of a pre-initialized (stateless) connection
-	ready atomic.Bool                  // notifications/initialized received
+	ready       atomic.Bool                  // notifications/initialized received
 
 	mu            sync.Mutex
 	logLevel      protocol.LoggingLevel // "" until the client sets one

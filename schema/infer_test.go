@@ -33,6 +33,7 @@ type everyTag struct {
 	Quoted int64    `json:"quoted,string"`
 	Any    any      `json:"any,omitempty" jsonschema:"default=hello"`
 	Skip   string   `json:"-"`
+	//lint:ignore U1000 on purpose: inference must skip unexported fields
 	hidden string
 }
 
@@ -426,6 +427,7 @@ type arrayProvider struct{}
 
 func (arrayProvider) JSONSchema() json.RawMessage { return json.RawMessage(`[1]`) }
 
+//lint:ignore U1000 on purpose: a non-empty type whose pointer provides the schema
 type pointerProvider struct{ n int }
 
 func (*pointerProvider) JSONSchema() json.RawMessage { return json.RawMessage(`{"type":"integer"}`) }

@@ -149,54 +149,17 @@ func scalarKind(k reflect.Kind) bool {
 // object data. It reports false when encoding/json must decode instead; v
 // may then be partly written, and the caller resets it.
 func (d *argDecoder) decode(data []byte, v reflect.Value) bool {
-	s := jsonscan.Scanner{Data: data}
-	s.SkipSpace()
-	if s.Peek() != '{' {
-		return false
-	}
-	s.Pos++
-	s.SkipSpace()
-	if s.Peek() == '}' {
-		s.Pos++
-		return argsEnd(&s)
-	}
-	for {
-		s.SkipSpace()
-		if s.Peek() != '"' {
+	return jsonscan.EachMember(data, func(key []byte, escaped bool, value []byte) bool {
+		if escaped {
 			return false
 		}
-		key, escaped, err := s.String()
-		if err != nil || escaped {
-			return false
-		}
-		s.SkipSpace()
-		if s.Peek() != ':' {
-			return false
-		}
-		s.Pos++
-		s.SkipSpace()
 		f := d.field(key)
 		if f == nil {
-			if !unknownKeyIgnored(key, d.names) {
-				return false
-			}
-			if s.SkipValue(0) != nil {
-				return false
-			}
-		} else if !f.decode(&s, v.Field(f.index)) {
-			return false
+			return unknownKeyIgnored(key, d.names)
 		}
-		s.SkipSpace()
-		switch s.Peek() {
-		case ',':
-			s.Pos++
-		case '}':
-			s.Pos++
-			return argsEnd(&s)
-		default:
-			return false
-		}
-	}
+		vs := jsonscan.Scanner{Data: value}
+		return f.decode(&vs, v.Field(f.index)) && vs.Pos == len(value)
+	})
 }
 
 // field returns the field named exactly key, or nil.
@@ -213,7 +176,7 @@ func (d *argDecoder) field(key []byte) *argField {
 // no field exactly: one that matches no field up to case (ASCII only; other
 // keys are left to encoding/json, whose Unicode folding is its own).
 func unknownKeyIgnored(key []byte, names []string) bool {
-	return isASCII(key) && !foldsToAny(key, names)
+	return jsonscan.IsASCII(key) && !jsonscan.FoldsToAny(key, names)
 }
 
 // decode reads one value at s into fv.
@@ -302,12 +265,6 @@ func number(s *jsonscan.Scanner) ([]byte, error) {
 		return nil, jsonscan.ErrSyntax
 	}
 	return s.Number()
-}
-
-// argsEnd reports whether only white space follows.
-func argsEnd(s *jsonscan.Scanner) bool {
-	s.SkipSpace()
-	return s.Pos == len(s.Data)
 }
 
 // unquoteJSON decodes the contents of a JSON string (without its quotes) as

@@ -90,7 +90,7 @@ func (mc *modernCall) nullsFrom(params []byte, levelSet bool) bool {
 		return false
 	}
 	var caps, info, level []byte
-	ok = eachMember(raw, func(key, value []byte) bool {
+	ok = jsonscan.EachPlainMember(raw, func(key, value []byte) bool {
 		switch string(key) {
 		case protocol.MetaKeyClientCapabilities:
 			caps = value
@@ -119,7 +119,7 @@ func (mc *modernCall) nullsFrom(params []byte, levelSet bool) bool {
 // another member: a key equal to it only up to case, or one with escapes or
 // bytes outside ASCII.
 func lastMember(data []byte, key string) (value []byte, ok bool) {
-	ok = eachMember(data, func(k, v []byte) bool {
+	ok = jsonscan.EachPlainMember(data, func(k, v []byte) bool {
 		if string(k) == key {
 			value = v
 			return true
@@ -127,71 +127,4 @@ func lastMember(data []byte, key string) (value []byte, ok bool) {
 		return !bytes.EqualFold(k, []byte(key))
 	})
 	return value, ok
-}
-
-// eachMember calls member for each member of the JSON object data, in order,
-// with its raw key (no quotes) and raw value. It reports false when data is
-// not a valid JSON object, when a key has escapes or bytes outside ASCII, or
-// when member returns false.
-func eachMember(data []byte, member func(key, value []byte) bool) bool {
-	s := jsonscan.Scanner{Data: data}
-	s.SkipSpace()
-	if s.Peek() != '{' {
-		return false
-	}
-	s.Pos++
-	s.SkipSpace()
-	if s.Peek() == '}' {
-		s.Pos++
-		return argsEnd(&s)
-	}
-	for {
-		s.SkipSpace()
-		if s.Peek() != '"' {
-			return false
-		}
-		key, escaped, err := s.String()
-		if err != nil || escaped || !isASCII(key) {
-			return false
-		}
-		s.SkipSpace()
-		if s.Peek() != ':' {
-			return false
-		}
-		s.Pos++
-		s.SkipSpace()
-		start := s.Pos
-		if s.SkipValue(0) != nil || !member(key, data[start:s.Pos]) {
-			return false
-		}
-		s.SkipSpace()
-		switch s.Peek() {
-		case ',':
-			s.Pos++
-		case '}':
-			s.Pos++
-			return argsEnd(&s)
-		default:
-			return false
-		}
-	}
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// foldsToAny reports whether key equals one of names up to ASCII case.
-func foldsToAny(key []byte, names []string) bool {
-	for _, n := range names {
-		if bytes.EqualFold(key, []byte(n)) {
-			return true
-		}
-	}
-	return false
 }

@@ -347,46 +347,10 @@ func lookupHeader(header map[string][]string, canonical string) ([]string, bool)
 // opening brace), in order: the raw name, whether it holds escape sequences,
 // and the value as a sub-slice of s.Data. It checks the object's syntax.
 func eachMember(s *jsonscan.Scanner, fn func(key []byte, escaped bool, val []byte)) error {
-	if s.Peek() != '{' {
-		return jsonscan.ErrSyntax
-	}
-	s.Pos++
-	s.SkipSpace()
-	if s.Peek() == '}' {
-		s.Pos++
-		return nil
-	}
-	for {
-		if s.Peek() != '"' {
-			return jsonscan.ErrSyntax
-		}
-		key, escaped, err := s.String()
-		if err != nil {
-			return err
-		}
-		s.SkipSpace()
-		if s.Peek() != ':' {
-			return jsonscan.ErrSyntax
-		}
-		s.Pos++
-		s.SkipSpace()
-		start := s.Pos
-		if err := s.SkipValue(1); err != nil {
-			return err
-		}
-		fn(key, escaped, s.Data[start:s.Pos])
-		s.SkipSpace()
-		switch s.Peek() {
-		case ',':
-			s.Pos++
-			s.SkipSpace()
-		case '}':
-			s.Pos++
-			return nil
-		default:
-			return jsonscan.ErrSyntax
-		}
-	}
+	return s.Members(0, func(key []byte, escaped bool, val []byte) bool {
+		fn(key, escaped, val)
+		return true
+	})
 }
 
 // unquote decodes a JSON string literal (quotes included); ok is false for

@@ -178,7 +178,7 @@ var implementationFields = [...]string{"name", "title", "version", "description"
 // for anything else (icons, escapes, a key matching a field only up to case).
 // raw is one valid JSON value.
 func (impl *Implementation) decodeFast(raw []byte) bool {
-	return eachPlainMember(raw, func(key, value []byte) bool {
+	return jsonscan.EachPlainMember(raw, func(key, value []byte) bool {
 		if string(value) == "null" {
 			return string(key) != "icons" || impl.Icons == nil
 		}
@@ -195,84 +195,12 @@ func (impl *Implementation) decodeFast(raw []byte) bool {
 		case "websiteUrl":
 			dst = &impl.WebsiteURL
 		default:
-			return !foldsToAny(key, implementationFields[:])
+			return !jsonscan.FoldsToAny(key, implementationFields[:])
 		}
 		v, ok := plainString(value)
 		*dst = v
 		return ok
 	})
-}
-
-// eachPlainMember calls member for each member of the JSON object data, in order,
-// with the raw key (no quotes) and the raw value. It reports false when data
-// is not an object, a key has escapes or bytes outside ASCII (whose matching
-// encoding/json folds in ways not worth copying), or member returns false.
-func eachPlainMember(data []byte, member func(key, value []byte) bool) bool {
-	s := jsonscan.Scanner{Data: data}
-	s.SkipSpace()
-	if s.Peek() != '{' {
-		return false
-	}
-	s.Pos++
-	s.SkipSpace()
-	if s.Peek() == '}' {
-		s.Pos++
-		return atEnd(&s)
-	}
-	for {
-		s.SkipSpace()
-		if s.Peek() != '"' {
-			return false
-		}
-		key, escaped, err := s.String()
-		if err != nil || escaped || !isASCII(key) {
-			return false
-		}
-		s.SkipSpace()
-		if s.Peek() != ':' {
-			return false
-		}
-		s.Pos++
-		s.SkipSpace()
-		start := s.Pos
-		if err := s.SkipValue(0); err != nil {
-			return false
-		}
-		if !member(key, data[start:s.Pos]) {
-			return false
-		}
-		s.SkipSpace()
-		switch s.Peek() {
-		case ',':
-			s.Pos++
-		case '}':
-			s.Pos++
-			return atEnd(&s)
-		default:
-			return false
-		}
-	}
-}
-
-// isASCII reports whether b holds only ASCII bytes.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// foldsToAny reports whether the ASCII key equals one of names up to case,
-// which is how encoding/json matches a key that names no field exactly.
-func foldsToAny(key []byte, names []string) bool {
-	for _, n := range names {
-		if bytes.EqualFold(key, []byte(n)) {
-			return true
-		}
-	}
-	return false
 }
 
 // clientCapabilitiesFields are the JSON names of ClientCapabilities' fields.
@@ -285,14 +213,14 @@ var clientCapabilitiesFields = []string{"experimental", "extensions", "roots", "
 // extension, a key matching a field only up to case, a value of the wrong
 // type). raw is one valid JSON value.
 func (c *ClientCapabilities) decodeFast(raw []byte) bool {
-	return eachPlainMember(raw, func(key, value []byte) bool {
+	return jsonscan.EachPlainMember(raw, func(key, value []byte) bool {
 		switch string(key) {
 		case "roots":
 			return decodeCapability(value, &c.Roots, func(r *RootsCapability, key, value []byte) bool {
 				if string(key) == "listChanged" {
 					return decodeBool(value, &r.ListChanged)
 				}
-				return !foldsToAny(key, []string{"listChanged"})
+				return !jsonscan.FoldsToAny(key, []string{"listChanged"})
 			})
 		case "sampling":
 			return decodeCapability(value, &c.Sampling, func(sc *SamplingCapability, key, value []byte) bool {
@@ -302,7 +230,7 @@ func (c *ClientCapabilities) decodeFast(raw []byte) bool {
 				case "tools":
 					return decodeSupported(value, &sc.Tools)
 				}
-				return !foldsToAny(key, []string{"context", "tools"})
+				return !jsonscan.FoldsToAny(key, []string{"context", "tools"})
 			})
 		case "elicitation":
 			return decodeCapability(value, &c.Elicitation, func(e *ElicitationCapability, key, value []byte) bool {
@@ -312,7 +240,7 @@ func (c *ClientCapabilities) decodeFast(raw []byte) bool {
 				case "url":
 					return decodeSupported(value, &e.URL)
 				}
-				return !foldsToAny(key, []string{"form", "url"})
+				return !jsonscan.FoldsToAny(key, []string{"form", "url"})
 			})
 		case "extensions":
 			return decodeEmptySettings(value, &c.Extensions)
@@ -321,7 +249,7 @@ func (c *ClientCapabilities) decodeFast(raw []byte) bool {
 		case "tasks":
 			return false
 		}
-		return !foldsToAny(key, clientCapabilitiesFields)
+		return !jsonscan.FoldsToAny(key, clientCapabilitiesFields)
 	})
 }
 
@@ -338,7 +266,7 @@ func decodeCapability[T any](value []byte, dst **T, member func(v *T, key, value
 			*dst = new(T)
 		}
 		v := *dst
-		return eachPlainMember(value, func(key, value []byte) bool { return member(v, key, value) })
+		return jsonscan.EachPlainMember(value, func(key, value []byte) bool { return member(v, key, value) })
 	}
 	return false
 }
@@ -387,7 +315,7 @@ func decodeEmptySettings(value []byte, dst *map[string]map[string]any) bool {
 	default:
 		return false
 	}
-	return eachPlainMember(value, func(key, v []byte) bool {
+	return jsonscan.EachPlainMember(value, func(key, v []byte) bool {
 		var entry map[string]any
 		switch {
 		case string(v) == "null":

@@ -33,51 +33,9 @@ func (p *CallToolParams) UnmarshalJSON(data []byte) error {
 
 // decodeFast decodes data into p, or reports false when encoding/json must.
 func (p *CallToolParams) decodeFast(data []byte) bool {
-	s := jsonscan.Scanner{Data: data}
-	s.SkipSpace()
-	if s.Peek() != '{' {
-		return false
-	}
-	s.Pos++
-	s.SkipSpace()
-	if s.Peek() == '}' {
-		s.Pos++
-		return atEnd(&s)
-	}
-	for {
-		s.SkipSpace()
-		if s.Peek() != '"' {
-			return false
-		}
-		key, escaped, err := s.String()
-		if err != nil || escaped {
-			return false
-		}
-		s.SkipSpace()
-		if s.Peek() != ':' {
-			return false
-		}
-		s.Pos++
-		s.SkipSpace()
-		start := s.Pos
-		if err := s.SkipValue(0); err != nil {
-			return false
-		}
-		value := data[start:s.Pos]
-		if !p.member(key, value) {
-			return false
-		}
-		s.SkipSpace()
-		switch s.Peek() {
-		case ',':
-			s.Pos++
-		case '}':
-			s.Pos++
-			return atEnd(&s)
-		default:
-			return false
-		}
-	}
+	return jsonscan.EachMember(data, func(key []byte, escaped bool, value []byte) bool {
+		return !escaped && p.member(key, value)
+	})
 }
 
 // member stores one member; false sends the whole object to encoding/json.
@@ -119,7 +77,7 @@ func (p *CallToolParams) member(key, value []byte) bool {
 		// An unknown member is skipped, unless it matches a field's name up to
 		// case: encoding/json would decode it into that field. Its folding of
 		// non-ASCII letters is its own, so such keys are left to it.
-		if !isASCII(key) {
+		if !jsonscan.IsASCII(key) {
 			return false
 		}
 		for _, f := range [...]string{"name", "arguments", "requestState", "_meta", "task", "inputResponses"} {

@@ -200,4 +200,3 @@ func hasDef(err error, def string) bool {
 	}
 	return false
 }
-

@@ -1,0 +1,68 @@
+package jsonscan
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEachMember(t *testing.T) {
+	type member struct {
+		key, value string
+		escaped    bool
+	}
+	collect := func(data string) ([]member, bool) {
+		var got []member
+		ok := EachMember([]byte(data), func(key []byte, escaped bool, value []byte) bool {
+			got = append(got, member{string(key), string(value), escaped})
+			return true
+		})
+		return got, ok
+	}
+	got, ok := collect(` { "a" : 1 , "b\n":{"c":[true,null]},"a":"x" } `)
+	want := []member{{"a", "1", false}, {`b\n`, `{"c":[true,null]}`, true}, {"a", `"x"`, false}}
+	if !ok || len(got) != len(want) {
+		t.Fatalf("got %+v, %v", got, ok)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("member %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got, ok := collect(`{}`); !ok || len(got) != 0 {
+		t.Errorf("empty object: %+v, %v", got, ok)
+	}
+	for _, bad := range []string{``, `[]`, `{"a"}`, `{"a":1,}`, `{"a":1} x`, `{a:1}`, `{"a":1 "b":2}`, `{"a":tru}`, `{"a":1`} {
+		if _, ok := collect(bad); ok {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+	calls := 0
+	if EachMember([]byte(`{"a":1,"b":2}`), func([]byte, bool, []byte) bool { calls++; return false }) || calls != 1 {
+		t.Errorf("a callback returning false: walk went on (%d calls)", calls)
+	}
+}
+
+func TestMembersLeavesTheScannerAfterTheObject(t *testing.T) {
+	s := Scanner{Data: []byte(`{"a":{"b":1}} rest`)}
+	if err := s.Members(0, func([]byte, bool, []byte) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if rest := string(s.Data[s.Pos:]); rest != " rest" {
+		t.Fatalf("left at %q", rest)
+	}
+	s = Scanner{Data: []byte(`{"a":1}`)}
+	if err := s.Members(0, func([]byte, bool, []byte) bool { return false }); err != ErrStopped {
+		t.Fatalf("got %v, want ErrStopped", err)
+	}
+	deep := `{"a":` + strings.Repeat("[", 3) + strings.Repeat("]", 3) + `}`
+	s = Scanner{Data: []byte(deep)}
+	if err := s.Members(MaxDepth-2, func([]byte, bool, []byte) bool { return true }); err != ErrDepth {
+		t.Fatalf("nesting past MaxDepth: got %v, want ErrDepth", err)
+	}
+}
+
+func TestIsASCII(t *testing.T) {
+	if !IsASCII([]byte("plain key")) || IsASCII([]byte("clé")) {
+		t.Fatal("IsASCII")
+	}
+}

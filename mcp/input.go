@@ -49,8 +49,7 @@ type inputRound struct {
 	method, name string // what the state is bound to, with args and principal
 	args         []byte
 	principal    string
-	binding      requeststate.Binding // computed on first use (most calls never need it)
-	bindingDone  bool
+	binding      *requeststate.Binding // computed on first use (most calls never need it)
 	bindingErr   error
 	state        string
 	newResponses protocol.InputResponses
@@ -71,9 +70,9 @@ func (r *Request) bind(ctx context.Context, name string, args []byte, state stri
 // bind computes the binding (a digest of the canonical arguments) the first time
 // it is needed: when a state is opened or sealed. The lock is held.
 func (in *inputRound) bind() error {
-	if !in.bindingDone {
-		in.bindingDone = true
-		in.binding, in.bindingErr = requeststate.NewBinding(in.method, in.name, in.args, in.principal)
+	if in.binding == nil {
+		b, err := requeststate.NewBinding(in.method, in.name, in.args, in.principal)
+		in.binding, in.bindingErr = &b, err
 	}
 	return in.bindingErr
 }
@@ -90,7 +89,7 @@ func (in *inputRound) load(s *Server) error {
 	}
 	in.responses = make(protocol.InputResponses, len(in.newResponses))
 	if in.state != "" {
-		payload, err := s.keyring.Open(in.binding, in.state)
+		payload, err := s.keyring.Open(*in.binding, in.state)
 		if err != nil {
 			in.loadErr = errorf(CodeInvalidParams, "invalid params: requestState rejected: %v", err)
 			return in.loadErr
@@ -180,7 +179,7 @@ func (in *inputRound) finish(s *Server, r *Request, res any, err error) (any, er
 	if err := in.bind(); err != nil {
 		return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
 	}
-	state, serr := s.keyring.Seal(in.binding, payload, s.opts.InputStateTTL)
+	state, serr := s.keyring.Seal(*in.binding, payload, s.opts.InputStateTTL)
 	if serr != nil {
 		return nil, fmt.Errorf("mcp: sealing request state: %w", serr)
 	}

@@ -63,7 +63,29 @@ func isModernRequest(msg *jsonrpc.Message) bool {
 	if msg.Method == protocol.MethodServerDiscover {
 		return true
 	}
-	return bytes.Contains(msg.Params, []byte(`"`+protocol.MetaKeyProtocolVersion+`"`))
+	return hasVersionKey(msg.Params)
+}
+
+// hasVersionKey reports whether params contain the quoted protocolVersion
+// _meta key (head+tail, checked against the constant by a test). It searches for the key's tail, whose '/' is rare in JSON (a
+// search for the whole key stops at every quote), then checks the head.
+func hasVersionKey(params []byte) bool {
+	const (
+		head = `"io.modelcontextprotocol`
+		tail = `/protocolVersion"`
+	)
+	for i := len(head); i <= len(params)-len(tail); {
+		j := bytes.Index(params[i:], []byte(tail))
+		if j < 0 {
+			return false
+		}
+		i += j
+		if string(params[i-len(head):i]) == head {
+			return true
+		}
+		i++
+	}
+	return false
 }
 
 // requestMetaMember finds a request's _meta in its params as encoding/json
@@ -166,8 +188,7 @@ func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message)
 	s := ss.server
 	if msg.Method == protocol.MethodToolsCall && len(s.opts.Middleware) == 0 {
 		if tc := ss.decodeModernToolCall(msg.Params); tc != nil {
-			res, err := tc.req.callDecodedTool(ctx, &tc.tool)
-			return modernError(s.completeModern(&tc.req, &tc.tool.ToolRequest, res, err))
+			return modernError(tc.answer(ctx, s))
 		}
 	}
 	mr := &modernRequest{}
@@ -187,20 +208,19 @@ func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message)
 	r.Session, r.modern = ss, mc
 	if len(s.opts.Middleware) == 0 {
 		res, err := fn(ctx, r, msg.Params)
-		return modernError(s.completeModern(r, nil, res, err))
+		return modernError(s.completeModern(r, res, err))
 	}
 	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: modernSession{ss, mc.version}}
 	return modernError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
 		res, err := fn(ctx, r, c.Params)
-		return s.completeModern(r, nil, res, err)
+		return s.completeModern(r, res, err)
 	})(ctx, call))
 }
 
 // completeModern turns a handler's outcome into the answer to a stateless
 // request: an InputRequiredResult when the handler is waiting for input, the
-// result stamped by finishModern otherwise. A result that tool (non-nil) made
-// for this call alone is stamped in place rather than copied.
-func (s *Server) completeModern(r *Request, tool *ToolRequest, res any, err error) (any, error) {
+// result stamped by finishModern otherwise.
+func (s *Server) completeModern(r *Request, res any, err error) (any, error) {
 	if in := r.modern.input; in != nil {
 		if res, err = in.finish(s, r, res, err); err != nil {
 			return nil, err
@@ -208,10 +228,6 @@ func (s *Server) completeModern(r *Request, tool *ToolRequest, res any, err erro
 	}
 	if err != nil {
 		return nil, err
-	}
-	if v, ok := res.(*protocol.CallToolResult); ok && tool != nil && tool.ownsResult(v) {
-		v.ResultType, v.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		return v, nil
 	}
 	return s.finishModern(res), nil
 }

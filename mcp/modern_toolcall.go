@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -19,13 +20,57 @@ import (
 // the fast path steps aside and the general path answers, errors included.
 
 // modernToolCall is what a stateless tools/call allocates up front, in one
-// piece.
+// piece (under 900 bytes, a size class below 1 KB). The Request its handler
+// sees is the one inside tool: callDecodedTool copies the request into it,
+// which here is copying it onto itself.
 type modernToolCall struct {
-	req   Request
-	call  modernCall
-	input inputRound
-	tool  toolCall
+	call    modernCall
+	input   inputRound
+	tool    toolCall
+	stamped stampedToolResult
 }
+
+// answer runs the call and returns its answer, as completeModern would. A
+// result the call made for itself (a typed handler's text, see textResult) is
+// stamped in place and written with the server's identity spliced in, instead
+// of being copied with a _meta map made for it: the fast path runs without
+// middleware, so only the JSON-RPC layer sees the result, and it encodes it.
+func (tc *modernToolCall) answer(ctx context.Context, s *Server) (any, error) {
+	r := &tc.tool.Request
+	res, err := r.callDecodedTool(ctx, &tc.tool)
+	if res, err = tc.input.finish(s, r, res, err); err != nil {
+		return nil, err
+	}
+	if v, ok := res.(*protocol.CallToolResult); ok && tc.tool.ownsResult(v) && v.Meta == nil && len(s.infoJSON) > 0 {
+		v.ResultType = protocol.ResultTypeComplete
+		tc.stamped = stampedToolResult{result: v, serverInfo: s.infoJSON}
+		return &tc.stamped, nil
+	}
+	return s.finishModern(res), nil
+}
+
+// stampedToolResult is a stateless tools/call result as it goes on the wire:
+// the result (resultType set, no _meta of its own) and the server's identity,
+// already encoded, added as its _meta. It encodes exactly as the result with
+// _meta {serverInfo} would.
+type stampedToolResult struct {
+	result     *protocol.CallToolResult
+	serverInfo json.RawMessage // compact, escaped as encoding/json escapes (it made it)
+}
+
+// AppendJSON implements jsonrpc.JSONAppender.
+func (r *stampedToolResult) AppendJSON(b []byte) ([]byte, error) {
+	b, err := r.result.AppendJSON(b)
+	if err != nil {
+		return b, err
+	}
+	b = append(b[:len(b)-1], `,"_meta":{"`+protocol.MetaKeyServerInfo+`":`...) // over the closing brace
+	b = append(b, r.serverInfo...)
+	return append(b, '}', '}'), nil
+}
+
+// MarshalJSON encodes the result (for the paths that use encoding/json).
+func (r *stampedToolResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
 
 // decodeModernToolCall decodes a stateless tools/call in one pass, or returns
 // nil when the general path must serve it.
@@ -40,7 +85,7 @@ func (ss *ServerSession) decodeModernToolCall(params json.RawMessage) *modernToo
 	}
 	tc.call.method = protocol.MethodToolsCall
 	tc.call.input = &tc.input
-	tc.req.Session, tc.req.modern = ss, &tc.call
+	tc.tool.Session, tc.tool.modern = ss, &tc.call
 	return tc
 }
 

@@ -197,8 +197,8 @@ func (impl *Implementation) decodeFast(raw []byte) bool {
 		default:
 			return !jsonscan.FoldsToAny(key, implementationFields[:])
 		}
-		v, ok := plainString(value)
-		*dst = v
+		v, ok := plainStringBytes(value)
+		*dst = internName(v) // a client sends the same identity every request
 		return ok
 	})
 }

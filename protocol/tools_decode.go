@@ -3,6 +3,8 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -46,11 +48,11 @@ func (p *CallToolParams) member(key, value []byte) bool {
 		if null {
 			return true
 		}
-		name, ok := plainString(value)
+		name, ok := plainStringBytes(value)
 		if !ok {
 			return false
 		}
-		p.Name = name
+		p.Name = internName(name)
 	case "arguments":
 		// A sub-slice of the input, as the message's params already are; null is
 		// kept as the literal, as json.RawMessage.UnmarshalJSON keeps it.
@@ -106,4 +108,28 @@ func plainString(value []byte) (string, bool) {
 func atEnd(s *jsonscan.Scanner) bool {
 	s.SkipSpace()
 	return s.Pos == len(s.Data)
+}
+
+// A server hears the same few tool names, and the same client identities in
+// stateless requests' _meta, on every call: recently decoded names are kept in
+// a small table, and a name found there is returned without allocating. A slot
+// holds the last name that hashed to it; a miss allocates, as if there were no
+// table, so unusual traffic costs nothing but the miss.
+var (
+	internedNames [64]atomic.Pointer[string]
+	internSeed    = maphash.MakeSeed()
+)
+
+// internName returns name as a string, from the table when it is there.
+func internName(name []byte) string {
+	if len(name) > 128 {
+		return string(name)
+	}
+	slot := &internedNames[maphash.Bytes(internSeed, name)%uint64(len(internedNames))]
+	if p := slot.Load(); p != nil && *p == string(name) {
+		return *p
+	}
+	s := string(name)
+	slot.Store(&s)
+	return s
 }

@@ -1,8 +1,11 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -62,4 +65,45 @@ func BenchmarkCallToolParamsDecode(b *testing.B) {
 			b.Fatal(p, err)
 		}
 	}
+}
+
+func TestInternToolName(t *testing.T) {
+	names := make([][]byte, 300) // more names than slots: collisions replace entries
+	for i := range names {
+		names[i] = []byte("tool-" + strconv.Itoa(i))
+	}
+	for round := 0; round < 2; round++ {
+		for _, n := range names {
+			if got := internName(n); got != string(n) {
+				t.Fatalf("internName(%q) = %q", n, got)
+			}
+		}
+	}
+	long := bytes.Repeat([]byte("x"), 200)
+	if internName(long) != string(long) {
+		t.Fatal("a long name came back changed")
+	}
+	echo := []byte("echo")
+	internName(echo)
+	if allocs := testing.AllocsPerRun(100, func() { _ = internName(echo) }); allocs != 0 {
+		t.Errorf("a known name allocates %v times", allocs)
+	}
+}
+
+func TestInternToolNameConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				n := []byte("t" + strconv.Itoa((i*7+g)%97))
+				if got := internName(n); got != string(n) {
+					t.Errorf("internName(%q) = %q", n, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

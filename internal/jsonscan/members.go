@@ -15,6 +15,9 @@ var ErrStopped = errors.New("jsonscan: stopped by the caller")
 // JSON. It leaves s just after the closing '}'. depth is the nesting depth of
 // the object, as for SkipValue. It returns ErrSyntax (or the scanner's error)
 // for a malformed object, and ErrStopped as soon as member returns false.
+// (SkipValue keeps its own loop over an object's members: going through
+// Members' callback made it, and so every JSON-RPC message's validation, 28 %
+// slower.)
 func (s *Scanner) Members(depth int, member func(key []byte, escaped bool, value []byte) bool) error {
 	if s.Peek() != '{' {
 		return ErrSyntax

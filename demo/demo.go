@@ -1,9 +1,9 @@
 // Package demo is mcpkit's "everything" demo server: one small server that exercises
 // every feature, so each can be tried by hand (`mcpkit serve`) and tested end to end.
 //
-// Its first four tools are those of the C# SDK server captured in
-// shared/wire/csharp-streamable-http-2025-06-18.json: echo, count, test_throw and
-// echo_ip.
+// Its first four tools are those of the C# SDK server in the wire capture
+// internal/testkit/testdata/wire/csharp-streamable-http-2025-06-18.json: echo, count,
+// test_throw and echo_ip.
 package demo
 
 import (

@@ -6,13 +6,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
 )
@@ -94,16 +93,6 @@ func (c *recordingConn) snapshot() []wireMessage {
 	return append([]wireMessage(nil), c.msgs...)
 }
 
-// specSchemaPath returns the official schema of version: $MCPKIT_SPEC_DIR/<version>/schema.json,
-// or the shared spec directory beside the repository.
-func specSchemaPath(version string) string {
-	dir := os.Getenv("MCPKIT_SPEC_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "spec") // interop/ → repository → its parent
-	}
-	return filepath.Join(dir, version, "schema.json")
-}
-
 // versionSchema is one version's schema, loaded into a compiler.
 type versionSchema struct {
 	compiler *jsonschema.Compiler
@@ -126,8 +115,7 @@ var (
 	schemas   = map[string]*versionSchema{}
 )
 
-// loadSchema loads the schema of version once. It skips the test when the schema
-// is not on this machine (it lives outside the repository).
+// loadSchema loads the schema of version (from package testkit) once.
 func loadSchema(t *testing.T, version string) *versionSchema {
 	t.Helper()
 	schemasMu.Lock()
@@ -135,13 +123,12 @@ func loadSchema(t *testing.T, version string) *versionSchema {
 	if s, ok := schemas[version]; ok {
 		return s
 	}
-	path := specSchemaPath(version)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("the official schema of %s is not here (%v); set MCPKIT_SPEC_DIR to check the wire against it", version, err)
+	path := testkit.RepoSpecDir + "/" + version + "/schema.json"
+	data := testkit.Schema(version)
+	if data == nil {
+		t.Fatalf("no schema for %s in package testkit", version)
 	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

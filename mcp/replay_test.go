@@ -3,11 +3,10 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -15,7 +14,7 @@ import (
 	"github.com/mcpkit/mcpkit/transport/memory"
 )
 
-// capture is the layout of the files in shared/wire that record a client.
+// capture is the layout of the wire captures (package testkit) that record a client.
 type capture struct {
 	ClientMessages []json.RawMessage `json:"client_messages"`
 	ServerMessages []json.RawMessage `json:"server_messages"`
@@ -27,18 +26,8 @@ type capture struct {
 
 func loadCapture(t *testing.T, name string) capture {
 	t.Helper()
-	spec, err := wirecheck.FindSpecDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(spec), "wire", name))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c capture
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
+	testkit.LoadWireCapture(t, name, &c)
 	return c
 }
 
@@ -63,7 +52,7 @@ func replay(t *testing.T, srv *mcp.Server, msgs []json.RawMessage) map[string]ma
 }
 
 func TestReplayRooCode(t *testing.T) {
-	capt := loadCapture(t, "roo-code-client-2024-11-05.json")
+	capt := loadCapture(t, testkit.CaptureRooCode)
 	replies := replay(t, resourceServer(t), capt.ClientMessages)
 	if len(capt.Expected) == 0 {
 		t.Fatal("capture has no expectations")
@@ -87,7 +76,7 @@ func TestReplayRooCode(t *testing.T) {
 }
 
 func TestReplayVSCodeAgainstServer(t *testing.T) {
-	capt := loadCapture(t, "vscode-client-2025-03-26.json")
+	capt := loadCapture(t, testkit.CaptureVSCode)
 	srv := newServer(t, nil)
 	must(t, mcp.AddTool(srv, &protocol.Tool{Name: "getUsers"}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 		return `[{"name":"John"}]`, nil
@@ -105,7 +94,7 @@ func TestReplayVSCodeAgainstServer(t *testing.T) {
 // the client asks for 2025-03-26, the server answers 2024-11-05, and the client goes
 // on in 2024-11-05.
 func TestClientAcceptsDowngrade(t *testing.T) {
-	capt := loadCapture(t, "vscode-client-2025-03-26.json")
+	capt := loadCapture(t, testkit.CaptureVSCode)
 	c, s := memory.NewPair()
 	ctx := testContext(t)
 	go func() {

@@ -3,10 +3,10 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // exampleValueTypes maps an example directory (a schema definition name) to
@@ -141,40 +141,25 @@ func jsonEqual(t testing.TB, a, b []byte) bool {
 // a type of this package, re-encodes it, compares the JSON semantically, and
 // validates the re-encoded form against the example's schema definition.
 func TestModernExamplesRoundTrip(t *testing.T) {
-	dir := filepath.Join(specDir(t), Version20260728, "examples")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatalf("read examples: %v", err)
-	}
 	schema := loadSchema(t, Version20260728)
 	checked := 0
-	for _, e := range entries {
-		name := e.Name()
-		files, err := filepath.Glob(filepath.Join(dir, name, "*.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
+	for _, ex := range testkit.Examples(Version20260728) {
+		name, data := ex.Definition, ex.JSON
+		t.Run(name+"/"+ex.Name, func(t *testing.T) {
+			out, ok := reencodeExample(t, name, data)
+			if !ok {
+				return
 			}
-			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
-				out, ok := reencodeExample(t, name, data)
-				if !ok {
-					return
+			checked++
+			if !jsonEqual(t, dropFalseDefaults(t, data), out) {
+				t.Errorf("round trip changed the document\nin:  %s\nout: %s", compact(data), out)
+			}
+			if schema.has(name) {
+				if err := schema.validateJSON(t, name, out); err != nil {
+					t.Errorf("re-encoded example fails %s: %v\n%s", name, err, out)
 				}
-				checked++
-				if !jsonEqual(t, dropFalseDefaults(t, data), out) {
-					t.Errorf("round trip changed the document\nin:  %s\nout: %s", compact(data), out)
-				}
-				if schema.has(name) {
-					if err := schema.validateJSON(t, name, out); err != nil {
-						t.Errorf("re-encoded example fails %s: %v\n%s", name, err, out)
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 	if checked < 100 {
 		t.Errorf("only %d examples checked", checked)

@@ -4,44 +4,17 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // allVersions lists every version with a schema, oldest first.
 var allVersions = []string{Version20241105, Version20250326, Version20250618, Version20251125, Version20260728}
-
-// specDir locates the shared spec directory: $MCPKIT_SPEC_DIR, or
-// <module root>/../shared/spec.
-func specDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("MCPKIT_SPEC_DIR"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("getwd: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found; set MCPKIT_SPEC_DIR")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "spec")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("spec directory %s not found; set MCPKIT_SPEC_DIR", d)
-	}
-	return d
-}
 
 // versionSchema is one version's parsed and compiled schema.
 type versionSchema struct {
@@ -67,13 +40,12 @@ func loadSchema(t testing.TB, v string) *versionSchema {
 	if s, ok := schemaCache[v]; ok {
 		return s
 	}
-	path := filepath.Join(specDir(t), v, "schema.json")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("open schema: %v", err)
+	path := testkit.RepoSpecDir + "/" + v + "/schema.json"
+	data := testkit.Schema(v)
+	if data == nil {
+		t.Fatalf("no schema for %s in package testkit", v)
 	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("parse %s: %v", path, err)
 	}

@@ -67,7 +67,8 @@ type config struct {
 	rejectUnknown  bool
 }
 
-// SpecDir reads the schemas from dir instead of the directory FindSpecDir returns.
+// SpecDir reads the schemas from dir (<dir>/<version>/schema.json) instead of the
+// copies embedded in package testkit (or $MCPKIT_SPEC_DIR).
 func SpecDir(dir string) Option { return func(c *config) { c.specDir = dir } }
 
 // InitialVersion sets the protocol version assumed until the connection negotiates
@@ -130,26 +131,16 @@ func newChecker(side Side, cfg config) (*Checker, error) {
 	if side != Client && side != Server {
 		return nil, fmt.Errorf("wirecheck: invalid side %v", side)
 	}
-	dir := cfg.specDir
-	if dir == "" {
-		found, err := FindSpecDir()
-		if err != nil {
-			return nil, err
-		}
-		dir = found
-	} else {
-		checked, err := checkSpecDir(dir, "SpecDir option")
-		if err != nil {
-			return nil, err
-		}
-		dir = checked
+	src, err := sourceFor(cfg.specDir)
+	if err != nil {
+		return nil, err
 	}
-	specs, err := loadSpecSet(dir)
+	specs, err := loadSpecSet(src)
 	if err != nil {
 		return nil, err
 	}
 	if v := cfg.initialVersion; v != "" && specs.versions[v] == nil {
-		return nil, fmt.Errorf("wirecheck: no schema for initial version %q in %s", v, dir)
+		return nil, fmt.Errorf("wirecheck: no schema for initial version %q in %s", v, specs.source)
 	}
 	return &Checker{
 		side:          side,

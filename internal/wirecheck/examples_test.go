@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // TestSpecExamples2026 validates every example shipped with the 2026-07-28 schema.
@@ -20,29 +20,21 @@ import (
 func TestSpecExamples2026(t *testing.T) {
 	specs := testSpecs(t)
 	vs := specs.versions[modernVersion]
-	files, err := filepath.Glob(filepath.Join(specs.dir, modernVersion, "examples", "*", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 50 {
-		t.Fatalf("found %d examples; the layout changed?", len(files))
+	examples := testkit.Examples(modernVersion)
+	if len(examples) < 50 {
+		t.Fatalf("found %d examples; the layout changed?", len(examples))
 	}
 	routed := map[string]int{}
-	for _, file := range files {
-		def := filepath.Base(filepath.Dir(file))
-		t.Run(def+"/"+strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
+	for _, ex := range examples {
+		t.Run(ex.Definition+"/"+strings.TrimSuffix(ex.Name, ".json"), func(t *testing.T) {
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(ex.JSON))
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
+			if err := vs.validate(ex.Definition, doc); err != nil {
+				t.Fatalf("example does not validate against %s: %v", ex.Definition, err)
 			}
-			if err := vs.validate(def, doc); err != nil {
-				t.Fatalf("example does not validate against %s: %v", def, err)
-			}
-			if kind := routeExample(t, vs.table, def, filepath.Base(file), doc.(map[string]any), data); kind != "" {
+			if kind := routeExample(t, vs.table, ex.Definition, ex.Name, doc.(map[string]any), ex.JSON); kind != "" {
 				routed[kind]++
 			}
 		})
@@ -145,26 +137,15 @@ func answer(t *testing.T, method string, id any, response []byte, want outcome) 
 	expectOutcome(t, 0, c.Check(Outgoing, response), want)
 }
 
-// TestWireCaptures replays traffic captured from real peers.
+// TestWireCaptures replays traffic captured from real peers (the captures embedded in
+// package testkit).
 func TestWireCaptures(t *testing.T) {
-	dir := filepath.Join(testSpecs(t).dir, "..", "wire")
-	read := func(t *testing.T, name string, v any) {
-		t.Helper()
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-
 	t.Run("vscode downgrade", func(t *testing.T) {
 		var capture struct {
 			ClientMessages []json.RawMessage `json:"client_messages"`
 			ServerMessages []json.RawMessage `json:"server_messages"`
 		}
-		read(t, "vscode-client-2025-03-26.json", &capture)
+		testkit.LoadWireCapture(t, testkit.CaptureVSCode, &capture)
 		if len(capture.ClientMessages) < 2 || len(capture.ServerMessages) < 2 {
 			t.Fatal("capture too short")
 		}
@@ -192,7 +173,7 @@ func TestWireCaptures(t *testing.T) {
 				}
 			}
 		}
-		read(t, "csharp-streamable-http-2025-06-18.json", &capture)
+		testkit.LoadWireCapture(t, testkit.CaptureCSharpStreamableHTTP, &capture)
 		c := newTestChecker(t, Client)
 		var unmatched int
 		for _, ex := range capture.Exchanges {

@@ -7,21 +7,17 @@ import (
 	"testing"
 )
 
-// allVersions are the versions the repository's spec directory must hold.
+// allVersions are the versions whose schema the repository must carry.
 var allVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 const modernVersion = "2026-07-28"
 
 type obj = map[string]any
 
-// testSpecs returns the spec set, failing the test if the schemas are missing.
+// testSpecs returns the embedded spec set, failing the test if it does not load.
 func testSpecs(t testing.TB) *specSet {
 	t.Helper()
-	dir, err := FindSpecDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := loadSpecSet(dir)
+	s, err := loadSpecSet(embeddedSource)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
 package wirecheck
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,19 +14,25 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
-// EnvSpecDir is the environment variable that, when set, names the directory holding
-// the per-version schemas (<dir>/<version>/schema.json) and overrides the search.
+// EnvSpecDir is the environment variable that, when set, names a directory holding
+// the per-version schemas (<dir>/<version>/schema.json) to use instead of the copies
+// embedded in package testkit.
 const EnvSpecDir = "MCPKIT_SPEC_DIR"
 
-// FindSpecDir returns the directory of the official MCP schemas. It is $MCPKIT_SPEC_DIR
+// FindSpecDir returns a directory of official MCP schemas on disk. It is $MCPKIT_SPEC_DIR
 // when set; otherwise it walks up from the working directory to the module root (the
-// directory holding go.mod) and returns <root>/../shared/spec. It fails when the
-// directory does not exist or holds no <version>/schema.json.
+// directory holding go.mod) and returns the repository's copy,
+// <root>/internal/testkit/testdata/spec. It fails when the directory does not exist or
+// holds no <version>/schema.json.
 //
-// A successful answer is remembered for the same environment and working directory,
-// so that creating a checker per connection costs no file system walk.
+// Checkers do not need it: without SpecDir or $MCPKIT_SPEC_DIR they use the schemas
+// embedded in package testkit, from any working directory.
+//
+// A successful answer is remembered for the same environment and working directory.
 func FindSpecDir() (string, error) {
 	env := os.Getenv(EnvSpecDir)
 	wd, err := os.Getwd()
@@ -51,7 +59,7 @@ func findSpecDir(env, wd string) (string, error) {
 	}
 	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return checkSpecDir(filepath.Join(dir, "..", "shared", "spec"), "module root "+dir)
+			return checkSpecDir(filepath.Join(dir, filepath.FromSlash(testkit.RepoSpecDir)), "module root "+dir)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -67,7 +75,7 @@ func checkSpecDir(dir, origin string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("wirecheck: spec dir %q (from %s): %w", dir, origin, err)
 	}
-	versions, err := listVersions(abs)
+	versions, err := listVersions(os.DirFS(abs))
 	if err != nil {
 		return "", fmt.Errorf("wirecheck: spec dir %s (from %s): %w", abs, origin, err)
 	}
@@ -77,10 +85,10 @@ func checkSpecDir(dir, origin string) (string, error) {
 	return abs, nil
 }
 
-// listVersions returns, oldest first, the subdirectories of dir that hold a schema.json.
-// Version names are dates, so lexical order is release order.
-func listVersions(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+// listVersions returns, oldest first, the directories at the root of fsys that hold a
+// schema.json. Version names are dates, so lexical order is release order.
+func listVersions(fsys fs.FS) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +97,7 @@ func listVersions(dir string) ([]string, error) {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "schema.json")); err == nil {
+		if _, err := fs.Stat(fsys, e.Name()+"/schema.json"); err == nil {
 			versions = append(versions, e.Name())
 		}
 	}
@@ -97,9 +105,46 @@ func listVersions(dir string) ([]string, error) {
 	return versions, nil
 }
 
-// specSet is every schema version found in one spec directory.
+// specSource is where a spec set is read from: a directory on disk or the copies
+// embedded in package testkit.
+type specSource struct {
+	name    string // the absolute directory, or embeddedName; also the cache key
+	fsys    fs.FS  // <version>/schema.json
+	urlBase string // the schema of version v has the URL urlBase + v + "/schema.json"
+}
+
+// embeddedName names the embedded schemas in messages.
+const embeddedName = "the schemas embedded in package testkit"
+
+// embeddedSource is the default source: the repository's own copies, compiled in.
+var embeddedSource = specSource{name: embeddedName, fsys: testkit.SpecFS(), urlBase: "embed:///" + testkit.RepoSpecDir + "/"}
+
+// dirSource reads the schemas from dir, an absolute directory checked by checkSpecDir.
+func dirSource(dir string) specSource {
+	return specSource{name: dir, fsys: os.DirFS(dir),
+		urlBase: (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir) + "/"}).String()}
+}
+
+// sourceFor returns where a checker reads its schemas: dir (the SpecDir option) when
+// not empty, else $MCPKIT_SPEC_DIR when set, else the embedded schemas.
+func sourceFor(dir string) (specSource, error) {
+	origin := "SpecDir option"
+	if dir == "" {
+		dir, origin = os.Getenv(EnvSpecDir), EnvSpecDir
+	}
+	if dir == "" {
+		return embeddedSource, nil
+	}
+	abs, err := checkSpecDir(dir, origin)
+	if err != nil {
+		return specSource{}, err
+	}
+	return dirSource(abs), nil
+}
+
+// specSet is every schema version found in one source.
 type specSet struct {
-	dir      string
+	source   string   // where the schemas come from (specSource.name)
 	order    []string // version names, oldest first
 	versions map[string]*versionSpec
 	// metaVersionKeys are the _meta keys that carry a request's protocol version in the
@@ -111,7 +156,7 @@ type specSet struct {
 // definitions, each compiled at most once per process.
 type versionSpec struct {
 	name    string
-	url     string // file URL of schema.json
+	url     string // URL of schema.json, for the compiler and its messages
 	defsKey string // "definitions" (draft-07) or "$defs" (2020-12)
 	defs    map[string]any
 	table   *table
@@ -127,29 +172,29 @@ type specLoad struct {
 	err  error
 }
 
-// specCache holds one specLoad per absolute spec directory for the life of the process.
+// specCache holds one specLoad per source for the life of the process.
 var specCache sync.Map
 
-// loadSpecSet reads and indexes every schema under dir, once per process.
-func loadSpecSet(dir string) (*specSet, error) {
-	v, _ := specCache.LoadOrStore(dir, &specLoad{})
+// loadSpecSet reads and indexes every schema of src, once per process.
+func loadSpecSet(src specSource) (*specSet, error) {
+	v, _ := specCache.LoadOrStore(src.name, &specLoad{})
 	l := v.(*specLoad)
-	l.once.Do(func() { l.set, l.err = readSpecSet(dir) })
+	l.once.Do(func() { l.set, l.err = readSpecSet(src) })
 	return l.set, l.err
 }
 
-func readSpecSet(dir string) (*specSet, error) {
-	names, err := listVersions(dir)
+func readSpecSet(src specSource) (*specSet, error) {
+	names, err := listVersions(src.fsys)
 	if err != nil {
-		return nil, fmt.Errorf("wirecheck: read spec dir: %w", err)
+		return nil, fmt.Errorf("wirecheck: read %s: %w", src.name, err)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("wirecheck: spec dir %s holds no <version>/schema.json", dir)
+		return nil, fmt.Errorf("wirecheck: %s: no <version>/schema.json", src.name)
 	}
-	set := &specSet{dir: dir, order: names, versions: make(map[string]*versionSpec, len(names))}
+	set := &specSet{source: src.name, order: names, versions: make(map[string]*versionSpec, len(names))}
 	keys := map[string]bool{}
 	for _, name := range names {
-		vs, err := readVersion(dir, name)
+		vs, err := readVersion(src, name)
 		if err != nil {
 			return nil, err
 		}
@@ -162,22 +207,21 @@ func readSpecSet(dir string) (*specSet, error) {
 	return set, nil
 }
 
-func readVersion(dir, name string) (*versionSpec, error) {
-	path := filepath.Join(dir, name, "schema.json")
-	f, err := os.Open(path)
+func readVersion(src specSource, name string) (*versionSpec, error) {
+	path := name + "/schema.json"
+	data, err := fs.ReadFile(src.fsys, path)
 	if err != nil {
-		return nil, fmt.Errorf("wirecheck: %w", err)
+		return nil, fmt.Errorf("wirecheck: %s: %w", src.name, err)
 	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("wirecheck: parse %s: %w", path, err)
+		return nil, fmt.Errorf("wirecheck: parse %s in %s: %w", path, src.name, err)
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("wirecheck: %s is not a JSON object", path)
+		return nil, fmt.Errorf("wirecheck: %s in %s is not a JSON object", path, src.name)
 	}
-	vs := &versionSpec{name: name, url: (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()}
+	vs := &versionSpec{name: name, url: src.urlBase + path}
 	for _, key := range []string{"$defs", "definitions"} {
 		if defs, ok := root[key].(map[string]any); ok {
 			vs.defsKey, vs.defs = key, defs
@@ -185,10 +229,10 @@ func readVersion(dir, name string) (*versionSpec, error) {
 		}
 	}
 	if vs.defs == nil {
-		return nil, fmt.Errorf("wirecheck: %s has neither $defs nor definitions", path)
+		return nil, fmt.Errorf("wirecheck: %s has neither $defs nor definitions", vs.url)
 	}
 	if vs.table, err = buildTable(vs.defs); err != nil {
-		return nil, fmt.Errorf("wirecheck: %s: %w", path, err)
+		return nil, fmt.Errorf("wirecheck: %s: %w", vs.url, err)
 	}
 	c := jsonschema.NewCompiler()
 	// Formats are asserted in every draft alike (draft-07 asserts them by default,
@@ -197,7 +241,7 @@ func readVersion(dir, name string) (*versionSpec, error) {
 	c.RegisterFormat(byteFormat)
 	c.RegisterFormat(uriTemplateFormat)
 	if err := c.AddResource(vs.url, doc); err != nil {
-		return nil, fmt.Errorf("wirecheck: load %s: %w", path, err)
+		return nil, fmt.Errorf("wirecheck: load %s: %w", vs.url, err)
 	}
 	vs.compiler = c
 	return vs, nil

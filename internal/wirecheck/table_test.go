@@ -2,22 +2,19 @@ package wirecheck
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // rawDefs reads a version's definitions with encoding/json, independently of the code
 // under test.
-func rawDefs(t *testing.T, specs *specSet, version string) map[string]map[string]any {
+func rawDefs(t *testing.T, version string) map[string]map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(specs.dir, version, "schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testkit.Schema(version)
 	var doc struct {
 		Defs        map[string]map[string]any `json:"$defs"`
 		Definitions map[string]map[string]any `json:"definitions"`
@@ -35,7 +32,7 @@ func TestSpecDirHoldsEveryVersion(t *testing.T) {
 	specs := testSpecs(t)
 	for _, v := range allVersions {
 		if specs.versions[v] == nil {
-			t.Errorf("no schema for %s in %s", v, specs.dir)
+			t.Errorf("no schema for %s in %s", v, specs.source)
 		}
 	}
 	if !slices.IsSorted(specs.order) {
@@ -51,7 +48,7 @@ func TestTableCoversEveryMethod(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			tb := specs.versions[v].table
 			want := map[string][]string{} // method -> definitions naming it
-			for name, def := range rawDefs(t, specs, v) {
+			for name, def := range rawDefs(t, v) {
 				props, _ := def["properties"].(map[string]any)
 				method, _ := props["method"].(map[string]any)
 				if c, ok := method["const"].(string); ok {
@@ -101,7 +98,7 @@ func TestResultPairing(t *testing.T) {
 	for _, v := range allVersions {
 		t.Run(v, func(t *testing.T) {
 			tb := specs.versions[v].table
-			defs := rawDefs(t, specs, v)
+			defs := rawDefs(t, v)
 			var empty []string
 			for m, row := range tb.methods {
 				if row.kind == kindNotification {

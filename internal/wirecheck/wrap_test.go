@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -185,12 +186,15 @@ func TestWrapFailsWithoutSchemas(t *testing.T) {
 }
 
 func TestFindSpecDir(t *testing.T) {
-	want := testSpecs(t).dir
+	want, err := filepath.Abs(filepath.Join("..", "testkit", "testdata", "spec")) // from internal/wirecheck
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	t.Setenv(EnvSpecDir, "")
 	got, err := FindSpecDir()
 	if err != nil || got != want {
-		t.Errorf("FindSpecDir() from the package dir = %q, %v; want %q", got, err, want)
+		t.Errorf("FindSpecDir() from the package dir = %q, %v; want the repository's copy %q", got, err, want)
 	}
 
 	t.Setenv(EnvSpecDir, want+string(filepath.Separator)+".")
@@ -202,5 +206,40 @@ func TestFindSpecDir(t *testing.T) {
 	t.Chdir(t.TempDir())
 	if got, err := FindSpecDir(); err == nil {
 		t.Errorf("FindSpecDir() outside any module = %q, want an error", got)
+	}
+}
+
+// TestCheckerUsesEmbeddedSchemas checks that a Checker needs no file: outside any
+// module, without $MCPKIT_SPEC_DIR, it still knows every version and finds violations.
+func TestCheckerUsesEmbeddedSchemas(t *testing.T) {
+	t.Setenv(EnvSpecDir, "")
+	t.Chdir(t.TempDir())
+	c := newTestChecker(t, Server, InitialVersion("2025-06-18"))
+	if got := c.specs.source; got != embeddedName {
+		t.Errorf("schemas from %q, want %q", got, embeddedName)
+	}
+	if got := c.specs.order; !slices.Equal(got, allVersions) {
+		t.Errorf("versions %v, want %v", got, allVersions)
+	}
+	err := c.Check(Outgoing, []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":"lots"}}`))
+	if !hasDef(err, "ProgressNotification") {
+		t.Errorf("a progress notification with a string progress: %v, want a ProgressNotification violation", err)
+	}
+}
+
+// TestSpecDirMatchesEmbedded reads the repository's copy from disk through SpecDir and
+// checks that it holds the same versions as the embedded one.
+func TestSpecDirMatchesEmbedded(t *testing.T) {
+	t.Setenv(EnvSpecDir, "")
+	dir, err := FindSpecDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newTestChecker(t, Server, SpecDir(dir))
+	if c.specs.source != dir || !slices.Equal(c.specs.order, allVersions) {
+		t.Errorf("SpecDir(%s): source %q, versions %v; want %v", dir, c.specs.source, c.specs.order, allVersions)
+	}
+	if !strings.HasPrefix(c.specs.versions["2025-06-18"].url, "file:///") {
+		t.Errorf("schema URL %q, want a file URL", c.specs.versions["2025-06-18"].url)
 	}
 }

@@ -3,14 +3,12 @@ package legacysse_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
-// rooCapture is the layout of shared/wire/roo-code-client-2024-11-05.json.
+// rooCapture is the layout of the Roo Code wire capture (testkit.CaptureRooCode).
 type rooCapture struct {
 	ClientMessages []json.RawMessage `json:"client_messages"`
 	Expected       []struct {
@@ -21,18 +19,8 @@ type rooCapture struct {
 
 func loadRooCapture(t *testing.T) rooCapture {
 	t.Helper()
-	spec, err := wirecheck.FindSpecDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(spec), "wire", "roo-code-client-2024-11-05.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c rooCapture
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
+	testkit.LoadWireCapture(t, testkit.CaptureRooCode, &c)
 	if len(c.ClientMessages) == 0 || len(c.Expected) == 0 {
 		t.Fatal("the capture has no messages")
 	}

@@ -6,20 +6,18 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
-// clientCapture is the layout of shared/wire/*-streamable-http-*.json: HTTP
+// clientCapture is the layout of the Streamable HTTP wire captures (package testkit): HTTP
 // exchanges recorded between a real client and server.
 type clientCapture struct {
 	Exchanges []clientExchange `json:"exchanges"`
@@ -41,18 +39,8 @@ type clientExchange struct {
 
 func loadClientCapture(t *testing.T, name string) clientCapture {
 	t.Helper()
-	spec, err := wirecheck.FindSpecDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(spec), "wire", name))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c clientCapture
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
+	testkit.LoadWireCapture(t, name, &c)
 	if len(c.Exchanges) == 0 {
 		t.Fatalf("%s holds no exchanges", name)
 	}
@@ -183,7 +171,7 @@ func (p *clientReplayer) rewrite(body string, rec, live *jsonrpc.Message) string
 // error result and a JSON-RPC error.
 func TestClientReplaysCSharpServer(t *testing.T) {
 	ctx := clientTestContext(t)
-	capt := loadClientCapture(t, "csharp-streamable-http-2025-06-18.json")
+	capt := loadClientCapture(t, testkit.CaptureCSharpStreamableHTTP)
 	rp := &clientReplayer{t: t, ex: capt.Exchanges, used: make([]bool, len(capt.Exchanges)), gets: make(chan struct{}, 10)}
 	f := newClientFake(t, rp.serve)
 

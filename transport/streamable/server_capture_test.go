@@ -4,16 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// serverCapture is the part of shared/wire/*-streamable-http-*.json a server replay
+// serverCapture is the part of a Streamable HTTP wire capture (package testkit) a server replay
 // needs: the client's requests, in order.
 type serverCapture struct {
 	Exchanges []struct {
@@ -35,17 +34,10 @@ func (f acceptFunc) Accept(ctx context.Context, conn transport.Conn) error { ret
 // order, to the demo server behind NewHandler, and checks each answer. Every message
 // the server writes is validated against the 2025-06-18 schema.
 func TestReplayCSharpClientRequests(t *testing.T) {
-	spec, err := wirecheck.FindSpecDir()
-	if err != nil {
-		t.Skipf("no shared spec directory: %v", err)
-	}
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(spec), "wire", "csharp-streamable-http-2025-06-18.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var capt serverCapture
-	if err := json.Unmarshal(data, &capt); err != nil || len(capt.Exchanges) != 8 {
-		t.Fatalf("capture: %v, %d exchanges", err, len(capt.Exchanges))
+	testkit.LoadWireCapture(t, testkit.CaptureCSharpStreamableHTTP, &capt)
+	if len(capt.Exchanges) != 8 {
+		t.Fatalf("capture: %d exchanges, want 8", len(capt.Exchanges))
 	}
 	srv := newDemo(t)
 	checked := acceptFunc(func(ctx context.Context, conn transport.Conn) error {

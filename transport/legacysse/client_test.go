@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -28,9 +29,7 @@ func stubServer(t *testing.T, stream, message http.HandlerFunc) *httptest.Server
 	if message != nil {
 		mux.HandleFunc("POST /messages", message)
 	}
-	ts := httptest.NewServer(mux)
-	t.Cleanup(ts.Close)
-	return ts
+	return testkit.NewServer(t, mux)
 }
 
 // sendEvents writes raw event-stream text and flushes.
@@ -56,14 +55,15 @@ func dial(t *testing.T, url string, opts *legacysse.ClientOptions) transport.Con
 	return conn
 }
 
-func TestRefusedPostFailsOneRequest(t *testing.T) {
-	url, _ := serveDemo(t, nil)
-	// A proxy in front of the demo server that refuses one particular message.
-	target := strings.TrimSuffix(url, "/sse")
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// relay serves a proxy in front of target (a server's base URL) that passes requests
+// and streamed responses through as they come, except POSTs whose body refuse
+// matches, which it answers 502 "boom".
+func relay(t testing.TB, target string, refuse func(body []byte) bool) *httptest.Server {
+	t.Helper()
+	return testkit.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte("refuse-me")) {
+			if refuse != nil && refuse(body) {
 				http.Error(w, "boom", http.StatusBadGateway)
 				return
 			}
@@ -93,7 +93,11 @@ func TestRefusedPostFailsOneRequest(t *testing.T) {
 			}
 		}
 	}))
-	t.Cleanup(proxy.Close) // after the client's cleanup, which ends the stream
+}
+
+func TestRefusedPostFailsOneRequest(t *testing.T) {
+	url, _ := serveDemo(t, nil)
+	proxy := relay(t, strings.TrimSuffix(url, "/sse"), func(body []byte) bool { return bytes.Contains(body, []byte("refuse-me")) })
 
 	cs, _ := connectClient(t, proxy.URL+"/sse")
 	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"refuse-me"}`)})
@@ -176,8 +180,7 @@ func TestDialFailures(t *testing.T) {
 		t.Errorf("cancelled Dial: %v, want context.Canceled", err)
 	}
 
-	notFound := httptest.NewServer(http.NotFoundHandler())
-	defer notFound.Close()
+	notFound := testkit.NewServer(t, http.NotFoundHandler())
 	var serr *legacysse.StatusError
 	if _, err := legacysse.Dial(testContext(t), notFound.URL+"/sse", nil); !errors.As(err, &serr) || serr.StatusCode != 404 || serr.Method != "GET" {
 		t.Errorf("404 stream: %v, want a GET 404 StatusError", err)

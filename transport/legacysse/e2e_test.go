@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -43,8 +43,8 @@ func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse
 	}
 	opts.Logger = quiet
 	h := legacysse.NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts.URL + "/sse", h
 }
 
@@ -87,6 +87,9 @@ func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
+	// Closed even when the test fails before the session owns it (wirecheck.Wrap and
+	// Connect below can end the test): an open stream must not outlive the test.
+	t.Cleanup(func() { _ = conn.Close() })
 	rec := &recordingConn{Conn: conn}
 	var wrapped transport.Conn = rec
 	if tt, ok := t.(*testing.T); ok {
@@ -95,7 +98,6 @@ func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn
 	cs, err := mcp.NewClient(protocol.Implementation{Name: "legacysse-test", Version: "1"},
 		&mcp.ClientOptions{ProtocolVersion: protocol.Version20241105, Logger: quiet}).Connect(ctx, wrapped)
 	if err != nil {
-		_ = conn.Close()
 		t.Fatalf("Connect: %v", err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
@@ -219,8 +221,8 @@ func TestMountedUnderSubPath(t *testing.T) {
 	h := legacysse.NewHandler(srv, &legacysse.HandlerOptions{PathPrefix: "/api/mcp/", Logger: quiet})
 	mux := http.NewServeMux()
 	mux.Handle("/api/mcp/", http.StripPrefix("/api/mcp", h))
-	ts := httptest.NewServer(mux)
-	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	ts := testkit.NewServer(t, mux)
+	t.Cleanup(func() { _ = h.Close() })
 
 	ev, _ := openRawStream(t, ts.URL+"/api/mcp/sse", nil)
 	if !strings.HasPrefix(string(ev.Data), "/api/mcp/messages?sessionId=") {

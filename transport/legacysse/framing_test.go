@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -156,8 +156,7 @@ func TestDialFramingVariants(t *testing.T) {
 	}
 	for _, f := range cases {
 		t.Run(f.name, func(t *testing.T) {
-			ts := httptest.NewServer(oldServer(t, f))
-			defer ts.Close()
+			ts := testkit.NewServer(t, oldServer(t, f))
 			ctx := testContext(t)
 			conn, err := legacysse.Dial(ctx, ts.URL+f.streamPath, &legacysse.ClientOptions{Logger: quiet})
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport"
@@ -36,8 +37,8 @@ func serveRaw(t *testing.T, opts *legacysse.HandlerOptions) (*httptest.Server, *
 	}
 	opts.Logger = quiet
 	h := legacysse.NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts, h, srv
 }
 
@@ -436,8 +437,7 @@ func TestKeepAliveComments(t *testing.T) {
 
 func TestAcceptFailure(t *testing.T) {
 	h := legacysse.NewHandler(failingServer{}, &legacysse.HandlerOptions{Logger: quiet})
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := testkit.NewServer(t, h)
 	resp, err := http.Get(ts.URL + "/sse")
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,11 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.Size, e.Limit)
 }
 
+// ID reads the id of the dropped message from Prefix, and reports whether a
+// "result" or "error" member before the cut showed the message to be a response.
+// An id that Prefix does not reach is absent.
+func (e *TooLargeError) ID() (id ID, isResponse bool) { return idFromPrefix(e.Prefix) }
+
 // Unwrap makes errors.Is(err, ErrMessageTooLarge) true.
 func (e *TooLargeError) Unwrap() error { return ErrMessageTooLarge }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -106,7 +107,7 @@ func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
 // the client's version and capabilities.
 type ClientSession struct {
 	client *Client
-	conn   *jsonrpc.Conn
+	conn   *rpcconn.Conn
 	init   protocol.InitializeResult   // legacy: the server's answer; stateless: built from discover
 	modern *modernState                // non-nil in the stateless era; set before Connect returns
 	live   atomic.Pointer[modernState] // the same, for the read loop, which runs during Connect
@@ -125,8 +126,8 @@ type ClientSession struct {
 // DiscoverResult.
 func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: make(map[any]func(*protocol.ProgressParams)), roots: c.opts.Roots}
-	cs.conn = jsonrpc.NewConn(&idConn{Conn: conn}, jsonrpc.ConnOptions{
-		Handler:       jsonrpc.HandlerFunc(cs.handle),
+	cs.conn = rpcconn.NewConn(&idConn{Conn: conn}, rpcconn.ConnOptions{
+		Handler:       rpcconn.HandlerFunc(cs.handle),
 		AllowBatch:    func() bool { return cs.live.Load() == nil && protocol.SupportsBatching(cs.init.ProtocolVersion) },
 		CallCancelled: cs.sendCancelled,
 		Logger:        c.log,

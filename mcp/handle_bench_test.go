@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -29,11 +30,11 @@ func benchEchoServer(tb testing.TB) *Server {
 	return srv
 }
 
-// encodeResult encodes a handler's result as jsonrpc.Conn.respond does: an
+// encodeResult encodes a handler's result as rpcconn.Conn.respond does: an
 // appender writes straight into the buffer, anything else goes through
 // encoding/json.
 func encodeResult(b []byte, res any) ([]byte, error) {
-	if a, ok := res.(jsonrpc.JSONAppender); ok {
+	if a, ok := res.(rpcconn.JSONAppender); ok {
 		return a.AppendJSON(b)
 	}
 	data, err := json.Marshal(res)

@@ -58,7 +58,7 @@ type stampedToolResult struct {
 	serverInfo json.RawMessage // compact, escaped as encoding/json escapes (it made it)
 }
 
-// AppendJSON implements jsonrpc.JSONAppender.
+// AppendJSON implements rpcconn.JSONAppender.
 func (r *stampedToolResult) AppendJSON(b []byte) ([]byte, error) {
 	b, err := r.result.AppendJSON(b)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/rpcshared"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/taskstore"
 )
@@ -16,7 +16,7 @@ import (
 // tasks (see taskManager.owner); anyone else's look like unknown ids.
 
 func init() {
-	jsonrpc.RegisterMethodNames(protocol.MethodTasksUpdate, protocol.NotificationTasksStatus, protocol.NotificationTasks)
+	rpcshared.RegisterMethodNames(protocol.MethodTasksUpdate, protocol.NotificationTasksStatus, protocol.NotificationTasks)
 }
 
 // requireLegacyTasks fails the 2025-11-25 task methods at versions without them.

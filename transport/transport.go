@@ -79,8 +79,8 @@ type EndpointConn interface {
 	Endpoint() string
 }
 
-// Receiver takes the messages of a PushConn. *jsonrpc.Conn implements it (once
-// started with StartPush).
+// Receiver takes the messages of a PushConn. mcp.Server's sessions implement it
+// (the connection engine, once started in push mode).
 type Receiver interface {
 	// Receive handles one incoming message on the caller's goroutine and returns
 	// when it has been handled: a request once its response has been written to

@@ -9,26 +9,27 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// fakeServer is a transport.Server that serves each connection with a jsonrpc.Conn
+// fakeServer is a transport.Server that serves each connection with a rpcconn.Conn
 // calling handle, and records the connections it was given.
 type fakeServer struct {
-	handle func(ctx context.Context, c *jsonrpc.Conn, msg *jsonrpc.Message) (any, error)
+	handle func(ctx context.Context, c *rpcconn.Conn, msg *jsonrpc.Message) (any, error)
 
 	mu    sync.Mutex
 	conns []transport.Conn
-	rpcs  []*jsonrpc.Conn
+	rpcs  []*rpcconn.Conn
 }
 
 func (f *fakeServer) Accept(ctx context.Context, conn transport.Conn) error {
-	var c *jsonrpc.Conn
-	c = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
+	var c *rpcconn.Conn
+	c = rpcconn.NewConn(conn, rpcconn.ConnOptions{
 		Logger: quietLogger,
-		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+		Handler: rpcconn.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 			return f.handle(ctx, c, msg)
 		}),
 	})
@@ -41,7 +42,7 @@ func (f *fakeServer) Accept(ctx context.Context, conn transport.Conn) error {
 }
 
 // lastConn returns the connection of the most recent Accept.
-func (f *fakeServer) lastConn(t *testing.T) (transport.Conn, *jsonrpc.Conn) {
+func (f *fakeServer) lastConn(t *testing.T) (transport.Conn, *rpcconn.Conn) {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -54,7 +55,7 @@ func (f *fakeServer) lastConn(t *testing.T) (transport.Conn, *jsonrpc.Conn) {
 // answering returns a fakeServer that answers every request with result, or with
 // the *jsonrpc.Error that errFor returns for its method.
 func answering(result any, errFor func(method string) *jsonrpc.Error) *fakeServer {
-	return &fakeServer{handle: func(ctx context.Context, _ *jsonrpc.Conn, msg *jsonrpc.Message) (any, error) {
+	return &fakeServer{handle: func(ctx context.Context, _ *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
 		if errFor != nil {
 			if e := errFor(msg.Method); e != nil {
 				return nil, e
@@ -373,7 +374,7 @@ func TestModernOriginChecked(t *testing.T) {
 // request to the client fails at once (2026-07-28 has none).
 func TestModernProgressAndNoServerRequests(t *testing.T) {
 	callErr := make(chan error, 1)
-	srv := &fakeServer{handle: func(ctx context.Context, c *jsonrpc.Conn, msg *jsonrpc.Message) (any, error) {
+	srv := &fakeServer{handle: func(ctx context.Context, c *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
 		for i := range 2 {
 			if err := c.Notify(ctx, protocol.NotificationProgress, map[string]any{"progressToken": "t", "progress": i}); err != nil {
 				return nil, err
@@ -418,7 +419,7 @@ func TestModernHeaderConn(t *testing.T) {
 func TestModernDisconnectCancels(t *testing.T) {
 	started := make(chan struct{})
 	cancelled := make(chan error, 1)
-	srv := &fakeServer{handle: func(ctx context.Context, _ *jsonrpc.Conn, msg *jsonrpc.Message) (any, error) {
+	srv := &fakeServer{handle: func(ctx context.Context, _ *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
 		close(started)
 		<-ctx.Done()
 		cancelled <- ctx.Err()
@@ -458,7 +459,7 @@ func TestModernDisconnectCancels(t *testing.T) {
 // TestModernListenStream: subscriptions/listen streams its notifications even in
 // ResponseAlwaysJSON mode, and Shutdown ends it at once.
 func TestModernListenStream(t *testing.T) {
-	srv := &fakeServer{handle: func(ctx context.Context, c *jsonrpc.Conn, msg *jsonrpc.Message) (any, error) {
+	srv := &fakeServer{handle: func(ctx context.Context, c *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
 		if err := c.Notify(ctx, "notifications/subscriptions/acknowledged", map[string]any{}); err != nil {
 			return nil, err
 		}

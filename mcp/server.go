@@ -55,6 +55,9 @@ type ServerOptions struct {
 	// Tasks configures long-running tool calls answered with a task (see
 	// TaskOptions). Nil means the defaults, with tasks declared once a tool
 	// supports them; set it to declare tasks regardless (for RunAsTask).
+	//
+	// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+	// extension in 2026-07-28) are still changing, and this API may change with them.
 	Tasks *TaskOptions
 }
 

@@ -55,6 +55,9 @@ func (l *toolTaskLink) handedOff() (any, error) { return l.created, l.err }
 // ListRoots, Input): the task waits in status input_required until the client
 // answers with tasks/update, then fn runs again from its start with every
 // answer so far, as in an input_required round trip.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 func (r *ToolRequest) RunAsTask(ctx context.Context, fn ToolHandler) (*protocol.CallToolResult, error) {
 	if r.task.inside || r.modern == nil || !r.modern.caps.DeclaresTasksExtension() || r.Params == nil {
 		return fn(ctx, r)

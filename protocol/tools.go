@@ -96,6 +96,9 @@ type ToolAnnotations struct {
 }
 
 // TaskSupport says whether a tool can run as a task.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type TaskSupport string
 
 // Task support levels.

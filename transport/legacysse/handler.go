@@ -15,7 +15,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/httpguard"
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 )
 
 // Defaults of HandlerOptions.

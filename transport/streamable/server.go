@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/httpguard"
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 )
 
 // ResponseMode chooses how the Handler answers a POST that carries requests.

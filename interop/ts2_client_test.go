@@ -161,12 +161,12 @@ func TestTypeScript2ClientAgainstMcpkitServe(t *testing.T) {
 }
 
 // TestTypeScript2ClientAgainstMcpkitServeHTTP drives `mcpkit serve --http
-// 127.0.0.1:0`, with and without --stateless, with the TypeScript SDK 2.x client's
+// 127.0.0.1:0`, with and without --sessionless, with the TypeScript SDK 2.x client's
 // StreamableHTTPClientTransport, recording every HTTP exchange: the same steps and
 // checks as over stdio, and the HTTP shape of each era (checkTS2HTTP): in
 // 2026-07-28 every POST carries MCP-Protocol-Version and Mcp-Method (and Mcp-Name)
 // matching its body, no session id either way, and every request is answered 200.
-// The SDK's default (legacy) runs against the stateful server only: a stateless
+// The SDK's default (legacy) runs against the stateful server only: a sessionless
 // 2025 server cannot send elicitation/create, which the ask_name step needs.
 func TestTypeScript2ClientAgainstMcpkitServeHTTP(t *testing.T) {
 	node := requirePeers(t)
@@ -176,7 +176,7 @@ func TestTypeScript2ClientAgainstMcpkitServeHTTP(t *testing.T) {
 		args []string
 	}{
 		{name: "stateful"},
-		{name: "stateless", args: []string{"--stateless"}},
+		{name: "sessionless", args: []string{"--sessionless"}},
 	} {
 		t.Run(server.name, func(t *testing.T) {
 			t.Parallel()

@@ -16,7 +16,7 @@
 //     session's later POSTs, GET and DELETE) go to a sessionful
 //     WebStandardStreamableHTTPServerTransport, routed with isLegacyRequest — the
 //     SDK's documented pattern for keeping 2025 clients with sessions next to the
-//     modern endpoint (its built-in legacy fallback is stateless, and a stateless
+//     modern endpoint (its built-in legacy fallback is sessionless, and a sessionless
 //     2025 server cannot send elicitation/create and get the answer back).
 //
 // It offers:

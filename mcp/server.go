@@ -132,12 +132,12 @@ func newRandomKeyring() *requeststate.Keyring {
 // Connect starts a session over conn and returns at once. The session runs until the
 // client disconnects, ctx ends, or the session is closed.
 //
-// A conn that implements transport.StatelessConn (stateless HTTP) is served as if it
-// had already completed initialize at its protocol version.
+// A conn that implements transport.SessionlessConn (sessionless HTTP) is served as
+// if it had already completed initialize at its protocol version.
 func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
 	ss := newServerSession(s, conn)
-	if sc, ok := conn.(transport.StatelessConn); ok {
-		// A legacy version means stateless legacy HTTP: served as if initialize
+	if sc, ok := conn.(transport.SessionlessConn); ok {
+		// A legacy version means sessionless HTTP: served as if initialize
 		// had negotiated it. Otherwise (no version, or a stateless one) each
 		// request declares itself in _meta.
 		if v := sc.ProtocolVersion(); protocol.IsLegacy(v) {
@@ -145,13 +145,13 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 			ss.state.Store(&ss.presetState)
 			ss.ready.Store(true)
 		} else if v != "" && !isModernVersion(v) {
-			return nil, fmt.Errorf("mcp: stateless connection with unsupported protocol version %q", v)
+			return nil, fmt.Errorf("mcp: sessionless connection with unsupported protocol version %q", v)
 		}
 	}
-	// A connection that carries one stateless request is not registered: no
-	// notification can reach it after its answer, and the registry would only
-	// cost a lock on every request.
-	if _, oneShot := conn.(transport.StatelessConn); !oneShot {
+	// A connection that carries one request (sessionless, or a stateless
+	// request) is not registered: no notification can reach it after its
+	// answer, and the registry would only cost a lock on every request.
+	if _, oneShot := conn.(transport.SessionlessConn); !oneShot {
 		s.mu.Lock()
 		s.sessions[ss] = struct{}{}
 		s.mu.Unlock()

@@ -23,7 +23,7 @@ type ServerSession struct {
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
 	state       atomic.Pointer[sessionState] // set by initialize
-	presetState sessionState                 // the state of a pre-initialized (stateless) connection
+	presetState sessionState                 // the state of a pre-initialized (sessionless) connection
 	ready       atomic.Bool                  // notifications/initialized received
 
 	mu            sync.Mutex

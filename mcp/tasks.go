@@ -196,7 +196,7 @@ func (m *taskManager) owner(ctx context.Context, r *Request) string {
 	if r.modern != nil || ss == nil || !ss.initialized() {
 		return ""
 	}
-	if _, stateless := ss.transport.(transport.StatelessConn); stateless {
+	if _, sessionless := ss.transport.(transport.SessionlessConn); sessionless {
 		return ""
 	}
 	m.mu.Lock()

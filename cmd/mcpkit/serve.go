@@ -23,9 +23,9 @@ import (
 
 // serveFlags are the flags of `mcpkit serve`.
 type serveFlags struct {
-	http      string
-	stateless bool
-	origins   []string
+	http        string
+	sessionless bool
+	origins     []string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -76,7 +76,11 @@ seals, every key opens).`,
 		},
 	}
 	cmd.Flags().StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
-	cmd.Flags().BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions: every POST stands alone")
+	cmd.Flags().BoolVar(&f.sessionless, "sessionless", false, "Streamable HTTP without sessions: every POST stands alone")
+	// --stateless was the name of --sessionless before "stateless" came to mean
+	// the 2026-07-28 protocol; it still works, hidden, for existing scripts.
+	cmd.Flags().BoolVar(&f.sessionless, "stateless", false, "Streamable HTTP without sessions (deprecated: --sessionless)")
+	_ = cmd.Flags().MarkDeprecated("stateless", "use --sessionless")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
 	return cmd
 }
@@ -114,7 +118,7 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	if err != nil {
 		return err
 	}
-	modern := streamable.NewHandler(srv, &streamable.HandlerOptions{Stateless: f.stateless, AllowedOrigins: f.origins, Logger: logger})
+	modern := streamable.NewHandler(srv, &streamable.HandlerOptions{Sessionless: f.sessionless, AllowedOrigins: f.origins, Logger: logger})
 	legacy := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", modern)

@@ -27,7 +27,7 @@ func echoServer(t testing.TB) *mcp.Server {
 }
 
 // FuzzPOSTBody sends arbitrary bodies (with the headers of either era) to a
-// stateless handler: it must answer every one with a status of the transport (never
+// sessionless handler: it must answer every one with a status of the transport (never
 // a 5xx), and with well-formed JSON when it answers in JSON.
 func FuzzPOSTBody(f *testing.F) {
 	for _, s := range []string{
@@ -45,7 +45,7 @@ func FuzzPOSTBody(f *testing.F) {
 		f.Add(s, "2026-07-28", "tools/call")
 		f.Add(s, "2026-07-28", "tools/list")
 	}
-	h := NewHandler(echoServer(f), &HandlerOptions{Stateless: true, MaxBodyBytes: 1 << 16, Logger: quietLogger})
+	h := NewHandler(echoServer(f), &HandlerOptions{Sessionless: true, MaxBodyBytes: 1 << 16, Logger: quietLogger})
 	defer h.Close()
 	f.Fuzz(func(t *testing.T, body, version, method string) {
 		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))

@@ -17,7 +17,7 @@ import (
 // of 2026-07-28.
 
 // era is what a POST says about its protocol era. Only a POST without
-// Mcp-Session-Id, or any POST to a stateless handler, can be modern: in a
+// Mcp-Session-Id, or any POST to a sessionless handler, can be modern: in a
 // stateful handler a session id names a legacy session.
 type era struct {
 	modern bool
@@ -29,7 +29,7 @@ type era struct {
 var metaVersionKey = []byte(protocol.MetaKeyProtocolVersion)
 
 // detectEra tells a 2026-07-28 POST from a session-less legacy one (an
-// initialize, or any request of a stateless legacy handler). The POST is modern
+// initialize, or any request of a sessionless handler). The POST is modern
 // when
 //
 //   - its body is a request whose _meta holds io.modelcontextprotocol/protocolVersion

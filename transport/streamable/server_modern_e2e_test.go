@@ -15,17 +15,17 @@ import (
 // handler, in both handler modes.
 
 func TestModernEndToEnd(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		hs := newHarness(t, echoServer(t), &HandlerOptions{Stateless: stateless})
+	for _, sessionless := range []bool{false, true} {
+		hs := newHarness(t, echoServer(t), &HandlerOptions{Sessionless: sessionless})
 		check := func(name string, hdr map[string]string, body string, status int, want string) {
 			t.Helper()
 			resp := hs.postModern(hdr, body)
 			got := readBody(t, resp)
 			if resp.StatusCode != status || !strings.Contains(got, want) {
-				t.Errorf("stateless=%v, %s: %d %s; want %d and %s", stateless, name, resp.StatusCode, got, status, want)
+				t.Errorf("sessionless=%v, %s: %d %s; want %d and %s", sessionless, name, resp.StatusCode, got, status, want)
 			}
 			if resp.Header.Get(HeaderSessionID) != "" {
-				t.Errorf("stateless=%v, %s: a session id", stateless, name)
+				t.Errorf("sessionless=%v, %s: a session id", sessionless, name)
 			}
 		}
 		check("tools/call", modernHeaders("tools/call", "echo"),
@@ -46,7 +46,7 @@ func TestModernEndToEnd(t *testing.T) {
 			check(m, modernHeaders(m, ""), modernBody(10+i, m, ""), http.StatusNotFound, `"code":-32601`)
 		}
 		if n := hs.h.Sessions(); n != 0 {
-			t.Errorf("stateless=%v: %d sessions after modern requests", stateless, n)
+			t.Errorf("sessionless=%v: %d sessions after modern requests", sessionless, n)
 		}
 	}
 }

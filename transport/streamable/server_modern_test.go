@@ -95,21 +95,21 @@ func (hs *harness) postModern(hdr map[string]string, body string) *http.Response
 }
 
 func TestModernRequestStatelessInBothModes(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
+	for _, sessionless := range []bool{false, true} {
 		srv := answering(map[string]any{"tools": []any{}}, nil)
-		hs := newHarness(t, srv, &HandlerOptions{Stateless: stateless})
+		hs := newHarness(t, srv, &HandlerOptions{Sessionless: sessionless})
 		resp := hs.postModern(modernHeaders("tools/list", ""), modernBody(7, "tools/list", ""))
 		body := readBody(t, resp)
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"id":7`) {
-			t.Fatalf("stateless=%v: %d %s %s", stateless, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			t.Fatalf("sessionless=%v: %d %s %s", sessionless, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 		if resp.Header.Get(HeaderSessionID) != "" || hs.h.Sessions() != 0 {
-			t.Fatalf("stateless=%v: a modern request got a session (%q, %d open)", stateless, resp.Header.Get(HeaderSessionID), hs.h.Sessions())
+			t.Fatalf("sessionless=%v: a modern request got a session (%q, %d open)", sessionless, resp.Header.Get(HeaderSessionID), hs.h.Sessions())
 		}
 		conn, rpc := srv.lastConn(t)
-		sc, ok := conn.(transport.StatelessConn)
+		sc, ok := conn.(transport.SessionlessConn)
 		if !ok || sc.ProtocolVersion() != protocol.Version20260728 {
-			t.Fatalf("the connection is %T, want a StatelessConn of version 2026-07-28", conn)
+			t.Fatalf("the connection is %T, want a SessionlessConn of version 2026-07-28", conn)
 		}
 		if _, ok := conn.(transport.HeaderConn); !ok {
 			t.Fatalf("the connection %T is no HeaderConn", conn)
@@ -125,15 +125,15 @@ func TestModernRequestStatelessInBothModes(t *testing.T) {
 	}
 }
 
-// TestModernSessionIDIgnoredWhenStateless: a stateless handler has no sessions, so
+// TestModernSessionIDIgnoredWhenSessionless: a sessionless handler has no sessions, so
 // it ignores an Mcp-Session-Id on a modern request (and echoes none), as
 // 2026-07-28 asks; a stateful one takes it for a legacy session.
-func TestModernSessionIDIgnoredWhenStateless(t *testing.T) {
+func TestModernSessionIDIgnoredWhenSessionless(t *testing.T) {
 	hdr := modernHeaders("tools/list", "", HeaderSessionID, "some-old-session")
-	hs := newHarness(t, answering(map[string]any{"tools": []any{}}, nil), &HandlerOptions{Stateless: true})
+	hs := newHarness(t, answering(map[string]any{"tools": []any{}}, nil), &HandlerOptions{Sessionless: true})
 	resp := hs.postModern(hdr, modernBody(1, "tools/list", ""))
 	if body := readBody(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"tools"`) || resp.Header.Get(HeaderSessionID) != "" {
-		t.Fatalf("stateless: %d %s (session %q)", resp.StatusCode, body, resp.Header.Get(HeaderSessionID))
+		t.Fatalf("sessionless: %d %s (session %q)", resp.StatusCode, body, resp.Header.Get(HeaderSessionID))
 	}
 	hs = newHarness(t, answering(map[string]any{}, nil), nil)
 	wantStatus(t, hs.postModern(hdr, modernBody(1, "tools/list", "")), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
@@ -329,7 +329,7 @@ func TestModernAlwaysSSE(t *testing.T) {
 
 func TestModernBodyShapes(t *testing.T) {
 	srv := answering(map[string]any{}, nil)
-	hs := newHarness(t, srv, &HandlerOptions{Stateless: true})
+	hs := newHarness(t, srv, &HandlerOptions{Sessionless: true})
 	hdr := modernHeaders("tools/list", "")
 	wantStatus(t, hs.postModern(hdr, `[`+modernBody(1, "tools/list", "")+`]`), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
 	wantStatus(t, hs.postModern(hdr, `{"jsonrpc":"2.0","id":1,"result":{}}`), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
@@ -345,12 +345,12 @@ func TestModernBodyShapes(t *testing.T) {
 }
 
 func TestModernGetAndDelete405(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		hs := newHarness(t, answering(nil, nil), &HandlerOptions{Stateless: stateless})
+	for _, sessionless := range []bool{false, true} {
+		hs := newHarness(t, answering(nil, nil), &HandlerOptions{Sessionless: sessionless})
 		for _, m := range []string{http.MethodGet, http.MethodDelete} {
 			resp := hs.request(testCtx(t), m, modernHeaders("tools/list", ""), "")
 			if allow := resp.Header.Get("Allow"); allow != "POST" {
-				t.Errorf("stateless=%v %s: Allow %q, want POST", stateless, m, allow)
+				t.Errorf("sessionless=%v %s: Allow %q, want POST", sessionless, m, allow)
 			}
 			wantStatus(t, resp, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest)
 		}

@@ -38,7 +38,7 @@ type stream struct {
 	sseFinal    bool // ResponseAlwaysSSE for a modern request: a final result goes on SSE too
 
 	mu       sync.Mutex
-	seq      uint64 // unique in the session; 0 in a stateless session
+	seq      uint64 // unique in the session; 0 in a one-request session
 	name     string // seq in decimal, the stream's id in the EventStore: made when first needed
 	mode     streamMode
 	pending  int           // responses still owed
@@ -65,7 +65,7 @@ type event struct {
 
 func newStream(s *session, mode streamMode, pending int) *stream {
 	st := &stream{s: s, mode: mode, pending: pending}
-	if !s.stateless {
+	if !s.oneShot {
 		s.mu.Lock()
 		st.seq = s.newStreamSeqLocked()
 		s.mu.Unlock()
@@ -160,7 +160,7 @@ func (st *stream) startWriterLocked() {
 	go func() {
 		defer close(sw.finished)
 		sw.run(sw.ctx)
-		if st.s.stateless {
+		if st.s.oneShot {
 			// The POST is over (answered, its client gone, or the handler
 			// closing): what still runs for a one-request session is cancelled
 			// now, not when it happens to return.
@@ -194,7 +194,7 @@ func (st *stream) slowTick() {
 func (st *stream) switchToSSELocked() {
 	st.mode = modeSSE
 	if st.seq == 0 {
-		return // stateless: nothing can be resumed, so no ids
+		return // a one-request session: nothing can be resumed, so no ids
 	}
 	if st.prime {
 		st.primerID = st.appendLocked(nil)
@@ -236,7 +236,7 @@ func (st *stream) pushLocked(msg []byte) {
 	if len(st.queue) >= maxQueuedEvents {
 		// The client reads too slowly: cut its connection rather than buffer without
 		// limit. It resumes from the store with Last-Event-ID (SSE streams of a
-		// session), or loses the rest (stateless).
+		// session), or loses the rest (a one-request session).
 		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.nameLocked())
 		close(st.writer)
 		st.writer = nil

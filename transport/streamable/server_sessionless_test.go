@@ -25,9 +25,9 @@ func sessionSpy(t *testing.T) (*mcp.Server, chan *mcp.ServerSession) {
 	return srv, seen
 }
 
-func TestStatelessToolCallsWithoutInitialize(t *testing.T) {
+func TestSessionlessToolCallsWithoutInitialize(t *testing.T) {
 	srv, seen := sessionSpy(t)
-	hs := newHarness(t, srv, &HandlerOptions{Stateless: true})
+	hs := newHarness(t, srv, &HandlerOptions{Sessionless: true})
 	ctx := testCtx(t)
 	for i, v := range []string{"", "2025-06-18"} {
 		resp := hs.post("", v, callBody(i+1, "who", `{}`, ""))
@@ -40,21 +40,21 @@ func TestStatelessToolCallsWithoutInitialize(t *testing.T) {
 			t.Fatalf("POST %d: %d %s, want the answer at version %s", i, resp.StatusCode, body, want)
 		}
 		if resp.Header.Get(HeaderSessionID) != "" {
-			t.Fatal("a stateless handler issued a session id")
+			t.Fatal("a sessionless handler issued a session id")
 		}
 		// The connection ended with the POST: its Read returned io.EOF.
 		ss := <-seen
 		select {
 		case <-ss.Done():
 		case <-ctx.Done():
-			t.Fatal("the stateless connection outlived its POST")
+			t.Fatal("the sessionless connection outlived its POST")
 		}
 	}
 	waitFor(t, func() bool { return len(srv.Sessions()) == 0 })
 }
 
-func TestStatelessInitializeAndMethods(t *testing.T) {
-	hs := newHarness(t, newDemo(t), &HandlerOptions{Stateless: true})
+func TestSessionlessInitializeAndMethods(t *testing.T) {
+	hs := newHarness(t, newDemo(t), &HandlerOptions{Sessionless: true})
 	ctx := testCtx(t)
 	resp := hs.post("", "", initBody("2025-11-25"))
 	body := readBody(t, resp)
@@ -78,7 +78,7 @@ func TestStatelessInitializeAndMethods(t *testing.T) {
 	}
 	for _, ev := range evs {
 		if ev.ID != "" || len(ev.Data) == 0 {
-			t.Fatalf("stateless event %+v: want data and no id", ev)
+			t.Fatalf("sessionless event %+v: want data and no id", ev)
 		}
 	}
 	if m := decodeRPC(t, evs[3].Data); string(m.ID) != "2" {
@@ -92,7 +92,7 @@ func TestStatelessInitializeAndMethods(t *testing.T) {
 	}
 }
 
-func TestStatelessDisconnectCancels(t *testing.T) {
+func TestSessionlessDisconnectCancels(t *testing.T) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "hang", Version: "1"}, nil)
 	started := make(chan *mcp.ServerSession, 1)
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "hang"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
@@ -102,7 +102,7 @@ func TestStatelessDisconnectCancels(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	hs := newHarness(t, srv, &HandlerOptions{Stateless: true})
+	hs := newHarness(t, srv, &HandlerOptions{Sessionless: true})
 	ctx, cancel := context.WithCancel(testCtx(t))
 	done := make(chan struct{})
 	go func() {
@@ -120,6 +120,6 @@ func TestStatelessDisconnectCancels(t *testing.T) {
 	select {
 	case <-ss.Done():
 	case <-testCtx(t).Done():
-		t.Fatal("the stateless request was not cancelled when its client left")
+		t.Fatal("the sessionless request was not cancelled when its client left")
 	}
 }

@@ -106,11 +106,11 @@ func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
 // session, or (IsStateless) a 2026-07-28 connection where every request carries
 // the client's version and capabilities.
 type ClientSession struct {
-	client *Client
-	conn   *rpcconn.Conn
-	init   protocol.InitializeResult   // legacy: the server's answer; stateless: built from discover
-	modern *modernState                // non-nil in the stateless era; set before Connect returns
-	live   atomic.Pointer[modernState] // the same, for the read loop, which runs during Connect
+	client    *Client
+	conn      *rpcconn.Conn
+	init      protocol.InitializeResult      // legacy: the server's answer; stateless: built from discover
+	stateless *statelessState                // non-nil in the stateless era; set before Connect returns
+	live      atomic.Pointer[statelessState] // the same, for the read loop, which runs during Connect
 
 	nextToken atomic.Int64
 	probing   atomic.Bool // the era probe is in flight: do not cancel it on the wire
@@ -212,7 +212,7 @@ func (cs *ClientSession) InitializeResult() *protocol.InitializeResult { return 
 // DiscoverResult returns the server's answer to server/discover in the stateless
 // era, and nil for a legacy session.
 func (cs *ClientSession) DiscoverResult() *protocol.DiscoverResult {
-	m := cs.modern
+	m := cs.stateless
 	if m == nil {
 		return nil
 	}
@@ -231,7 +231,7 @@ func (cs *ClientSession) SetRoots(ctx context.Context, roots []protocol.Root) er
 	cs.mu.Lock()
 	cs.roots = roots
 	cs.mu.Unlock()
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return nil
 	}
 	return cs.notify(ctx, protocol.NotificationRootsListChanged, nil)

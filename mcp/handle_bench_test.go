@@ -53,8 +53,8 @@ var benchToolCalls = []struct {
 	legacy       bool
 }{
 	{"legacy", `{"name":"echo","arguments":{"message":"world"}}`, true},
-	{"modern", `{"name":"echo","arguments":{"message":"world"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
-	{"modern-full", `{"name":"echo","arguments":{"message":"world"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}`, false},
+	{"stateless", `{"name":"echo","arguments":{"message":"world"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
+	{"stateless-full", `{"name":"echo","arguments":{"message":"world"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}`, false},
 }
 
 // BenchmarkHandleToolCall measures the server's MCP layer alone for one echo

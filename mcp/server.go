@@ -77,7 +77,7 @@ type Server struct {
 	completions map[completionKey]CompleteFunc
 	sessions    map[*ServerSession]struct{}
 	methods     map[string]serverMethod
-	modern      map[string]featureFunc
+	stateless   map[string]featureFunc
 	keyring     *requeststate.Keyring
 	listenEnd   chan struct{}   // closed by EndSubscriptions
 	infoJSON    json.RawMessage // info, encoded once for every stateless result's _meta
@@ -98,7 +98,7 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 		s.log = slog.Default()
 	}
 	s.methods = serverMethods()
-	s.modern = modernMethods()
+	s.stateless = statelessMethods()
 	s.infoJSON, _ = json.Marshal(s.info.ForVersion(protocol.Version20260728)) // plain strings and slices: cannot fail
 	if s.opts.InputStateTTL <= 0 {
 		s.opts.InputStateTTL = 10 * time.Minute
@@ -144,7 +144,7 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 			ss.presetState = sessionState{version: v} // in the session: no allocation of its own
 			ss.state.Store(&ss.presetState)
 			ss.ready.Store(true)
-		} else if v != "" && !isModernVersion(v) {
+		} else if v != "" && !isStatelessVersion(v) {
 			return nil, fmt.Errorf("mcp: sessionless connection with unsupported protocol version %q", v)
 		}
 	}

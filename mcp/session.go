@@ -120,8 +120,8 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 
 // Handle implements rpcconn.Handler: it dispatches one incoming message.
 func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
-	if !ss.initialized() && isModernRequest(msg) {
-		return ss.handleModern(ctx, msg)
+	if !ss.initialized() && isStatelessRequest(msg) {
+		return ss.handleStateless(ctx, msg)
 	}
 	m, ok := ss.server.methods[msg.Method]
 	if !ok {

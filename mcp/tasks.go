@@ -193,7 +193,7 @@ func (m *taskManager) owner(ctx context.Context, r *Request) string {
 		return "principal:" + p
 	}
 	ss := r.Session
-	if r.modern != nil || ss == nil || !ss.initialized() {
+	if r.stateless != nil || ss == nil || !ss.initialized() {
 		return ""
 	}
 	if _, sessionless := ss.transport.(transport.SessionlessConn); sessionless {

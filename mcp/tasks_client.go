@@ -32,7 +32,7 @@ var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
 //
 // Experimental: tasks are experimental in 2025-11-25; this API may change.
 func (cs *ClientSession) CallToolAsTask(ctx context.Context, p *protocol.CallToolParams, ttl time.Duration, opts ...RequestOption) (*protocol.Task, error) {
-	if cs.modern != nil || !protocol.HasTasks(cs.ProtocolVersion()) {
+	if cs.stateless != nil || !protocol.HasTasks(cs.ProtocolVersion()) {
 		return nil, fmt.Errorf("mcp: tools/call as a task needs protocol 2025-11-25 (this session speaks %s)", cs.ProtocolVersion())
 	}
 	params := *p
@@ -57,7 +57,7 @@ func (cs *ClientSession) CallToolAsTask(ctx context.Context, p *protocol.CallToo
 func (cs *ClientSession) GetTask(ctx context.Context, id string, opts ...RequestOption) (*protocol.DetailedTask, error) {
 	p := &protocol.GetTaskParams{TaskID: id}
 	out := &outgoing{method: protocol.MethodTasksGet, params: p, meta: &p.Meta}
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		var res protocol.DetailedTask
 		if err := cs.request(ctx, out, &res, opts); err != nil {
 			return nil, err
@@ -97,7 +97,7 @@ func (cs *ClientSession) CancelTask(ctx context.Context, id string, opts ...Requ
 // Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
 // core protocol; this API may change.
 func (cs *ClientSession) UpdateTask(ctx context.Context, id string, responses protocol.InputResponses, opts ...RequestOption) error {
-	if cs.modern == nil {
+	if cs.stateless == nil {
 		return fmt.Errorf("mcp: tasks/update: %w", ErrStatelessOnly)
 	}
 	p := &protocol.UpdateTaskParams{TaskID: id, InputResponses: responses}
@@ -109,7 +109,7 @@ func (cs *ClientSession) UpdateTask(ctx context.Context, id string, responses pr
 //
 // Experimental: tasks are experimental in 2025-11-25; this API may change.
 func (cs *ClientSession) ListTasks(ctx context.Context, cursor protocol.Cursor, opts ...RequestOption) (*protocol.ListTasksResult, error) {
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return nil, fmt.Errorf("mcp: tasks/list: %w", ErrLegacyOnly)
 	}
 	p := &protocol.ListTasksParams{Cursor: cursor}
@@ -133,7 +133,7 @@ func (cs *ClientSession) ListTasks(ctx context.Context, cursor protocol.Cursor, 
 // Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
 // extension in 2026-07-28) are still changing, and this API may change with them.
 func (cs *ClientSession) AwaitTask(ctx context.Context, id string, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	if cs.modern == nil {
+	if cs.stateless == nil {
 		p := &protocol.GetTaskPayloadParams{TaskID: id}
 		var res protocol.CallToolResult
 		if err := cs.request(ctx, &outgoing{method: protocol.MethodTasksResult, params: p, meta: &p.Meta}, &res, opts); err != nil {

@@ -353,12 +353,12 @@ func (r *ListToolsResult) ForVersion(v string) *ListToolsResult {
 			break
 		}
 	}
-	dropModern := !IsStateless(v) && (r.ResultType != "" || r.TTLMs != nil || r.CacheScope != "")
-	if first < 0 && !dropModern {
+	dropStateless := !IsStateless(v) && (r.ResultType != "" || r.TTLMs != nil || r.CacheScope != "")
+	if first < 0 && !dropStateless {
 		return r
 	}
 	c := *r
-	if dropModern {
+	if dropStateless {
 		c.ResultType = ""
 		c.ClearCache()
 	}

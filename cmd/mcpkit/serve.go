@@ -118,12 +118,12 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	if err != nil {
 		return err
 	}
-	modern := streamable.NewHandler(srv, &streamable.HandlerOptions{Sessionless: f.sessionless, AllowedOrigins: f.origins, Logger: logger})
-	legacy := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
+	streamableHandler := streamable.NewHandler(srv, &streamable.HandlerOptions{Sessionless: f.sessionless, AllowedOrigins: f.origins, Logger: logger})
+	sseHandler := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", modern)
-	mux.Handle("/sse", legacy)
-	mux.Handle("/messages", legacy)
+	mux.Handle("/mcp", streamableHandler)
+	mux.Handle("/sse", sseHandler)
+	mux.Handle("/messages", sseHandler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
 
@@ -140,8 +140,8 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 		ms.EndSubscriptions() // subscriptions/listen streams get their final result
 		_ = ms.ShutdownTasks(shutdownCtx)
 	}
-	_ = modern.Shutdown(shutdownCtx)
-	_ = legacy.Close()
+	_ = streamableHandler.Shutdown(shutdownCtx)
+	_ = sseHandler.Close()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return err
 	}

@@ -137,10 +137,10 @@ func BenchmarkRoundTripToolCallSessionless(b *testing.B) {
 
 func newBenchServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
 
-// BenchmarkServeHTTPToolCallModern measures the server side of one 2026-07-28
+// BenchmarkServeHTTPToolCallStateless measures the server side of one 2026-07-28
 // tools/call (standard headers checked, a connection of its own), as
 // benchServeHTTP does for the legacy eras.
-func BenchmarkServeHTTPToolCallModern(b *testing.B) {
+func BenchmarkServeHTTPToolCallStateless(b *testing.B) {
 	for _, sessionless := range []bool{false, true} {
 		name := "stateful-handler"
 		if sessionless {
@@ -149,7 +149,7 @@ func BenchmarkServeHTTPToolCallModern(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			h := NewHandler(echoServer(b), &HandlerOptions{Sessionless: sessionless, Logger: quietLogger})
 			defer h.Close()
-			prefix, suffix, _ := strings.Cut(modernBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), "7")
+			prefix, suffix, _ := strings.Cut(statelessBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), "7")
 			payload := make([]byte, 0, 512)
 			id := int64(100)
 			body := &benchBody{}

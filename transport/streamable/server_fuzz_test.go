@@ -37,8 +37,8 @@ func FuzzPOSTBody(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":"x","result":{}}`,
 		`[]`, `[1]`, `{}`, `null`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "\x00",
-		modernBody(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`),
-		modernBody(2, "tools/list", ""), modernBody(3, "ping", ""),
+		statelessBody(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`),
+		statelessBody(2, "tools/list", ""), statelessBody(3, "ping", ""),
 	} {
 		f.Add(s, "", "")
 		f.Add(s, "2025-03-26", "")

@@ -58,8 +58,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	// A session id names a legacy session, except for a sessionless handler, which
 	// has none and ignores it as 2026-07-28 asks.
 	if created || h.sessionless {
-		if era := detectEra(r, &in); era.modern {
-			h.postModern(w, r, &in, &era)
+		if era := detectEra(r, &in); era.stateless {
+			h.postStateless(w, r, &in, &era)
 			return
 		}
 	}
@@ -291,7 +291,7 @@ func (h *Handler) postSessionless(w http.ResponseWriter, r *http.Request, in *in
 type answerOptions struct {
 	init        bool // the POST carries the initialize that starts the session
 	prime       bool // its client expects priming events
-	modern      bool // a 2026-07-28 request (see stream)
+	stateless   bool // a 2026-07-28 request (see stream)
 	missingMeta bool // ... lacking required _meta fields
 	listen      bool // ... of subscriptions/listen
 }
@@ -316,11 +316,11 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 	st.init = o.init
 	st.batch = in.batch != nil
 	st.prime = o.prime
-	st.modern, st.missingMeta, st.listen = o.modern, o.missingMeta, o.listen
+	st.stateless, st.missingMeta, st.listen = o.stateless, o.missingMeta, o.listen
 	me := make(chan struct{})
 	st.writer = me
 	switch {
-	case h.mode == ResponseAlwaysSSE && st.modern:
+	case h.mode == ResponseAlwaysSSE && st.stateless:
 		// SSE from the first message on, unless the response comes first with an
 		// error whose HTTP status the specification sets.
 		st.sseFinal = true

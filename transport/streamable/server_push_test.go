@@ -135,8 +135,8 @@ func TestJSONAnswersCarryContentLength(t *testing.T) {
 func TestShutdownEndsAListenStreamServedInPlace(t *testing.T) {
 	srv := newDemo(t)
 	hs := newHarness(t, srv, nil)
-	body := modernBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
-	resp := hs.postModern(modernHeaders("subscriptions/listen", ""), body)
+	body := statelessBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+	resp := hs.postStateless(statelessHeaders("subscriptions/listen", ""), body)
 	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	shut := make(chan error, 1)

@@ -32,10 +32,10 @@ type stream struct {
 	batch bool // answers a batch: a JSON answer is an array
 	prime bool // open the SSE stream with a priming event (2025-11-25 and later)
 
-	modern      bool // answers a 2026-07-28 request: error codes map to HTTP statuses
-	missingMeta bool // the modern request lacks required _meta fields (-32602 is a 400)
+	stateless   bool // answers a 2026-07-28 request: error codes map to HTTP statuses
+	missingMeta bool // the stateless request lacks required _meta fields (-32602 is a 400)
 	listen      bool // a subscriptions/listen stream: open until the client or the server ends it
-	sseFinal    bool // ResponseAlwaysSSE for a modern request: a final result goes on SSE too
+	sseFinal    bool // ResponseAlwaysSSE for a stateless request: a final result goes on SSE too
 
 	mu       sync.Mutex
 	seq      uint64 // unique in the session; 0 in a one-request session
@@ -86,7 +86,7 @@ func (st *stream) signalLocked() {
 // deliverResponse adds a response to the stream; nil stands for the response of a
 // cancelled request, which will never come. The last response completes the stream.
 // status is the HTTP status the response gets if it is answered in JSON (0 for
-// 200): a modern error's (see modernErrorStatus), which also keeps a response
+// 200): a stateless error's (see statelessErrorStatus), which also keeps a response
 // that comes first off SSE, so that the status can still be sent.
 func (st *stream) deliverResponse(msg []byte, failed bool, status int) {
 	st.mu.Lock()

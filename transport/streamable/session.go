@@ -29,10 +29,10 @@ var errSessionEnded = errors.New("streamable: session ended")
 // request").
 var errRequestEnded = fmt.Errorf("streamable: the HTTP request ended: %w", context.Canceled)
 
-// errModernRequest is returned when the server sends a request to the client of
+// errStatelessRequest is returned when the server sends a request to the client of
 // a 2026-07-28 request: that protocol has no server-to-client requests (the
 // server returns an InputRequiredResult instead).
-var errModernRequest = errors.New("streamable: protocol version 2026-07-28 carries no requests from the server to the client")
+var errStatelessRequest = errors.New("streamable: protocol version 2026-07-28 carries no requests from the server to the client")
 
 // errNoStream is returned when the server sends a request that belongs to no open
 // stream: outside any handler (or from a handler whose response mode cannot carry
@@ -44,11 +44,11 @@ var errNoStream = errors.New("streamable: no stream to the client can carry this
 // client's GET (standalone) stream. A request to a sessionless handler, and a
 // 2026-07-28 request, gets a session of its own that lives for one POST.
 type session struct {
-	h       *Handler
-	id      string          // "" for a one-request session
-	oneShot bool            // lives for one POST (sessionless or 2026-07-28)
-	modern  bool            // serves one 2026-07-28 request
-	conn    sessionlessConn // handed to the server (&conn, &conn.sessionConn, or as a modernConn)
+	h         *Handler
+	id        string          // "" for a one-request session
+	oneShot   bool            // lives for one POST (sessionless or 2026-07-28)
+	stateless bool            // serves one 2026-07-28 request
+	conn      sessionlessConn // handed to the server (&conn, &conn.sessionConn, or as a statelessConn)
 	// recv takes the client's messages when the server bound the Conn as a
 	// transport.PushConn (an *mcp.Server does): set by Bind during Accept,
 	// read-only afterwards. Otherwise they queue in inbox for conn.Read.
@@ -76,28 +76,28 @@ type sessionConn struct{ s *session }
 type sessionlessConn struct {
 	sessionConn
 	version string
-	header  http.Header // the POST's headers (a modern request's)
+	header  http.Header // the POST's headers (a stateless request's)
 }
 
-// modernConn is the transport.Conn of one 2026-07-28 request: a
+// statelessConn is the transport.Conn of one 2026-07-28 request: a
 // transport.SessionlessConn that is not pre-initialized (each request carries its
 // protocol version and capabilities in _meta), a transport.HeaderConn and a
 // transport.PeerConn. It shares sessionlessConn's layout, so a session's conn
 // converts to it without an allocation.
-type modernConn sessionlessConn
+type statelessConn sessionlessConn
 
 // ProtocolVersion returns protocol.Version20260728: the server reads each
 // request's own version from its _meta.
-func (c *modernConn) ProtocolVersion() string { return protocol.Version20260728 }
+func (c *statelessConn) ProtocolVersion() string { return protocol.Version20260728 }
 
 // Header returns the headers of the POST that carries the request.
-func (c *modernConn) Header() http.Header { return c.header }
+func (c *statelessConn) Header() http.Header { return c.header }
 
 var (
 	_ transport.SessionlessConn = (*sessionlessConn)(nil)
-	_ transport.HeaderConn      = (*modernConn)(nil)
-	_ transport.SessionlessConn = (*modernConn)(nil)
-	_ transport.PeerConn        = (*modernConn)(nil)
+	_ transport.HeaderConn      = (*statelessConn)(nil)
+	_ transport.SessionlessConn = (*statelessConn)(nil)
+	_ transport.PeerConn        = (*statelessConn)(nil)
 )
 
 // Bind implements transport.PushConn: from now on the session hands the
@@ -277,8 +277,8 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		return fmt.Errorf("streamable: server wrote an invalid message: %w", err)
 	}
 	isResponse := m.IsResponse()
-	if s.modern && m.IsRequest() {
-		return fmt.Errorf("sending %s: %w", m.Method, errModernRequest)
+	if s.stateless && m.IsRequest() {
+		return fmt.Errorf("sending %s: %w", m.Method, errStatelessRequest)
 	}
 	id, related := jsonrpc.RelatedRequest(ctx)
 	if !related && isResponse {
@@ -315,8 +315,8 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 			failed = s.noteInitialize(m)
 		}
 		status := 0
-		if st.modern && m.Error != nil {
-			status = modernErrorStatus(m.Error.Code, st.missingMeta)
+		if st.stateless && m.Error != nil {
+			status = statelessErrorStatus(m.Error.Code, st.missingMeta)
 		}
 		st.deliverResponse(msg, failed, status)
 		return nil

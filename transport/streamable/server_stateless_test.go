@@ -67,18 +67,18 @@ func answering(result any, errFor func(method string) *jsonrpc.Error) *fakeServe
 
 const testMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-// modernBody is a 2026-07-28 request: params (a JSON object's members, may be
+// statelessBody is a 2026-07-28 request: params (a JSON object's members, may be
 // empty) and the standard _meta.
-func modernBody(id int, method, params string) string {
+func statelessBody(id int, method, params string) string {
 	if params != "" {
 		params += ","
 	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, params, testMeta)
 }
 
-// modernHeaders are the standard headers of a request of method with Mcp-Name name
+// statelessHeaders are the standard headers of a request of method with Mcp-Name name
 // ("" for none), changed by the pairs of extra (an empty value deletes).
-func modernHeaders(method, name string, extra ...string) map[string]string {
+func statelessHeaders(method, name string, extra ...string) map[string]string {
 	h := map[string]string{HeaderProtocolVersion: "2026-07-28", protocol.HeaderMethod: method}
 	if name != "" {
 		h[protocol.HeaderName] = name
@@ -89,22 +89,22 @@ func modernHeaders(method, name string, extra ...string) map[string]string {
 	return h
 }
 
-func (hs *harness) postModern(hdr map[string]string, body string) *http.Response {
+func (hs *harness) postStateless(hdr map[string]string, body string) *http.Response {
 	hs.t.Helper()
 	return hs.request(testCtx(hs.t), http.MethodPost, hdr, body)
 }
 
-func TestModernRequestStatelessInBothModes(t *testing.T) {
+func TestStatelessRequestInBothModes(t *testing.T) {
 	for _, sessionless := range []bool{false, true} {
 		srv := answering(map[string]any{"tools": []any{}}, nil)
 		hs := newHarness(t, srv, &HandlerOptions{Sessionless: sessionless})
-		resp := hs.postModern(modernHeaders("tools/list", ""), modernBody(7, "tools/list", ""))
+		resp := hs.postStateless(statelessHeaders("tools/list", ""), statelessBody(7, "tools/list", ""))
 		body := readBody(t, resp)
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"id":7`) {
 			t.Fatalf("sessionless=%v: %d %s %s", sessionless, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 		if resp.Header.Get(HeaderSessionID) != "" || hs.h.Sessions() != 0 {
-			t.Fatalf("sessionless=%v: a modern request got a session (%q, %d open)", sessionless, resp.Header.Get(HeaderSessionID), hs.h.Sessions())
+			t.Fatalf("sessionless=%v: a stateless request got a session (%q, %d open)", sessionless, resp.Header.Get(HeaderSessionID), hs.h.Sessions())
 		}
 		conn, rpc := srv.lastConn(t)
 		sc, ok := conn.(transport.SessionlessConn)
@@ -120,33 +120,33 @@ func TestModernRequestStatelessInBothModes(t *testing.T) {
 		select { // the connection ended with its POST
 		case <-rpc.Done():
 		case <-testCtx(t).Done():
-			t.Fatal("the connection of a modern request outlived its POST")
+			t.Fatal("the connection of a stateless request outlived its POST")
 		}
 	}
 }
 
-// TestModernSessionIDIgnoredWhenSessionless: a sessionless handler has no sessions, so
-// it ignores an Mcp-Session-Id on a modern request (and echoes none), as
+// TestStatelessSessionIDIgnoredWhenSessionless: a sessionless handler has no sessions, so
+// it ignores an Mcp-Session-Id on a stateless request (and echoes none), as
 // 2026-07-28 asks; a stateful one takes it for a legacy session.
-func TestModernSessionIDIgnoredWhenSessionless(t *testing.T) {
-	hdr := modernHeaders("tools/list", "", HeaderSessionID, "some-old-session")
+func TestStatelessSessionIDIgnoredWhenSessionless(t *testing.T) {
+	hdr := statelessHeaders("tools/list", "", HeaderSessionID, "some-old-session")
 	hs := newHarness(t, answering(map[string]any{"tools": []any{}}, nil), &HandlerOptions{Sessionless: true})
-	resp := hs.postModern(hdr, modernBody(1, "tools/list", ""))
+	resp := hs.postStateless(hdr, statelessBody(1, "tools/list", ""))
 	if body := readBody(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"tools"`) || resp.Header.Get(HeaderSessionID) != "" {
 		t.Fatalf("sessionless: %d %s (session %q)", resp.StatusCode, body, resp.Header.Get(HeaderSessionID))
 	}
 	hs = newHarness(t, answering(map[string]any{}, nil), nil)
-	wantStatus(t, hs.postModern(hdr, modernBody(1, "tools/list", "")), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
+	wantStatus(t, hs.postStateless(hdr, statelessBody(1, "tools/list", "")), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
 }
 
-func TestModernLegacySessionsOnTheSameEndpoint(t *testing.T) {
+func TestStatelessAndLegacySessionsOnTheSameEndpoint(t *testing.T) {
 	hs := newHarness(t, newDemo(t), nil)
 	sid := hs.initialize("2025-11-25")
-	// A legacy session, a modern request in between, the legacy session again.
+	// A legacy session, a stateless request in between, the legacy session again.
 	wantStatus(t, hs.post(sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), http.StatusOK, 0)
-	resp := hs.postModern(modernHeaders("unknown/method", ""), modernBody(3, "unknown/method", ""))
+	resp := hs.postStateless(statelessHeaders("unknown/method", ""), statelessBody(3, "unknown/method", ""))
 	if resp.Header.Get(HeaderSessionID) != "" {
-		t.Fatal("a modern answer carries a session id")
+		t.Fatal("a stateless answer carries a session id")
 	}
 	readBody(t, resp)
 	wantStatus(t, hs.post(sid, "2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`), http.StatusOK, 0)
@@ -162,21 +162,21 @@ func TestModernLegacySessionsOnTheSameEndpoint(t *testing.T) {
 }
 
 func TestDetectEra(t *testing.T) {
-	meta := modernBody(1, "tools/list", "")
+	meta := statelessBody(1, "tools/list", "")
 	legacy := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	for _, tc := range []struct {
-		name   string
-		hdr    map[string]string
-		body   string
-		modern bool
+		name      string
+		hdr       map[string]string
+		body      string
+		stateless bool
 	}{
 		{"_meta protocolVersion", nil, meta, true},
 		{"_meta with a legacy version header", map[string]string{HeaderProtocolVersion: "2025-06-18"}, meta, true},
 		{"_meta in an initialize", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":` + testMeta + `}}`, true},
 		{"Mcp-Method without version", map[string]string{protocol.HeaderMethod: "tools/list"}, legacy, true},
 		{"Mcp-Method, unknown version", map[string]string{protocol.HeaderMethod: "tools/list", HeaderProtocolVersion: "2099-01-01"}, legacy, true},
-		{"modern version header", map[string]string{HeaderProtocolVersion: "2026-07-28"}, legacy, true},
-		{"modern version header, batch", map[string]string{HeaderProtocolVersion: "2026-07-28"}, `[` + legacy + `]`, true},
+		{"stateless version header", map[string]string{HeaderProtocolVersion: "2026-07-28"}, legacy, true},
+		{"stateless version header, batch", map[string]string{HeaderProtocolVersion: "2026-07-28"}, `[` + legacy + `]`, true},
 		{"plain legacy", nil, legacy, false},
 		{"legacy version", map[string]string{HeaderProtocolVersion: "2025-11-25"}, legacy, false},
 		{"Mcp-Method with legacy version", map[string]string{protocol.HeaderMethod: "tools/list", HeaderProtocolVersion: "2025-11-25"}, legacy, false},
@@ -193,8 +193,8 @@ func TestDetectEra(t *testing.T) {
 		if !parseBody(discardWriter{}, &in) {
 			t.Fatalf("%s: the body does not parse", tc.name)
 		}
-		if got := detectEra(r, &in).modern; got != tc.modern {
-			t.Errorf("%s: modern %v, want %v", tc.name, got, tc.modern)
+		if got := detectEra(r, &in).stateless; got != tc.stateless {
+			t.Errorf("%s: stateless %v, want %v", tc.name, got, tc.stateless)
 		}
 	}
 }
@@ -206,29 +206,29 @@ func (discardWriter) Header() http.Header         { return http.Header{} }
 func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (discardWriter) WriteHeader(int)             {}
 
-func TestModernStandardHeaderValidation(t *testing.T) {
+func TestStatelessStandardHeaderValidation(t *testing.T) {
 	srv := answering(map[string]any{"ok": true}, nil)
 	hs := newHarness(t, srv, nil)
-	call := modernBody(41, "tools/call", `"name":"get_weather","arguments":{}`)
-	read := modernBody(42, "resources/read", `"uri":"file:///a b/ü.txt"`)
+	call := statelessBody(41, "tools/call", `"name":"get_weather","arguments":{}`)
+	read := statelessBody(42, "resources/read", `"uri":"file:///a b/ü.txt"`)
 	for _, tc := range []struct {
 		name string
 		hdr  map[string]string
 		body string
 	}{
-		{"Mcp-Method missing", modernHeaders("tools/list", "", protocol.HeaderMethod, ""), modernBody(41, "tools/list", "")},
-		{"Mcp-Method mismatch", modernHeaders("prompts/list", ""), modernBody(41, "tools/list", "")},
-		{"Mcp-Method case", modernHeaders("TOOLS/LIST", ""), modernBody(41, "tools/list", "")},
-		{"Mcp-Name missing", modernHeaders("tools/call", ""), call},
-		{"Mcp-Name mismatch", modernHeaders("tools/call", "wrong_tool_name"), call},
-		{"Mcp-Name bad Base64", modernHeaders("tools/call", "=?base64?Z2V0X3dlYXRoZXI?="), call},
-		{"Mcp-Name of resources/read", modernHeaders("resources/read", "file:///a b/u.txt"), read},
-		{"Mcp-Name of prompts/get missing", modernHeaders("prompts/get", ""), modernBody(41, "prompts/get", `"name":"p"`)},
-		{"version header missing", modernHeaders("tools/list", "", HeaderProtocolVersion, ""), modernBody(41, "tools/list", "")},
-		{"version header mismatch", modernHeaders("server/discover", "", HeaderProtocolVersion, "2026-07-28"),
+		{"Mcp-Method missing", statelessHeaders("tools/list", "", protocol.HeaderMethod, ""), statelessBody(41, "tools/list", "")},
+		{"Mcp-Method mismatch", statelessHeaders("prompts/list", ""), statelessBody(41, "tools/list", "")},
+		{"Mcp-Method case", statelessHeaders("TOOLS/LIST", ""), statelessBody(41, "tools/list", "")},
+		{"Mcp-Name missing", statelessHeaders("tools/call", ""), call},
+		{"Mcp-Name mismatch", statelessHeaders("tools/call", "wrong_tool_name"), call},
+		{"Mcp-Name bad Base64", statelessHeaders("tools/call", "=?base64?Z2V0X3dlYXRoZXI?="), call},
+		{"Mcp-Name of resources/read", statelessHeaders("resources/read", "file:///a b/u.txt"), read},
+		{"Mcp-Name of prompts/get missing", statelessHeaders("prompts/get", ""), statelessBody(41, "prompts/get", `"name":"p"`)},
+		{"version header missing", statelessHeaders("tools/list", "", HeaderProtocolVersion, ""), statelessBody(41, "tools/list", "")},
+		{"version header mismatch", statelessHeaders("server/discover", "", HeaderProtocolVersion, "2026-07-28"),
 			`{"jsonrpc":"2.0","id":41,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`},
 	} {
-		resp := hs.postModern(tc.hdr, tc.body)
+		resp := hs.postStateless(tc.hdr, tc.body)
 		body := readBody(t, resp)
 		m := decodeRPC(t, []byte(body))
 		if resp.StatusCode != http.StatusBadRequest || m.Error == nil || m.Error.Code != protocol.CodeHeaderMismatch ||
@@ -250,18 +250,18 @@ func TestModernStandardHeaderValidation(t *testing.T) {
 		body string
 	}{
 		"lower-case names": {map[string]string{"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "get_weather"}, call},
-		"Base64 name":      {modernHeaders("resources/read", protocol.EncodeHeaderValue("file:///a b/ü.txt")), read},
-		"padded name":      {modernHeaders("tools/call", "  get_weather  "), call},
-		"no _meta version": {modernHeaders("server/discover", ""), `{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}`},
+		"Base64 name":      {statelessHeaders("resources/read", protocol.EncodeHeaderValue("file:///a b/ü.txt")), read},
+		"padded name":      {statelessHeaders("tools/call", "  get_weather  "), call},
+		"no _meta version": {statelessHeaders("server/discover", ""), `{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}`},
 	} {
-		resp := hs.postModern(tc.hdr, tc.body)
+		resp := hs.postStateless(tc.hdr, tc.body)
 		if body := readBody(t, resp); resp.StatusCode != http.StatusOK || strings.Contains(body, `"error"`) {
 			t.Errorf("%s: %d %s, want the server's result", name, resp.StatusCode, body)
 		}
 	}
 }
 
-func TestModernErrorStatuses(t *testing.T) {
+func TestStatelessErrorStatuses(t *testing.T) {
 	codes := map[string]int64{
 		"unknown/method":       jsonrpc.CodeMethodNotFound,
 		"initialize":           jsonrpc.CodeMethodNotFound,
@@ -290,7 +290,7 @@ func TestModernErrorStatuses(t *testing.T) {
 			"completion/complete":  http.StatusOK,
 			"resources/templates/": http.StatusOK,
 		} {
-			resp := hs.postModern(modernHeaders(method, ""), modernBody(9, method, ""))
+			resp := hs.postStateless(statelessHeaders(method, ""), statelessBody(9, method, ""))
 			ct := resp.Header.Get("Content-Type")
 			var data []byte
 			if mode == ResponseAlwaysSSE && want == http.StatusOK {
@@ -311,7 +311,7 @@ func TestModernErrorStatuses(t *testing.T) {
 		// -32602 for a request missing required _meta fields is a 400.
 		for _, params := range []string{`{}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
 			`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`} {
-			resp := hs.postModern(modernHeaders("resources/list", ""), `{"jsonrpc":"2.0","id":10,"method":"resources/list","params":`+params+`}`)
+			resp := hs.postStateless(statelessHeaders("resources/list", ""), `{"jsonrpc":"2.0","id":10,"method":"resources/list","params":`+params+`}`)
 			if body := readBody(t, resp); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `"code":-32602`) {
 				t.Errorf("mode %d, params %s: %d %s, want 400 with -32602", mode, params, resp.StatusCode, body)
 			}
@@ -319,21 +319,21 @@ func TestModernErrorStatuses(t *testing.T) {
 	}
 }
 
-func TestModernAlwaysSSE(t *testing.T) {
+func TestStatelessAlwaysSSE(t *testing.T) {
 	hs := newHarness(t, answering(map[string]any{"tools": []any{}}, nil), &HandlerOptions{ResponseMode: ResponseAlwaysSSE})
-	evs := mustEvents(t, hs.postModern(modernHeaders("tools/list", ""), modernBody(3, "tools/list", "")))
+	evs := mustEvents(t, hs.postStateless(statelessHeaders("tools/list", ""), statelessBody(3, "tools/list", "")))
 	if len(evs) != 1 || evs[0].ID != "" || !strings.Contains(string(evs[0].Data), `"tools":[]`) {
 		t.Fatalf("events %+v, want the result alone, without an event id (nothing resumes)", evs)
 	}
 }
 
-func TestModernBodyShapes(t *testing.T) {
+func TestStatelessBodyShapes(t *testing.T) {
 	srv := answering(map[string]any{}, nil)
 	hs := newHarness(t, srv, &HandlerOptions{Sessionless: true})
-	hdr := modernHeaders("tools/list", "")
-	wantStatus(t, hs.postModern(hdr, `[`+modernBody(1, "tools/list", "")+`]`), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
-	wantStatus(t, hs.postModern(hdr, `{"jsonrpc":"2.0","id":1,"result":{}}`), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
-	resp := hs.postModern(modernHeaders("notifications/cancelled", ""), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":`+testMeta+`,"requestId":1}}`)
+	hdr := statelessHeaders("tools/list", "")
+	wantStatus(t, hs.postStateless(hdr, `[`+statelessBody(1, "tools/list", "")+`]`), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
+	wantStatus(t, hs.postStateless(hdr, `{"jsonrpc":"2.0","id":1,"result":{}}`), http.StatusBadRequest, jsonrpc.CodeInvalidRequest)
+	resp := hs.postStateless(statelessHeaders("notifications/cancelled", ""), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":`+testMeta+`,"requestId":1}}`)
 	if body := readBody(t, resp); resp.StatusCode != http.StatusAccepted || body != "" {
 		t.Fatalf("a notification: %d %q, want 202 without a body", resp.StatusCode, body)
 	}
@@ -344,11 +344,11 @@ func TestModernBodyShapes(t *testing.T) {
 	}
 }
 
-func TestModernGetAndDelete405(t *testing.T) {
+func TestStatelessGetAndDelete405(t *testing.T) {
 	for _, sessionless := range []bool{false, true} {
 		hs := newHarness(t, answering(nil, nil), &HandlerOptions{Sessionless: sessionless})
 		for _, m := range []string{http.MethodGet, http.MethodDelete} {
-			resp := hs.request(testCtx(t), m, modernHeaders("tools/list", ""), "")
+			resp := hs.request(testCtx(t), m, statelessHeaders("tools/list", ""), "")
 			if allow := resp.Header.Get("Allow"); allow != "POST" {
 				t.Errorf("sessionless=%v %s: Allow %q, want POST", sessionless, m, allow)
 			}
@@ -357,11 +357,11 @@ func TestModernGetAndDelete405(t *testing.T) {
 	}
 }
 
-func TestModernOriginChecked(t *testing.T) {
+func TestStatelessOriginChecked(t *testing.T) {
 	srv := answering(map[string]any{}, nil)
 	hs := newHarness(t, srv, nil)
-	hdr := modernHeaders("tools/list", "", "Origin", "http://evil.example.com")
-	wantStatus(t, hs.postModern(hdr, modernBody(1, "tools/list", "")), http.StatusForbidden, 0)
+	hdr := statelessHeaders("tools/list", "", "Origin", "http://evil.example.com")
+	wantStatus(t, hs.postStateless(hdr, statelessBody(1, "tools/list", "")), http.StatusForbidden, 0)
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	if len(srv.conns) != 0 {
@@ -369,10 +369,10 @@ func TestModernOriginChecked(t *testing.T) {
 	}
 }
 
-// TestModernProgressAndNoServerRequests: what a handler sends while serving a
-// modern request goes on that request's SSE stream before the response, and a
+// TestStatelessProgressAndNoServerRequests: what a handler sends while serving a
+// stateless request goes on that request's SSE stream before the response, and a
 // request to the client fails at once (2026-07-28 has none).
-func TestModernProgressAndNoServerRequests(t *testing.T) {
+func TestStatelessProgressAndNoServerRequests(t *testing.T) {
 	callErr := make(chan error, 1)
 	srv := &fakeServer{handle: func(ctx context.Context, c *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
 		for i := range 2 {
@@ -385,7 +385,7 @@ func TestModernProgressAndNoServerRequests(t *testing.T) {
 	}}
 	for _, mode := range []ResponseMode{ResponseAuto, ResponseAlwaysSSE} {
 		hs := newHarness(t, srv, &HandlerOptions{ResponseMode: mode})
-		evs := mustEvents(t, hs.postModern(modernHeaders("tools/call", "slow"), modernBody(5, "tools/call", `"name":"slow"`)))
+		evs := mustEvents(t, hs.postStateless(statelessHeaders("tools/call", "slow"), statelessBody(5, "tools/call", `"name":"slow"`)))
 		if len(evs) != 3 {
 			t.Fatalf("mode %d: %d events, want 2 progress notifications and the result", mode, len(evs))
 		}
@@ -395,28 +395,28 @@ func TestModernProgressAndNoServerRequests(t *testing.T) {
 				t.Fatalf("mode %d: event %d is %s", mode, i, ev.Data)
 			}
 		}
-		if err := <-callErr; !errors.Is(err, errModernRequest) {
-			t.Fatalf("mode %d: a request to the client: %v, want errModernRequest", mode, err)
+		if err := <-callErr; !errors.Is(err, errStatelessRequest) {
+			t.Fatalf("mode %d: a request to the client: %v, want errStatelessRequest", mode, err)
 		}
 	}
 }
 
-// TestModernHeaderConn: the server reads the POST's headers (the Mcp-Param-*
+// TestStatelessHeaderConn: the server reads the POST's headers (the Mcp-Param-*
 // headers of a tools/call) through the connection.
-func TestModernHeaderConn(t *testing.T) {
+func TestStatelessHeaderConn(t *testing.T) {
 	srv := answering(map[string]any{}, nil)
 	hs := newHarness(t, srv, nil)
-	hdr := modernHeaders("tools/call", "sql", "Mcp-Param-Region", "us-west1")
-	wantStatus(t, hs.postModern(hdr, modernBody(1, "tools/call", `"name":"sql","arguments":{"region":"us-west1"}`)), http.StatusOK, 0)
+	hdr := statelessHeaders("tools/call", "sql", "Mcp-Param-Region", "us-west1")
+	wantStatus(t, hs.postStateless(hdr, statelessBody(1, "tools/call", `"name":"sql","arguments":{"region":"us-west1"}`)), http.StatusOK, 0)
 	conn, _ := srv.lastConn(t)
 	if got := conn.(transport.HeaderConn).Header().Get("Mcp-Param-Region"); got != "us-west1" {
 		t.Fatalf("Header()[Mcp-Param-Region] = %q", got)
 	}
 }
 
-// TestModernDisconnectCancels: a client that closes the response cancels the
+// TestStatelessDisconnectCancels: a client that closes the response cancels the
 // request: the handler's context ends.
-func TestModernDisconnectCancels(t *testing.T) {
+func TestStatelessDisconnectCancels(t *testing.T) {
 	started := make(chan struct{})
 	cancelled := make(chan error, 1)
 	srv := &fakeServer{handle: func(ctx context.Context, _ *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
@@ -428,13 +428,13 @@ func TestModernDisconnectCancels(t *testing.T) {
 	hs := newHarness(t, srv, nil)
 	ctx, cancel := context.WithCancel(testCtx(t))
 	done := make(chan struct{})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.srv.URL, strings.NewReader(modernBody(1, "tools/call", `"name":"hang"`)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.srv.URL, strings.NewReader(statelessBody(1, "tools/call", `"name":"hang"`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
-	for k, v := range modernHeaders("tools/call", "hang") {
+	for k, v := range statelessHeaders("tools/call", "hang") {
 		req.Header.Set(k, v)
 	}
 	go func() {
@@ -456,9 +456,9 @@ func TestModernDisconnectCancels(t *testing.T) {
 	<-done
 }
 
-// TestModernListenStream: subscriptions/listen streams its notifications even in
+// TestStatelessListenStream: subscriptions/listen streams its notifications even in
 // ResponseAlwaysJSON mode, and Shutdown ends it at once.
-func TestModernListenStream(t *testing.T) {
+func TestStatelessListenStream(t *testing.T) {
 	srv := &fakeServer{handle: func(ctx context.Context, c *rpcconn.Conn, msg *jsonrpc.Message) (any, error) {
 		if err := c.Notify(ctx, "notifications/subscriptions/acknowledged", map[string]any{}); err != nil {
 			return nil, err
@@ -467,8 +467,8 @@ func TestModernListenStream(t *testing.T) {
 		return nil, ctx.Err()
 	}}
 	hs := newHarness(t, srv, &HandlerOptions{ResponseMode: ResponseAlwaysJSON})
-	body := modernBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
-	resp := hs.postModern(modernHeaders("subscriptions/listen", ""), body)
+	body := statelessBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+	resp := hs.postStateless(statelessHeaders("subscriptions/listen", ""), body)
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type %q", ct)
 	}
@@ -483,7 +483,7 @@ func TestModernListenStream(t *testing.T) {
 	}
 }
 
-func TestModernErrorStatusTable(t *testing.T) {
+func TestStatelessErrorStatusTable(t *testing.T) {
 	for _, tc := range []struct {
 		code        int64
 		missingMeta bool
@@ -492,8 +492,8 @@ func TestModernErrorStatusTable(t *testing.T) {
 		{-32601, false, 404}, {-32022, false, 400}, {-32020, false, 400}, {-32021, false, 400},
 		{-32602, true, 400}, {-32602, false, 0}, {-32603, true, 0}, {-32600, false, 0}, {-32002, false, 0},
 	} {
-		if got := modernErrorStatus(tc.code, tc.missingMeta); got != tc.want {
-			t.Errorf("modernErrorStatus(%d, %v) = %d, want %d", tc.code, tc.missingMeta, got, tc.want)
+		if got := statelessErrorStatus(tc.code, tc.missingMeta); got != tc.want {
+			t.Errorf("statelessErrorStatus(%d, %v) = %d, want %d", tc.code, tc.missingMeta, got, tc.want)
 		}
 	}
 	if msg := headerMismatchMessage(errors.New("header mismatch: Mcp-Name header value")); msg != "Header mismatch: Mcp-Name header value" {

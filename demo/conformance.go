@@ -3,7 +3,7 @@ package demo
 // The conformance fixtures: the tools, resources, prompts and completions that the
 // official MCP conformance suite (@modelcontextprotocol/conformance, server mode)
 // calls by name — those of 0.1.16 here and in conformance_features.go, those of the
-// 2026-07-28 scenarios of 0.2.0-alpha.12 in conformance_modern.go. Each fixture's
+// 2026-07-28 scenarios of 0.2.0-alpha.12 in conformance_stateless.go. Each fixture's
 // comment names the scenario that uses it. The names, argument names and texts are
 // the suite's; the code is ours.
 
@@ -44,7 +44,7 @@ func addConformanceFixtures(s *mcp.Server, o *Options) error {
 		addConformanceSchemaTool(s),
 		addConformanceResources(s),
 		addConformancePrompts(s),
-		addConformanceModernFixtures(s),
+		addConformanceStatelessFixtures(s),
 		addConformanceTaskFixtures(s, o),
 	)
 }

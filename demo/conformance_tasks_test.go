@@ -153,7 +153,7 @@ func TestTaskFixturesCancelSlowCompute(t *testing.T) {
 // rawTaskCall sends one 2026-07-28 request over c and decodes the answer.
 func rawTaskCall(t *testing.T, c transport.Conn, id int, method, caps, fields string) map[string]any {
 	t.Helper()
-	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, fields, modernMeta(caps))
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, fields, statelessMeta(caps))
 	ctx := taskTestContext(t)
 	if err := c.Write(ctx, []byte(msg)); err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func waitTaskStatus(t *testing.T, c transport.Conn, store *taskFixtureStore, id 
 	return res
 }
 
-func TestTaskFixturesModern(t *testing.T) {
+func TestTaskFixturesStateless(t *testing.T) {
 	srv, store := taskFixtureServer(t)
 	c, s := memory.NewPair()
 	ss, err := srv.Connect(taskTestContext(t), s)

@@ -34,7 +34,7 @@ var conformanceToolNames = []string{
 // connectFixtures serves only the conformance fixtures and connects a client with
 // opts to them through initialize, at the newest legacy version unless opts names
 // another (0.1.16's client asks for it; the stateless era has tests of its own, in
-// conformance_modern_test.go). Every message either side sends is checked against
+// conformance_stateless_test.go). Every message either side sends is checked against
 // that version's schema.
 func connectFixtures(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()

@@ -4,7 +4,7 @@
 //     server-filesystem, and a small server written with the SDK 1.x McpServer
 //     (ts1_server.mjs);
 //   - over HTTP, the TypeScript SDK 1.x Streamable HTTP and SSE clients against
-//     mcpkit's handlers (stateful, stateless, JSON and SSE replies) and the
+//     mcpkit's handlers (stateful, sessionless, JSON and SSE replies) and the
 //     `mcpkit serve --http` binary, and mcpkit's client against server-everything
 //     in its streamableHttp and sse modes;
 //   - the TypeScript SDK 2.x (@modelcontextprotocol/client and /server), which

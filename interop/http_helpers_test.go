@@ -76,16 +76,16 @@ func serveDemoHTTP(t *testing.T, opts streamable.HandlerOptions) (string, *event
 		t.Fatal(err)
 	}
 	opts.Logger = logTo(log)
-	modern := streamable.NewHandler(srv, &opts)
-	legacy := legacysse.NewHandler(srv, &legacysse.HandlerOptions{Logger: logTo(log)})
+	streamableHandler := streamable.NewHandler(srv, &opts)
+	sseHandler := legacysse.NewHandler(srv, &legacysse.HandlerOptions{Logger: logTo(log)})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", modern)
-	mux.Handle("/sse", legacy)
-	mux.Handle("/messages", legacy)
+	mux.Handle("/mcp", streamableHandler)
+	mux.Handle("/sse", sseHandler)
+	mux.Handle("/messages", sseHandler)
 	ts := httptest.NewServer(mux) // listens on 127.0.0.1
 	t.Cleanup(func() {
-		_ = modern.Close()
-		_ = legacy.Close()
+		_ = streamableHandler.Close()
+		_ = sseHandler.Close()
 		ts.Close()
 	})
 	return ts.URL, log

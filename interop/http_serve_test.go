@@ -18,7 +18,7 @@ var serveAnnouncement = regexp.MustCompile(`^mcpkit: serving the demo server at 
 
 // TestTypeScriptHTTPClientAgainstMcpkitServeHTTP runs the same TypeScript SDK client
 // (http_ts_client.mjs) against the mcpkit binary, `mcpkit serve --http 127.0.0.1:0`
-// with and without --stateless, rather than against handlers mounted by the test: it
+// with and without --sessionless, rather than against handlers mounted by the test: it
 // checks the command's own wiring (the paths /mcp, /sse and /messages, the address it
 // announces, its handler defaults, which are ResponseAuto) and that it shuts down
 // cleanly, with exit status 0, on an interrupt after serving the clients.
@@ -32,8 +32,8 @@ func TestTypeScriptHTTPClientAgainstMcpkitServeHTTP(t *testing.T) {
 		sse  bool // also run the HTTP+SSE client
 	}{
 		{name: "stateful", cfg: httpConfig{echoType: mediaJSON, countType: mediaSSE}, sse: true},
-		{name: "stateless", args: []string{"--stateless"},
-			cfg: httpConfig{opts: streamable.HandlerOptions{Stateless: true}, echoType: mediaJSON, countType: mediaSSE}},
+		{name: "sessionless", args: []string{"--sessionless"},
+			cfg: httpConfig{opts: streamable.HandlerOptions{Sessionless: true}, echoType: mediaJSON, countType: mediaSSE}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

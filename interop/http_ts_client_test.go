@@ -135,7 +135,7 @@ func TestTypeScriptHTTPClientAgainstMcpkit(t *testing.T) {
 			echoType: mediaJSON, countType: mediaJSON, progressOnGET: true},
 		{name: "stateful always-sse", opts: streamable.HandlerOptions{ResponseMode: streamable.ResponseAlwaysSSE},
 			echoType: mediaSSE, countType: mediaSSE},
-		{name: "stateless auto", opts: streamable.HandlerOptions{Stateless: true},
+		{name: "sessionless auto", opts: streamable.HandlerOptions{Sessionless: true},
 			echoType: mediaJSON, countType: mediaSSE},
 		// The older versions that have Streamable HTTP: no priming events.
 		{name: "stateful auto 2025-06-18", opts: streamable.HandlerOptions{ResponseMode: streamable.ResponseAuto}, version: "2025-06-18",
@@ -255,7 +255,7 @@ func progressFor(msgs []rpcMessage, token, id json.RawMessage) (values []float64
 // checkStreamableExchanges checks the HTTP exchanges of the Streamable HTTP modes.
 func checkStreamableExchanges(t *testing.T, r *httpTSReport, cfg *httpConfig) {
 	t.Helper()
-	stateful := !cfg.opts.Stateless
+	stateful := !cfg.opts.Sessionless
 	var init tsInitialize
 	if !r.value(t, "initialize", &init) {
 		return
@@ -399,7 +399,7 @@ func checkStreamableExchanges(t *testing.T, r *httpTSReport, cfg *httpConfig) {
 	}
 	if !stateful {
 		if _, ok := r.Steps["afterTerminate"]; ok {
-			t.Error("a stateless session had an id to terminate")
+			t.Error("a sessionless session had an id to terminate")
 		}
 	} else if r.value(t, "afterTerminate", &after) && after.Status != 404 {
 		t.Errorf("a POST with the id of the session DELETE ended got %d %s, want 404", after.Status, after.Body)

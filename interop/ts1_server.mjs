@@ -5,7 +5,7 @@
 //
 //   node ts1_server.mjs
 //
-// The 1.x SDK knows only the 2025 era (initialize). It offers:
+// The 1.x SDK knows only the legacy era (initialize). It offers:
 //   - tool echo {message}  → text "ts1 echo: <message>"
 //   - tool whoami          → structured {era: "legacy"}
 //   - tool ask_name        → asks the client for a name (elicitation/create, form

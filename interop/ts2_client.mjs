@@ -12,8 +12,8 @@
 //           proves it speaks 2026-07-28. On stdio the SDK's own StdioClientTransport
 //           is used as it is, so the SDK probes on a short-lived sibling process
 //           and starts the real one once the era is known (no wire record).
-//   pin     { pin: "2026-07-28" }: the modern era or a loud failure.
-//   legacy  the SDK's default: initialize, exactly as a 2025 client.
+//   pin     { pin: "2026-07-28" }: the stateless era or a loud failure.
+//   legacy  the SDK's default: initialize, exactly as a legacy client.
 //
 // Apart from stdio auto, every message is recorded: on stdio through a transport
 // wrapper ("wire": {dir: "send"|"recv", msg}), over HTTP through the transport's
@@ -25,8 +25,8 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
-// MODERN is the protocol revision the pin mode asks for.
-const MODERN = "2026-07-28";
+// STATELESS is the protocol revision the pin mode asks for.
+const STATELESS = "2026-07-28";
 // REQUEST_TIMEOUT_MS bounds every request (the Go test bounds the whole process too).
 const REQUEST_TIMEOUT_MS = 15000;
 // ELICITED_NAME is what the elicitation handler answers.
@@ -156,7 +156,7 @@ function negotiationOption(word) {
     case "auto":
       return { mode: "auto" };
     case "pin":
-      return { mode: { pin: MODERN } };
+      return { mode: { pin: STATELESS } };
     case "legacy":
       return undefined; // the SDK's default
     default:
@@ -203,7 +203,7 @@ async function main() {
     { name: "mcpkit-interop-ts2-client", version: "2.4.0" },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation },
   );
-  // One handler answers elicitation both ways: a server request (2025 era) and an
+  // One handler answers elicitation both ways: a server request (legacy era) and an
   // input_required result the SDK fulfils before retrying (2026-07-28).
   client.setRequestHandler("elicitation/create", async (req) => {
     report.elicitations.push(req.params);

@@ -14,9 +14,14 @@ import (
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
-// modernVersion is the stateless protocol revision the TypeScript SDK 2.x speaks
+// statelessVersion is the stateless protocol revision the TypeScript SDK 2.x speaks
 // when it negotiates (versionNegotiation auto or pinned).
-const modernVersion = protocol.Version20260728
+const statelessVersion = protocol.Version20260728
+
+// tsStatelessEra is the TypeScript SDK 2.x's own name for the 2026-07-28
+// (stateless) era, as its client's getProtocolEra() and its server's ctx.era
+// report it; mcpkit's vocabulary does not use it.
+const tsStatelessEra = "modern"
 
 // ts2Report is the JSON object ts2_client.mjs prints. The embedded tsReport holds
 // the steps, the stdio wire record and the failures; Exchanges holds the HTTP
@@ -49,16 +54,16 @@ type ts2Connect struct {
 // what must come of it.
 type ts2Run struct {
 	negotiation string // "auto", "pin" or "legacy"
-	modern      bool   // the run must end in the 2026-07-28 era
+	stateless   bool   // the run must end in the 2026-07-28 era
 }
 
 // ts2Runs are the three ways the SDK 2.x client can connect. Against mcpkit, which
 // serves both eras on one endpoint, auto and pin must reach 2026-07-28 and the
 // SDK's default (legacy) must negotiate 2025-11-25 through initialize.
 var ts2Runs = []ts2Run{
-	{negotiation: "auto", modern: true},
-	{negotiation: "pin", modern: true},
-	{negotiation: "legacy", modern: false},
+	{negotiation: "auto", stateless: true},
+	{negotiation: "pin", stateless: true},
+	{negotiation: "legacy", stateless: false},
 }
 
 // runTS2Client runs `node ts2_client.mjs negotiation kind target...` and returns its
@@ -129,7 +134,7 @@ func runTS2Client(t *testing.T, node, negotiation, kind string, target ...string
 //     server/discover on a short-lived sibling process and then starts the real
 //     one: what an application gets by opting in;
 //   - pin (2026-07-28 or a failure), with the wire recorded;
-//   - legacy, the SDK's default: initialize, as a 2025 client, wire recorded.
+//   - legacy, the SDK's default: initialize, as a legacy client, wire recorded.
 //
 // Each run lists tools, calls echo, count (progress) and ask_name, which elicits:
 // in 2026-07-28 mcpkit answers with an input_required result that the SDK fulfils
@@ -161,13 +166,13 @@ func TestTypeScript2ClientAgainstMcpkitServe(t *testing.T) {
 }
 
 // TestTypeScript2ClientAgainstMcpkitServeHTTP drives `mcpkit serve --http
-// 127.0.0.1:0`, with and without --stateless, with the TypeScript SDK 2.x client's
+// 127.0.0.1:0`, with and without --sessionless, with the TypeScript SDK 2.x client's
 // StreamableHTTPClientTransport, recording every HTTP exchange: the same steps and
 // checks as over stdio, and the HTTP shape of each era (checkTS2HTTP): in
 // 2026-07-28 every POST carries MCP-Protocol-Version and Mcp-Method (and Mcp-Name)
 // matching its body, no session id either way, and every request is answered 200.
-// The SDK's default (legacy) runs against the stateful server only: a stateless
-// 2025 server cannot send elicitation/create, which the ask_name step needs.
+// The SDK's default (legacy) runs against the stateful server only: a sessionless
+// legacy server cannot send elicitation/create, which the ask_name step needs.
 func TestTypeScript2ClientAgainstMcpkitServeHTTP(t *testing.T) {
 	node := requirePeers(t)
 	bin := buildMcpkit(t)
@@ -176,7 +181,7 @@ func TestTypeScript2ClientAgainstMcpkitServeHTTP(t *testing.T) {
 		args []string
 	}{
 		{name: "stateful"},
-		{name: "stateless", args: []string{"--stateless"}},
+		{name: "sessionless", args: []string{"--sessionless"}},
 	} {
 		t.Run(server.name, func(t *testing.T) {
 			t.Parallel()
@@ -188,7 +193,7 @@ func TestTypeScript2ClientAgainstMcpkitServeHTTP(t *testing.T) {
 			m, _ := startAnnouncedServer(ctx, t, cmd, out, serveAnnouncement)
 			endpoint := "http://" + m[1] + "/mcp"
 			for _, run := range ts2Runs {
-				if !run.modern && server.args != nil {
+				if !run.stateless && server.args != nil {
 					continue
 				}
 				t.Run(run.negotiation, func(t *testing.T) {
@@ -218,14 +223,14 @@ func checkTS2Steps(t *testing.T, r *ts2Report, run ts2Run) bool {
 	t.Helper()
 	var conn ts2Connect
 	if !r.value(t, "connect", &conn) {
-		if run.modern {
+		if run.stateless {
 			t.Errorf("the SDK could not connect in 2026-07-28; the probe:\n%s", r.discoverEvidence(t))
 		}
 		return false // nothing else ran
 	}
 	wantEra, wantVersion := "legacy", protocol.LatestLegacy
-	if run.modern {
-		wantEra, wantVersion = "modern", modernVersion
+	if run.stateless {
+		wantEra, wantVersion = tsStatelessEra, statelessVersion
 	}
 	if conn.Era != wantEra || conn.ProtocolVersion != wantVersion {
 		t.Errorf("the SDK (negotiation %s) is in era %q at %q, want %q at %q; the probe:\n%s",
@@ -235,13 +240,13 @@ func checkTS2Steps(t *testing.T, r *ts2Report, run ts2Run) bool {
 	if conn.ServerInfo.Name != "mcpkit-demo" {
 		t.Errorf("the SDK sees server %+v, want mcpkit-demo", conn.ServerInfo)
 	}
-	if run.modern {
+	if run.stateless {
 		// The server/discover result the SDK kept: mcpkit offers 2026-07-28 and
 		// every legacy version.
 		if conn.Discover == nil {
 			t.Error("the SDK kept no server/discover result")
 		} else {
-			requireAll(t, "server/discover supportedVersions", conn.Discover.SupportedVersions, append([]string{modernVersion}, legacyVersions...)...)
+			requireAll(t, "server/discover supportedVersions", conn.Discover.SupportedVersions, append([]string{statelessVersion}, legacyVersions...)...)
 		}
 	} else if conn.Discover != nil {
 		t.Errorf("a legacy connection with a server/discover result: %+v", conn.Discover)
@@ -262,8 +267,8 @@ func checkTS2Steps(t *testing.T, r *ts2Report, run ts2Run) bool {
 			t.Errorf("echo {message: hi} = %+v, want text \"hello hi\"", echo.tsToolResult)
 		}
 		// Only 2026-07-28 results carry the server's identity in _meta.
-		if _, ok := echo.Meta["io.modelcontextprotocol/serverInfo"]; ok != run.modern {
-			t.Errorf("echo result _meta %v: serverInfo present %v, want %v", echo.Meta, ok, run.modern)
+		if _, ok := echo.Meta["io.modelcontextprotocol/serverInfo"]; ok != run.stateless {
+			t.Errorf("echo result _meta %v: serverInfo present %v, want %v", echo.Meta, ok, run.stateless)
 		}
 	}
 	var count tsToolResult

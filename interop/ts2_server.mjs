@@ -9,15 +9,15 @@
 // it to be used:
 //
 //   - stdio: serveStdio(factory). A connection that opens with initialize is pinned
-//     to a 2025-era instance; one that opens with a 2026-07-28 request (per-request
-//     _meta envelope, server/discover) is served by the modern engine.
+//     to a legacy instance; one that opens with a 2026-07-28 request (per-request
+//     _meta envelope, server/discover) is served by the stateless engine.
 //   - http: POST /mcp. Requests with the 2026-07-28 envelope go to createMcpHandler
-//     (stateless, one instance per request); 2025-era requests (initialize and the
+//     (stateless, one instance per request); legacy requests (initialize and the
 //     session's later POSTs, GET and DELETE) go to a sessionful
 //     WebStandardStreamableHTTPServerTransport, routed with isLegacyRequest — the
-//     SDK's documented pattern for keeping 2025 clients with sessions next to the
-//     modern endpoint (its built-in legacy fallback is stateless, and a stateless
-//     2025 server cannot send elicitation/create and get the answer back).
+//     SDK's documented pattern for keeping legacy clients with sessions next to the
+//     stateless endpoint (its built-in legacy fallback is sessionless, and a sessionless
+//     legacy server cannot send elicitation/create and get the answer back).
 //
 // It offers:
 //   - tool echo {message}  → text "ts2 echo: <message>"
@@ -54,8 +54,8 @@ const NAME_SCHEMA = {
 const ASK_MESSAGE = "What is your name? (ts2)";
 
 // buildServer returns a fresh McpServer for one serving unit of the given era
-// ("legacy" or "modern"): a stdio connection, an HTTP request (modern) or an HTTP
-// session (legacy).
+// (the SDK's "legacy" or "modern", its name for the stateless era): a stdio
+// connection, an HTTP request (stateless) or an HTTP session (legacy).
 function buildServer(era) {
   const server = new McpServer(
     { name: SERVER_NAME, version: "2.4.0" },
@@ -143,9 +143,9 @@ const factory = (ctx) => buildServer(ctx.era);
 
 // serveHTTP serves POST/GET/DELETE /mcp on 127.0.0.1:$PORT.
 function serveHTTP() {
-  const modern = createMcpHandler(factory, {
+  const stateless = createMcpHandler(factory, {
     legacy: "reject",
-    onerror: (err) => process.stderr.write(`ts2-server: modern: ${err?.message ?? err}\n`),
+    onerror: (err) => process.stderr.write(`ts2-server: stateless: ${err?.message ?? err}\n`),
   });
   // legacySessions holds the 2025 sessions' transports by session id.
   const legacySessions = new Map();
@@ -191,7 +191,7 @@ function serveHTTP() {
         if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
       }
       const request = new Request(url, { method: req.method, headers, body, signal: abort.signal });
-      const response = (await isLegacyRequest(request)) ? await legacyFetch(request) : await modern.fetch(request);
+      const response = (await isLegacyRequest(request)) ? await legacyFetch(request) : await stateless.fetch(request);
       res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
       if (!response.body) {
         res.end();
@@ -216,7 +216,7 @@ function serveHTTP() {
   const stop = () => {
     server.close();
     server.closeAllConnections();
-    modern.close().finally(() => process.exit(0));
+    stateless.close().finally(() => process.exit(0));
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

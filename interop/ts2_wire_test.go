@@ -122,7 +122,7 @@ func (r *ts2Report) discoverEvidence(t *testing.T) string {
 // checkTS2Wire checks the recorded messages of a run against its era.
 //
 // In 2026-07-28: the client never sent initialize, its first message was
-// server/discover, and every request carried the modern _meta protocolVersion;
+// server/discover, and every request carried the stateless _meta protocolVersion;
 // mcpkit sent no request of its own (the era has no server-to-client requests),
 // every result it sent has a resultType and its serverInfo in _meta, the ask_name
 // call was answered input_required with an elicitation/create input request and a
@@ -164,7 +164,7 @@ func checkTS2Wire(t *testing.T, r *ts2Report, run ts2Run) {
 		return req.Method == "resources/read" && req.Params.URI == "demo://items/7"
 	})
 	wantMissing := int64(protocol.CodeResourceNotFound)
-	if run.modern {
+	if run.stateless {
 		wantMissing = protocol.CodeInvalidParams
 	}
 	if len(missing) != 1 || missing[0].Error == nil || missing[0].Error.Code != wantMissing {
@@ -172,9 +172,9 @@ func checkTS2Wire(t *testing.T, r *ts2Report, run ts2Run) {
 	}
 
 	version := protocol.LatestLegacy
-	if run.modern {
-		version = modernVersion
-		checkModernWire(t, msgs, answerTo)
+	if run.stateless {
+		version = statelessVersion
+		checkStatelessWire(t, msgs, answerTo)
 	} else {
 		checkLegacyWire(t, msgs)
 	}
@@ -187,8 +187,8 @@ func checkTS2Wire(t *testing.T, r *ts2Report, run ts2Run) {
 	})
 }
 
-// checkModernWire holds the 2026-07-28 checks of checkTS2Wire.
-func checkModernWire(t *testing.T, msgs []ts2Message, answerTo func(func(*ts2Message) bool) []*ts2Message) {
+// checkStatelessWire holds the 2026-07-28 checks of checkTS2Wire.
+func checkStatelessWire(t *testing.T, msgs []ts2Message, answerTo func(func(*ts2Message) bool) []*ts2Message) {
 	t.Helper()
 	first := true
 	for i := range msgs {
@@ -216,8 +216,8 @@ func checkModernWire(t *testing.T, msgs []ts2Message, answerTo func(func(*ts2Mes
 		if m.Method == "initialize" {
 			t.Errorf("the client sent initialize in 2026-07-28: %s", clip(m.Raw, 500))
 		}
-		if m.isRequest() && string(m.Params.Meta[metaProtocolVersion]) != `"`+modernVersion+`"` {
-			t.Errorf("a request without _meta %s %q: %s", metaProtocolVersion, modernVersion, clip(m.Raw, 1000))
+		if m.isRequest() && string(m.Params.Meta[metaProtocolVersion]) != `"`+statelessVersion+`"` {
+			t.Errorf("a request without _meta %s %q: %s", metaProtocolVersion, statelessVersion, clip(m.Raw, 1000))
 		}
 	}
 
@@ -322,7 +322,7 @@ func checkTS2HTTP(t *testing.T, r *ts2Report, run ts2Run, stateful bool) {
 		}
 		var m ts2Message
 		hasBody := e.RequestBody != "" && json.Unmarshal([]byte(e.RequestBody), &m) == nil
-		if !run.modern {
+		if !run.stateless {
 			if hasBody && m.Method == "initialize" {
 				sessionID = e.ResponseHeaders["mcp-session-id"]
 				if stateful && sessionID == "" {
@@ -342,8 +342,8 @@ func checkTS2HTTP(t *testing.T, r *ts2Report, run ts2Run, stateful bool) {
 			t.Errorf("%s: want only POSTs of one message in 2026-07-28", e)
 			continue
 		}
-		if got := e.RequestHeaders["mcp-protocol-version"]; got != modernVersion {
-			t.Errorf("%s: MCP-Protocol-Version %q, want %q", e, got, modernVersion)
+		if got := e.RequestHeaders["mcp-protocol-version"]; got != statelessVersion {
+			t.Errorf("%s: MCP-Protocol-Version %q, want %q", e, got, statelessVersion)
 		}
 		if m.Method != "" && e.RequestHeaders["mcp-method"] != m.Method {
 			t.Errorf("%s: Mcp-Method %q, body method %q", e, e.RequestHeaders["mcp-method"], m.Method)

@@ -75,7 +75,7 @@ func tsServerClient(version string, elicited *elicitLog, log *eventLog) *mcp.Cli
 // TestMcpkitClientAgainstTypeScript2Server drives ts2_server.mjs, a server written
 // with the TypeScript SDK 2.x (@modelcontextprotocol/server, one factory serving both
 // eras), with mcpkit's client: over stdio (serveStdio) and over Streamable HTTP (the
-// modern createMcpHandler beside a sessionful 2025 transport), with the client's
+// stateless createMcpHandler beside a sessionful 2025 transport), with the client's
 // default era detection, with 2026-07-28 asked for, and with the newest legacy
 // version asked for. Every session lists and calls tools (echo; whoami, which says
 // which era the server served; ask_name, which elicits and is answered by the
@@ -171,7 +171,7 @@ func testTS2ServerHTTP(ctx context.Context, t *testing.T, endpoint string, tc ts
 
 // TestMcpkitClientAgainstTypeScript1Server drives ts1_server.mjs, the same server
 // written with the TypeScript SDK 1.x (@modelcontextprotocol/sdk McpServer, stdio,
-// 2025 era only), with mcpkit's client. With its default era detection the client
+// legacy era only), with mcpkit's client. With its default era detection the client
 // probes with server/discover, which the 1.x server refuses (-32601), and must fall
 // back to initialize at 2025-11-25 and pass the same checks as against the 2.x
 // server; asked for 2026-07-28 only, Connect must fail, at once.
@@ -313,7 +313,7 @@ func checkEra(ctx context.Context, t *testing.T, cs *mcp.ClientSession, wire *re
 	switch {
 	case !stateless && who.Era != "legacy":
 		t.Errorf("the session is at %q, but the server served whoami in era %q", version, who.Era)
-	case stateless && (who.Era != "modern" || who.ProtocolVersion != version):
+	case stateless && (who.Era != tsStatelessEra || who.ProtocolVersion != version):
 		t.Errorf("the session is at %q, but the server served whoami in era %q at %q", version, who.Era, who.ProtocolVersion)
 	}
 

@@ -93,11 +93,29 @@ func (c *recordingConn) snapshot() []wireMessage {
 	return append([]wireMessage(nil), c.msgs...)
 }
 
-// versionSchema is one version's schema, loaded into a compiler.
+// versionSchema is one version's schema, loaded into a compiler. Parallel tests
+// share it: the compiler is not safe for concurrent use, so compile serializes it.
 type versionSchema struct {
+	mu       sync.Mutex
 	compiler *jsonschema.Compiler
-	defsURL  string         // URL prefix of its definitions: ".../schema.json#/$defs/" or "#/definitions/"
-	defs     map[string]any // the definitions, by name
+	compiled map[string]*jsonschema.Schema // by definition name
+	defsURL  string                        // URL prefix of its definitions: ".../schema.json#/$defs/" or "#/definitions/"
+	defs     map[string]any                // the definitions, by name
+}
+
+// compile returns the compiled schema of the definition def, compiling it once.
+func (s *versionSchema) compile(def string) (*jsonschema.Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.compiled[def]; ok {
+		return c, nil
+	}
+	c, err := s.compiler.Compile(s.defsURL + def)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", def, err)
+	}
+	s.compiled[def] = c
+	return c, nil
 }
 
 // first returns the first of names that the schema defines, or "".
@@ -134,7 +152,7 @@ func loadSchema(t *testing.T, version string) *versionSchema {
 	}
 	root, _ := doc.(map[string]any)
 	url := "file:///mcp/" + version + "/schema.json"
-	s := &versionSchema{compiler: jsonschema.NewCompiler()}
+	s := &versionSchema{compiler: jsonschema.NewCompiler(), compiled: map[string]*jsonschema.Schema{}}
 	for _, key := range []string{"$defs", "definitions"} { // the older schemas use "definitions"
 		if defs, ok := root[key].(map[string]any); ok {
 			s.defsURL, s.defs = url+"#/"+key+"/", defs
@@ -214,15 +232,10 @@ func schemaProblems(t *testing.T, version string, msgs []wireMessage) []string {
 	t.Helper()
 	schema := loadSchema(t, version)
 	var problems []string
-	compiled := map[string]*jsonschema.Schema{}
 	validate := func(def string, raw []byte, what string) {
-		s, ok := compiled[def]
-		if !ok {
-			var err error
-			if s, err = schema.compiler.Compile(schema.defsURL + def); err != nil {
-				t.Fatalf("%s: compiling %s: %v", version, def, err)
-			}
-			compiled[def] = s
+		s, err := schema.compile(def)
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/rpcshared"
 )
 
 func TestDecodeShapes(t *testing.T) {
@@ -188,7 +190,7 @@ func TestIDJSON(t *testing.T) {
 }
 
 func TestMethodInterning(t *testing.T) {
-	RegisterMethodNames("tools/call")
+	rpcshared.RegisterMethodNames("tools/call")
 	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`)
 	allocs := testing.AllocsPerRun(100, func() {
 		if _, err := Decode(data); err != nil {
@@ -257,7 +259,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 func BenchmarkDecodeRequest(b *testing.B) {
-	RegisterMethodNames("tools/call")
+	rpcshared.RegisterMethodNames("tools/call")
 	data := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello world"},"_meta":{"progressToken":"abc"}}}`)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))

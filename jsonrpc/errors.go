@@ -20,7 +20,7 @@ const (
 var ErrMessageTooLarge = errors.New("jsonrpc: message too large")
 
 // TooLargeError reports one message a transport dropped because of its size. Prefix
-// holds the message's first bytes (up to TooLargePrefix), from which the connection
+// holds the message's first bytes (up to 512), from which the connection
 // reads the request id, so that the sender's request fails at once with an
 // explanation instead of waiting for an answer that will never come.
 type TooLargeError struct {
@@ -28,20 +28,24 @@ type TooLargeError struct {
 	Prefix      []byte
 }
 
-// TooLargePrefix is how many leading bytes of a dropped message a transport keeps in
-// a TooLargeError.
-const TooLargePrefix = 512
+// tooLargePrefix is how many leading bytes of a dropped message a TooLargeError keeps.
+const tooLargePrefix = 512
 
-// NewTooLargeError returns a TooLargeError keeping the first TooLargePrefix bytes of
+// NewTooLargeError returns a TooLargeError keeping the first 512 bytes of
 // msg (copied).
 func NewTooLargeError(size, limit int, msg []byte) *TooLargeError {
-	return &TooLargeError{Size: size, Limit: limit, Prefix: append([]byte(nil), msg[:min(len(msg), TooLargePrefix)]...)}
+	return &TooLargeError{Size: size, Limit: limit, Prefix: append([]byte(nil), msg[:min(len(msg), tooLargePrefix)]...)}
 }
 
 // Error implements the error interface.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.Size, e.Limit)
 }
+
+// ID reads the id of the dropped message from Prefix, and reports whether a
+// "result" or "error" member before the cut showed the message to be a response.
+// An id that Prefix does not reach is absent.
+func (e *TooLargeError) ID() (id ID, isResponse bool) { return idFromPrefix(e.Prefix) }
 
 // Unwrap makes errors.Is(err, ErrMessageTooLarge) true.
 func (e *TooLargeError) Unwrap() error { return ErrMessageTooLarge }

@@ -1,6 +1,6 @@
-// Package jsonrpc implements JSON-RPC 2.0: the message types, a fast validating codec,
-// and Conn, a bidirectional connection that matches responses to calls and runs
-// handlers for incoming requests. It knows nothing of MCP.
+// Package jsonrpc implements JSON-RPC 2.0 messages: the message types, ids, error
+// objects and a fast validating codec. It knows nothing of MCP. (The connection
+// engine that matches responses to calls and runs handlers is internal to mcpkit.)
 //
 // The codec keeps params and results as sub-slices of the message it decoded, so
 // decoding a message costs one allocation (the Message) plus its string id, if any;
@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/internal/rpcshared"
 )
 
 // Message is one JSON-RPC 2.0 message: a request (Method and a valid ID), a
@@ -258,36 +258,12 @@ func (s *scanner) message(m *Message) (*Message, error) {
 	return m, nil
 }
 
-// Method-name interning: decoding a known method name costs no allocation.
-var (
-	methodMu    sync.Mutex
-	methodNames atomic.Pointer[map[string]string]
-)
-
-// RegisterMethodNames tells the decoder which method names are common, so decoding
-// them returns a shared string instead of allocating a new one. It is safe to call at
-// any time; protocol layers call it once at init.
-func RegisterMethodNames(names ...string) {
-	methodMu.Lock()
-	defer methodMu.Unlock()
-	next := make(map[string]string)
-	if old := methodNames.Load(); old != nil {
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	for _, n := range names {
-		next[n] = n
-	}
-	methodNames.Store(&next)
-}
-
+// internMethod decodes a method name, returning the shared copy of a name
+// registered in internal/rpcshared: decoding a known method name costs no allocation.
 func internMethod(raw []byte, escaped bool) string {
 	if !escaped {
-		if names := methodNames.Load(); names != nil {
-			if s, ok := (*names)[string(raw)]; ok {
-				return s
-			}
+		if s, ok := rpcshared.LookupMethodName(raw); ok {
+			return s
 		}
 	}
 	return decodeString(raw, escaped)

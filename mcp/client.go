@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -105,11 +106,11 @@ func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
 // session, or (IsStateless) a 2026-07-28 connection where every request carries
 // the client's version and capabilities.
 type ClientSession struct {
-	client *Client
-	conn   *jsonrpc.Conn
-	init   protocol.InitializeResult   // legacy: the server's answer; stateless: built from discover
-	modern *modernState                // non-nil in the stateless era; set before Connect returns
-	live   atomic.Pointer[modernState] // the same, for the read loop, which runs during Connect
+	client    *Client
+	conn      *rpcconn.Conn
+	init      protocol.InitializeResult      // legacy: the server's answer; stateless: built from discover
+	stateless *statelessState                // non-nil in the stateless era; set before Connect returns
+	live      atomic.Pointer[statelessState] // the same, for the read loop, which runs during Connect
 
 	nextToken atomic.Int64
 	probing   atomic.Bool // the era probe is in flight: do not cancel it on the wire
@@ -125,8 +126,8 @@ type ClientSession struct {
 // DiscoverResult.
 func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: make(map[any]func(*protocol.ProgressParams)), roots: c.opts.Roots}
-	cs.conn = jsonrpc.NewConn(&idConn{Conn: conn}, jsonrpc.ConnOptions{
-		Handler:       jsonrpc.HandlerFunc(cs.handle),
+	cs.conn = rpcconn.NewConn(&idConn{Conn: conn}, rpcconn.ConnOptions{
+		Handler:       rpcconn.HandlerFunc(cs.handle),
 		AllowBatch:    func() bool { return cs.live.Load() == nil && protocol.SupportsBatching(cs.init.ProtocolVersion) },
 		CallCancelled: cs.sendCancelled,
 		Logger:        c.log,
@@ -211,7 +212,7 @@ func (cs *ClientSession) InitializeResult() *protocol.InitializeResult { return 
 // DiscoverResult returns the server's answer to server/discover in the stateless
 // era, and nil for a legacy session.
 func (cs *ClientSession) DiscoverResult() *protocol.DiscoverResult {
-	m := cs.modern
+	m := cs.stateless
 	if m == nil {
 		return nil
 	}
@@ -230,7 +231,7 @@ func (cs *ClientSession) SetRoots(ctx context.Context, roots []protocol.Root) er
 	cs.mu.Lock()
 	cs.roots = roots
 	cs.mu.Unlock()
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return nil
 	}
 	return cs.notify(ctx, protocol.NotificationRootsListChanged, nil)

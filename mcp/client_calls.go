@@ -55,7 +55,7 @@ func (cs *ClientSession) request(ctx context.Context, out *outgoing, result any,
 			cs.mu.Unlock()
 		}()
 	}
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return cs.statelessCall(ctx, out, result)
 	}
 	return cs.call(ctx, out.method, out.params, result)
@@ -64,7 +64,7 @@ func (cs *ClientSession) request(ctx context.Context, out *outgoing, result any,
 // Ping checks that the server answers. The stateless era has no ping: there it
 // sends server/discover, bypassing the cache.
 func (cs *ClientSession) Ping(ctx context.Context, opts ...RequestOption) error {
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		p := &protocol.DiscoverParams{}
 		return cs.request(ctx, &outgoing{method: protocol.MethodServerDiscover, params: p, meta: &p.Meta}, nil, opts)
 	}
@@ -98,7 +98,7 @@ func (cs *ClientSession) ListTools(ctx context.Context, p *protocol.ListToolsPar
 	if err := cs.request(ctx, out, &res, opts); err != nil {
 		return &res, err
 	}
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		res.Tools = cs.keepValidTools(res.Tools)
 	}
 	return &res, nil
@@ -170,7 +170,7 @@ func (cs *ClientSession) ReadResource(ctx context.Context, p *protocol.ReadResou
 // changes. The stateless era replaced it with Listen: there it returns
 // ErrLegacyOnly.
 func (cs *ClientSession) Subscribe(ctx context.Context, p *protocol.SubscribeParams, opts ...RequestOption) error {
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return fmt.Errorf("%w: resources/subscribe (use Listen)", ErrLegacyOnly)
 	}
 	return cs.request(ctx, &outgoing{method: protocol.MethodResourcesSubscribe, params: p}, nil, opts)
@@ -178,7 +178,7 @@ func (cs *ClientSession) Subscribe(ctx context.Context, p *protocol.SubscribePar
 
 // Unsubscribe cancels a Subscribe (ErrLegacyOnly in the stateless era).
 func (cs *ClientSession) Unsubscribe(ctx context.Context, p *protocol.UnsubscribeParams, opts ...RequestOption) error {
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return fmt.Errorf("%w: resources/unsubscribe (close the Listen subscription)", ErrLegacyOnly)
 	}
 	return cs.request(ctx, &outgoing{method: protocol.MethodResourcesUnsubscribe, params: p}, nil, opts)
@@ -223,7 +223,7 @@ func (cs *ClientSession) Complete(ctx context.Context, p *protocol.CompleteParam
 // stateless era there is no such request: every later request carries the level
 // in its _meta instead (and no request is sent now).
 func (cs *ClientSession) SetLogLevel(ctx context.Context, level protocol.LoggingLevel, opts ...RequestOption) error {
-	if m := cs.modern; m != nil {
+	if m := cs.stateless; m != nil {
 		if level.Severity() < 0 {
 			return fmt.Errorf("mcp: %q is not a logging level", level)
 		}

@@ -35,8 +35,8 @@ const DefaultProbeTimeout = 10 * time.Second
 // and retries at a version an UnsupportedProtocolVersion error offered.
 const maxProbeAttempts = 3
 
-// modernState is what a stateless session knows beyond its connection.
-type modernState struct {
+// statelessState is what a stateless session knows beyond its connection.
+type statelessState struct {
 	caps     *protocol.ClientCapabilities // sent in every request's _meta
 	discover protocol.DiscoverResult      // the answer to the probe
 	cache    *resultCache                 // nil when ClientOptions.DisableCache
@@ -47,7 +47,7 @@ type modernState struct {
 	params   map[string][]protocol.ParamHeader // x-mcp-header declarations, by tool
 }
 
-func (m *modernState) currentVersion() string {
+func (m *statelessState) currentVersion() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.version
@@ -70,7 +70,7 @@ func (cs *ClientSession) open(ctx context.Context, endpoint string) error {
 			}
 			return err
 		}
-		legacy, err := cs.startStateless(ctx, protocol.Latest, false)
+		legacy, err := cs.probeStateless(ctx, protocol.Latest, false)
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func (cs *ClientSession) open(ctx context.Context, endpoint string) error {
 	case protocol.IsLegacy(want):
 		return cs.initialize(ctx, want)
 	case protocol.IsStateless(want):
-		_, err := cs.startStateless(ctx, want, true)
+		_, err := cs.probeStateless(ctx, want, true)
 		return err
 	}
 	return fmt.Errorf("mcp: protocol version %q is not supported (this client supports %v)", want, protocol.SupportedVersions)
@@ -97,7 +97,7 @@ func (cs *ClientSession) openAt(ctx context.Context, version string) error {
 	if protocol.IsLegacy(version) {
 		return cs.initialize(ctx, version)
 	}
-	_, err := cs.startStateless(ctx, version, true)
+	_, err := cs.probeStateless(ctx, version, true)
 	return err
 }
 
@@ -115,10 +115,10 @@ func (c *Client) rememberEra(endpoint, version string) {
 // unknown method with an empty result).
 var errNotDiscover = errors.New("the answer is not a DiscoverResult")
 
-// startStateless probes the server at version. It returns "" with the session in
+// probeStateless probes the server at version. It returns "" with the session in
 // the stateless era, or the legacy version to initialize with instead (never
 // when only is set: then the failure to find a stateless server is the error).
-func (cs *ClientSession) startStateless(ctx context.Context, version string, only bool) (legacy string, err error) {
+func (cs *ClientSession) probeStateless(ctx context.Context, version string, only bool) (legacy string, err error) {
 	for range maxProbeAttempts {
 		res, err := cs.probe(ctx, version)
 		if err == nil {
@@ -131,7 +131,7 @@ func (cs *ClientSession) startStateless(ctx context.Context, version string, onl
 				}
 				version = next
 			}
-			cs.startModern(version, res)
+			cs.startStateless(version, res)
 			return "", nil
 		}
 		if ctx.Err() != nil {
@@ -214,10 +214,10 @@ func decodeDiscover(raw json.RawMessage) (*discoverWire, error) {
 	return &res, nil
 }
 
-// startModern puts the session in the stateless era at version.
-func (cs *ClientSession) startModern(version string, res *discoverWire) {
+// startStateless puts the session in the stateless era at version.
+func (cs *ClientSession) startStateless(version string, res *discoverWire) {
 	c := cs.client
-	m := &modernState{
+	m := &statelessState{
 		caps:     c.statelessCapabilities(version),
 		discover: res.DiscoverResult,
 		version:  version,
@@ -239,7 +239,7 @@ func (cs *ClientSession) startModern(version string, res *discoverWire) {
 	if info != nil {
 		cs.init.ServerInfo = *info
 	}
-	cs.modern = m
+	cs.stateless = m
 	cs.live.Store(m)
 }
 

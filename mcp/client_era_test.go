@@ -51,11 +51,11 @@ func TestClientRemembersTheEraOfAServer(t *testing.T) {
 
 	// The same name now reaches a server that dropped the legacy era: the
 	// remembered era fails once, is forgotten, and the next connection probes.
-	modernOnly := echoServer(t, &mcp.ServerOptions{Middleware: []mcp.Middleware{statelessOnly}})
-	if _, err := connect(modernOnly, "old-server"); err == nil {
+	statelessOnlyServer := echoServer(t, &mcp.ServerOptions{Middleware: []mcp.Middleware{statelessOnly}})
+	if _, err := connect(statelessOnlyServer, "old-server"); err == nil {
 		t.Fatal("initialize at a remembered legacy version succeeded against a stateless-only server")
 	}
-	cs, err = connect(modernOnly, "old-server")
+	cs, err = connect(statelessOnlyServer, "old-server")
 	must(t, err)
 	if !cs.IsStateless() {
 		t.Errorf("after forgetting, the client did not find the stateless era (version %q)", cs.ProtocolVersion())

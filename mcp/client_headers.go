@@ -26,7 +26,7 @@ var (
 // declarations, logging a warning for each, and records the declarations of the
 // others.
 func (cs *ClientSession) keepValidTools(tools []protocol.Tool) []protocol.Tool {
-	m := cs.modern
+	m := cs.stateless
 	kept := tools[:0]
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -55,7 +55,7 @@ func (cs *ClientSession) keepValidTools(tools []protocol.Tool) []protocol.Tool {
 // paramHeaders returns the Mcp-Param-{Name} headers of a call of tool with args,
 // or nil when the tool declares none (or was never listed).
 func (cs *ClientSession) paramHeaders(tool string, args json.RawMessage) (http.Header, error) {
-	m := cs.modern
+	m := cs.stateless
 	m.mu.Lock()
 	specs := m.params[tool]
 	m.mu.Unlock()

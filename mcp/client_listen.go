@@ -40,7 +40,7 @@ type Subscription struct {
 // it returns ErrStatelessOnly (use Subscribe and the list_changed notifications
 // there).
 func (cs *ClientSession) Listen(ctx context.Context, filter protocol.SubscriptionFilter) (*Subscription, error) {
-	m := cs.modern
+	m := cs.stateless
 	if m == nil {
 		return nil, ErrStatelessOnly
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -29,11 +30,11 @@ func benchEchoServer(tb testing.TB) *Server {
 	return srv
 }
 
-// encodeResult encodes a handler's result as jsonrpc.Conn.respond does: an
+// encodeResult encodes a handler's result as rpcconn.Conn.respond does: an
 // appender writes straight into the buffer, anything else goes through
 // encoding/json.
 func encodeResult(b []byte, res any) ([]byte, error) {
-	if a, ok := res.(jsonrpc.JSONAppender); ok {
+	if a, ok := res.(rpcconn.JSONAppender); ok {
 		return a.AppendJSON(b)
 	}
 	data, err := json.Marshal(res)
@@ -52,8 +53,8 @@ var benchToolCalls = []struct {
 	legacy       bool
 }{
 	{"legacy", `{"name":"echo","arguments":{"message":"world"}}`, true},
-	{"modern", `{"name":"echo","arguments":{"message":"world"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
-	{"modern-full", `{"name":"echo","arguments":{"message":"world"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}`, false},
+	{"stateless", `{"name":"echo","arguments":{"message":"world"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
+	{"stateless-full", `{"name":"echo","arguments":{"message":"world"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}`, false},
 }
 
 // BenchmarkHandleToolCall measures the server's MCP layer alone for one echo

@@ -17,7 +17,7 @@ import (
 // sends is validated against the official schema of the negotiated version. The
 // session is a legacy one (initialize at the newest legacy version) unless opts
 // names a version: the tests that use it exercise the legacy era, and the
-// stateless era has its own (client_modern_test.go).
+// stateless era has its own (client_stateless_test.go).
 func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.ServerSession) {
 	t.Helper()
 	if opts == nil {

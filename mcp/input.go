@@ -59,11 +59,11 @@ type inputRound struct {
 // (inputResponses, requestState). Called by tools/call, prompts/get and
 // resources/read before their handler runs.
 func (r *Request) bind(ctx context.Context, name string, args []byte, state string, responses protocol.InputResponses) {
-	if r.modern == nil || r.modern.input == nil {
+	if r.stateless == nil || r.stateless.input == nil {
 		return
 	}
-	in := r.modern.input
-	in.method, in.name, in.args, in.principal = r.modern.method, name, args, PrincipalFrom(ctx)
+	in := r.stateless.input
+	in.method, in.name, in.args, in.principal = r.stateless.method, name, args, PrincipalFrom(ctx)
 	in.state, in.newResponses = state, responses
 }
 
@@ -296,11 +296,11 @@ func capabilityNames(c protocol.ClientCapabilities) string {
 // client is asked, and retries). It fails with an error matching
 // ErrCapabilityNotSupported when the client lacks a capability a request needs.
 func (r *Request) Input(ctx context.Context, reqs map[string]protocol.InputRequest) (protocol.InputResponses, error) {
-	if r.modern != nil {
-		if r.modern.input == nil {
+	if r.stateless != nil {
+		if r.stateless.input == nil {
 			return nil, ErrInputNotAllowed
 		}
-		return r.modern.input.ask(r.server(), &r.modern.caps, reqs)
+		return r.stateless.input.ask(r.server(), &r.stateless.caps, reqs)
 	}
 	return r.Session.inputLegacy(ctx, reqs)
 }
@@ -348,7 +348,7 @@ func (ss *ServerSession) inputLegacy(ctx context.Context, reqs map[string]protoc
 // request under the next automatic key ("elicitation-1", "sampling-2", ...),
 // its answer decoded into dst.
 func (r *Request) askOne(prefix string, req protocol.InputRequest, dst any) error {
-	in := r.modern.input
+	in := r.stateless.input
 	if in == nil {
 		return ErrInputNotAllowed
 	}
@@ -356,7 +356,7 @@ func (r *Request) askOne(prefix string, req protocol.InputRequest, dst any) erro
 	in.seq++
 	key := prefix + "-" + strconv.Itoa(in.seq)
 	in.mu.Unlock()
-	got, err := in.ask(r.server(), &r.modern.caps, map[string]protocol.InputRequest{key: req})
+	got, err := in.ask(r.server(), &r.stateless.caps, map[string]protocol.InputRequest{key: req})
 	if err != nil {
 		return err
 	}

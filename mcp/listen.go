@@ -19,7 +19,7 @@ const (
 	PromptsChanged                         // the prompt list changed
 	ResourcesChanged                       // the resource (or template) list changed
 	ResourceUpdated                        // the resource at Change.URI changed
-	TaskUpdated                            // the task Change.TaskID changed status
+	TaskUpdated                            // the task Change.TaskID changed status (experimental: tasks)
 )
 
 // Change is one change to a server's features that subscriptions/listen

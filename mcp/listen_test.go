@@ -36,7 +36,7 @@ func TestListenDeliversRequestedChanges(t *testing.T) {
 	}))
 	c := rawConn(t, srv)
 	ctx := testContext(t)
-	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":`+modernMeta(`{}`)+
+	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+
 		`,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["demo://a"]}}}`)))
 	ack := readJSON(t, c)
 	if ack["method"] != "notifications/subscriptions/acknowledged" || subscriptionID(ack) != "sub-1" {
@@ -78,20 +78,20 @@ func TestListenCancelledByClient(t *testing.T) {
 	srv := echoServer(t, nil)
 	c := rawConn(t, srv)
 	ctx := testContext(t)
-	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":`+modernMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
+	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
 	if ack := readJSON(t, c); ack["method"] != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first message = %v", ack)
 	}
 	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)))
 	// The connection handles messages in order, so once this answer is back the
 	// cancellation has been applied.
-	if resp := modernCall(t, c, 8, "tools/list", `{"_meta":`+modernMeta(`{}`)+`}`); resp["id"] != float64(8) {
+	if resp := statelessCall(t, c, 8, "tools/list", `{"_meta":`+statelessMeta(`{}`)+`}`); resp["id"] != float64(8) {
 		t.Fatalf("after cancelling the listen stream got %v", resp)
 	}
 	// The stream is gone: a change produces nothing, so the next message is the
 	// answer to the next request.
 	srv.RemoveTools("echo")
-	if resp := modernCall(t, c, 9, "tools/list", `{"_meta":`+modernMeta(`{}`)+`}`); resp["id"] != float64(9) {
+	if resp := statelessCall(t, c, 9, "tools/list", `{"_meta":`+statelessMeta(`{}`)+`}`); resp["id"] != float64(9) {
 		t.Fatalf("a change after cancelling the listen stream produced %v", resp)
 	}
 }
@@ -116,7 +116,7 @@ func TestListenSharedFeedAcrossServers(t *testing.T) {
 	a := echoServer(t, &mcp.ServerOptions{Changes: feed})
 	b := echoServer(t, &mcp.ServerOptions{Changes: feed})
 	c := rawConn(t, b)
-	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+modernMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
+	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
 	readJSON(t, c)        // ack
 	a.RemoveTools("echo") // a change on replica a ...
 	got := readJSON(t, c) // ... reaches the stream held by replica b
@@ -133,7 +133,7 @@ func TestListenSharedFeedAcrossServers(t *testing.T) {
 func TestListenFilterHonoursDeclaredCapabilities(t *testing.T) {
 	srv := newServer(t, &mcp.ServerOptions{Capabilities: &protocol.ServerCapabilities{Tools: &protocol.ToolsCapability{}}})
 	c := rawConn(t, srv)
-	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+modernMeta(`{}`)+
+	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+
 		`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourceSubscriptions":["x://y"]}}}`)))
 	ack := readJSON(t, c)
 	n := ack["params"].(map[string]any)["notifications"].(map[string]any)

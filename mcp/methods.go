@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpkit/mcpkit/internal/rpcshared"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -56,7 +57,7 @@ func init() {
 		protocol.NotificationToolsListChanged, protocol.NotificationResourcesListChanged,
 		protocol.NotificationPromptsListChanged, protocol.NotificationResourcesUpdated,
 		protocol.MethodSamplingCreateMessage, protocol.MethodElicitationCreate, protocol.MethodRootsList)
-	jsonrpc.RegisterMethodNames(names...)
+	rpcshared.RegisterMethodNames(names...)
 }
 
 func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {

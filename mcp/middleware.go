@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 )
 
 // Direction says whether a Call is arriving from the peer or being sent to it.
@@ -57,7 +57,7 @@ func chain(mws []Middleware, last Invoker) Invoker {
 }
 
 // callThrough sends a request through outgoing middleware.
-func callThrough(ctx context.Context, mws []Middleware, conn *jsonrpc.Conn, s Session, method string, params, result any) error {
+func callThrough(ctx context.Context, mws []Middleware, conn *rpcconn.Conn, s Session, method string, params, result any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func callThrough(ctx context.Context, mws []Middleware, conn *jsonrpc.Conn, s Se
 }
 
 // notifyThrough sends a notification through outgoing middleware.
-func notifyThrough(ctx context.Context, mws []Middleware, conn *jsonrpc.Conn, s Session, method string, params any) error {
+func notifyThrough(ctx context.Context, mws []Middleware, conn *rpcconn.Conn, s Session, method string, params any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func getPrompt(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 		}
 	}
 	r.Meta = p.Meta
-	if r.modern != nil {
+	if r.stateless != nil {
 		args, err := json.Marshal(p.Arguments)
 		if err != nil {
 			return nil, errorf(CodeInvalidParams, "invalid params: %v", err)

@@ -23,18 +23,18 @@ type Request struct {
 	// Meta is the request's _meta object (may be nil).
 	Meta protocol.Meta
 
-	modern     *modernCall // nil in the legacy era
-	legacyTask *taskRun    // the 2025-11-25 task the handler runs in, if any
+	stateless  *statelessCall // nil in the legacy era
+	legacyTask *taskRun       // the 2025-11-25 task the handler runs in, if any
 }
 
 // IsStateless reports whether the request belongs to the stateless era
 // (2026-07-28 and later): no session, everything in the request itself.
-func (r *Request) IsStateless() bool { return r.modern != nil }
+func (r *Request) IsStateless() bool { return r.stateless != nil }
 
 // ProtocolVersion returns the protocol version the request is served at.
 func (r *Request) ProtocolVersion() string {
-	if r.modern != nil {
-		return r.modern.version
+	if r.stateless != nil {
+		return r.stateless.version
 	}
 	return r.Session.ProtocolVersion()
 }
@@ -42,8 +42,8 @@ func (r *Request) ProtocolVersion() string {
 // ClientCapabilities returns what the client declared: in this request's _meta
 // (stateless era) or in initialize (legacy era).
 func (r *Request) ClientCapabilities() protocol.ClientCapabilities {
-	if r.modern != nil {
-		return r.modern.caps
+	if r.stateless != nil {
+		return r.stateless.caps
 	}
 	return r.Session.ClientCapabilities()
 }
@@ -51,9 +51,9 @@ func (r *Request) ClientCapabilities() protocol.ClientCapabilities {
 // ClientInfo returns the client's name and version as it sent them (zero when
 // a stateless request did not say).
 func (r *Request) ClientInfo() protocol.Implementation {
-	if r.modern != nil {
-		if r.modern.info != nil {
-			return *r.modern.info
+	if r.stateless != nil {
+		if r.stateless.info != nil {
+			return *r.stateless.info
 		}
 		return protocol.Implementation{}
 	}
@@ -84,10 +84,10 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 	if r.Session == nil {
 		return nil
 	}
-	if r.modern == nil {
+	if r.stateless == nil {
 		return r.Session.Log(ctx, level, logger, data)
 	}
-	min := r.modern.logLevel
+	min := r.stateless.logLevel
 	if min == "" || level.Severity() < min.Severity() {
 		return nil
 	}
@@ -100,7 +100,7 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 // stateless era it returns ErrInputRequired until the client's retry brings the
 // answer (see Input).
 func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
-	if r.modern == nil {
+	if r.stateless == nil {
 		if r.legacyTask != nil {
 			return r.taskCreateMessage(ctx, p)
 		}
@@ -119,7 +119,7 @@ func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessagePa
 // In the stateless era it returns ErrInputRequired until the client's retry
 // brings the answer (see Input).
 func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
-	if r.modern == nil {
+	if r.stateless == nil {
 		if r.legacyTask != nil {
 			return r.taskElicit(ctx, p)
 		}
@@ -137,7 +137,7 @@ func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protoc
 // stateless era it returns ErrInputRequired until the client's retry brings the
 // answer (see Input).
 func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
-	if r.modern == nil {
+	if r.stateless == nil {
 		if r.legacyTask != nil {
 			return r.taskListRoots(ctx)
 		}

@@ -55,6 +55,9 @@ type ServerOptions struct {
 	// Tasks configures long-running tool calls answered with a task (see
 	// TaskOptions). Nil means the defaults, with tasks declared once a tool
 	// supports them; set it to declare tasks regardless (for RunAsTask).
+	//
+	// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+	// extension in 2026-07-28) are still changing, and this API may change with them.
 	Tasks *TaskOptions
 }
 
@@ -74,7 +77,7 @@ type Server struct {
 	completions map[completionKey]CompleteFunc
 	sessions    map[*ServerSession]struct{}
 	methods     map[string]serverMethod
-	modern      map[string]featureFunc
+	stateless   map[string]featureFunc
 	keyring     *requeststate.Keyring
 	listenEnd   chan struct{}   // closed by EndSubscriptions
 	infoJSON    json.RawMessage // info, encoded once for every stateless result's _meta
@@ -95,7 +98,7 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 		s.log = slog.Default()
 	}
 	s.methods = serverMethods()
-	s.modern = modernMethods()
+	s.stateless = statelessMethods()
 	s.infoJSON, _ = json.Marshal(s.info.ForVersion(protocol.Version20260728)) // plain strings and slices: cannot fail
 	if s.opts.InputStateTTL <= 0 {
 		s.opts.InputStateTTL = 10 * time.Minute
@@ -129,26 +132,26 @@ func newRandomKeyring() *requeststate.Keyring {
 // Connect starts a session over conn and returns at once. The session runs until the
 // client disconnects, ctx ends, or the session is closed.
 //
-// A conn that implements transport.StatelessConn (stateless HTTP) is served as if it
-// had already completed initialize at its protocol version.
+// A conn that implements transport.SessionlessConn (sessionless HTTP) is served as
+// if it had already completed initialize at its protocol version.
 func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
 	ss := newServerSession(s, conn)
-	if sc, ok := conn.(transport.StatelessConn); ok {
-		// A legacy version means stateless legacy HTTP: served as if initialize
+	if sc, ok := conn.(transport.SessionlessConn); ok {
+		// A legacy version means sessionless HTTP: served as if initialize
 		// had negotiated it. Otherwise (no version, or a stateless one) each
 		// request declares itself in _meta.
 		if v := sc.ProtocolVersion(); protocol.IsLegacy(v) {
 			ss.presetState = sessionState{version: v} // in the session: no allocation of its own
 			ss.state.Store(&ss.presetState)
 			ss.ready.Store(true)
-		} else if v != "" && !isModernVersion(v) {
-			return nil, fmt.Errorf("mcp: stateless connection with unsupported protocol version %q", v)
+		} else if v != "" && !isStatelessVersion(v) {
+			return nil, fmt.Errorf("mcp: sessionless connection with unsupported protocol version %q", v)
 		}
 	}
-	// A connection that carries one stateless request is not registered: no
-	// notification can reach it after its answer, and the registry would only
-	// cost a lock on every request.
-	if _, oneShot := conn.(transport.StatelessConn); !oneShot {
+	// A connection that carries one request (sessionless, or a stateless
+	// request) is not registered: no notification can reach it after its
+	// answer, and the registry would only cost a lock on every request.
+	if _, oneShot := conn.(transport.SessionlessConn); !oneShot {
 		s.mu.Lock()
 		s.sessions[ss] = struct{}{}
 		s.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -16,13 +17,13 @@ import (
 // it begins with initialize). It is safe for concurrent use.
 type ServerSession struct {
 	server    *Server
-	conn      *jsonrpc.Conn
+	conn      *rpcconn.Conn
 	transport transport.Conn
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
 	state       atomic.Pointer[sessionState] // set by initialize
-	presetState sessionState                 // the state of a pre-initialized (stateless) connection
+	presetState sessionState                 // the state of a pre-initialized (sessionless) connection
 	ready       atomic.Bool                  // notifications/initialized received
 
 	mu            sync.Mutex
@@ -39,7 +40,7 @@ type sessionState struct {
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	ss := &ServerSession{server: s, transport: conn}
-	ss.conn = jsonrpc.NewConn(conn, jsonrpc.ConnOptions{
+	ss.conn = rpcconn.NewConn(conn, rpcconn.ConnOptions{
 		Handler: ss,
 		Hooks:   (*sessionHooks)(ss), // no closure to allocate per session
 		Logger:  s.log,
@@ -47,7 +48,7 @@ func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	return ss
 }
 
-// sessionHooks are a session's jsonrpc.ConnHooks.
+// sessionHooks are a session's rpcconn.ConnHooks.
 type sessionHooks ServerSession
 
 // AllowBatch accepts batches when the negotiated version has them (2025-03-26).
@@ -117,10 +118,10 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 	return ss.call(ctx, protocol.MethodPing, nil, nil)
 }
 
-// Handle implements jsonrpc.Handler: it dispatches one incoming message.
+// Handle implements rpcconn.Handler: it dispatches one incoming message.
 func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
-	if !ss.initialized() && isModernRequest(msg) {
-		return ss.handleModern(ctx, msg)
+	if !ss.initialized() && isStatelessRequest(msg) {
+		return ss.handleStateless(ctx, msg)
 	}
 	m, ok := ss.server.methods[msg.Method]
 	if !ok {

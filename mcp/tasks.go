@@ -33,6 +33,9 @@ import (
 // until the TTL elapses.
 
 // TaskOptions configures a server's tasks. The zero value is ready to use.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type TaskOptions struct {
 	// Store keeps the tasks. Nil means an in-memory store; replicas behind
 	// one load balancer share a store (see package taskstore) so any of them
@@ -58,6 +61,9 @@ type TaskOptions struct {
 }
 
 // Defaults of TaskOptions.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 const (
 	DefaultTaskTTL           = time.Hour
 	DefaultTaskMaxTTL        = 24 * time.Hour
@@ -118,6 +124,9 @@ func newTaskManager(s *Server, o *TaskOptions) *taskManager {
 // and the tasks are marked failed; no new task starts afterwards. It waits for
 // the handlers to return, until ctx ends. Without it, tasks run until they
 // finish, are cancelled, or reach their TTL.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func (s *Server) ShutdownTasks(ctx context.Context) error {
 	m := s.tasks
 	m.mu.Lock()
@@ -184,10 +193,10 @@ func (m *taskManager) owner(ctx context.Context, r *Request) string {
 		return "principal:" + p
 	}
 	ss := r.Session
-	if r.modern != nil || ss == nil || !ss.initialized() {
+	if r.stateless != nil || ss == nil || !ss.initialized() {
 		return ""
 	}
-	if _, stateless := ss.transport.(transport.StatelessConn); stateless {
+	if _, sessionless := ss.transport.(transport.SessionlessConn); sessionless {
 		return ""
 	}
 	m.mu.Lock()

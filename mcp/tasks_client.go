@@ -19,6 +19,9 @@ import (
 
 // ErrTaskCancelled is returned by AwaitTask for a task that was cancelled: it
 // has no result.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
 
 // CallToolAsTask calls a tool as a task (2025-11-25): the server answers at
@@ -26,8 +29,10 @@ var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
 // for how long the server keeps it (zero lets the server choose). Only legacy
 // sessions at 2025-11-25 can ask; in the stateless era the server decides
 // whether a call becomes a task.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 func (cs *ClientSession) CallToolAsTask(ctx context.Context, p *protocol.CallToolParams, ttl time.Duration, opts ...RequestOption) (*protocol.Task, error) {
-	if cs.modern != nil || !protocol.HasTasks(cs.ProtocolVersion()) {
+	if cs.stateless != nil || !protocol.HasTasks(cs.ProtocolVersion()) {
 		return nil, fmt.Errorf("mcp: tools/call as a task needs protocol 2025-11-25 (this session speaks %s)", cs.ProtocolVersion())
 	}
 	params := *p
@@ -46,10 +51,13 @@ func (cs *ClientSession) CallToolAsTask(ctx context.Context, p *protocol.CallToo
 // what the status calls for: the input requests, the result or the error. A
 // 2025-11-25 task is reported in the same shape, without those (AwaitTask gets
 // its result).
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func (cs *ClientSession) GetTask(ctx context.Context, id string, opts ...RequestOption) (*protocol.DetailedTask, error) {
 	p := &protocol.GetTaskParams{TaskID: id}
 	out := &outgoing{method: protocol.MethodTasksGet, params: p, meta: &p.Meta}
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		var res protocol.DetailedTask
 		if err := cs.request(ctx, out, &res, opts); err != nil {
 			return nil, err
@@ -74,6 +82,9 @@ func extensionFromLegacy(t protocol.Task) protocol.ExtensionTask {
 // CancelTask asks the server to cancel a task (tasks/cancel). In 2025-11-25 a
 // task that already ended cannot be cancelled (an error); with the extension
 // the request is only acknowledged, and the task may still end otherwise.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func (cs *ClientSession) CancelTask(ctx context.Context, id string, opts ...RequestOption) error {
 	p := &protocol.CancelTaskParams{TaskID: id}
 	return cs.request(ctx, &outgoing{method: protocol.MethodTasksCancel, params: p, meta: &p.Meta}, nil, opts)
@@ -82,8 +93,11 @@ func (cs *ClientSession) CancelTask(ctx context.Context, id string, opts ...Requ
 // UpdateTask answers some or all of a task's input requests (tasks/update, the
 // stateless era). Answers under keys the task is not waiting on are ignored by
 // the server.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 func (cs *ClientSession) UpdateTask(ctx context.Context, id string, responses protocol.InputResponses, opts ...RequestOption) error {
-	if cs.modern == nil {
+	if cs.stateless == nil {
 		return fmt.Errorf("mcp: tasks/update: %w", ErrStatelessOnly)
 	}
 	p := &protocol.UpdateTaskParams{TaskID: id, InputResponses: responses}
@@ -92,8 +106,10 @@ func (cs *ClientSession) UpdateTask(ctx context.Context, id string, responses pr
 
 // ListTasks returns one page of the tasks the server keeps for this client
 // (tasks/list, 2025-11-25; the extension has no list).
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 func (cs *ClientSession) ListTasks(ctx context.Context, cursor protocol.Cursor, opts ...RequestOption) (*protocol.ListTasksResult, error) {
-	if cs.modern != nil {
+	if cs.stateless != nil {
 		return nil, fmt.Errorf("mcp: tasks/list: %w", ErrLegacyOnly)
 	}
 	p := &protocol.ListTasksParams{Cursor: cursor}
@@ -113,8 +129,11 @@ func (cs *ClientSession) ListTasks(ctx context.Context, cursor protocol.Cursor, 
 // interval the server suggests, and answers the task's input requests through
 // the client's handlers (ClientOptions.ElicitationHandler, ...) with
 // tasks/update.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func (cs *ClientSession) AwaitTask(ctx context.Context, id string, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	if cs.modern == nil {
+	if cs.stateless == nil {
 		p := &protocol.GetTaskPayloadParams{TaskID: id}
 		var res protocol.CallToolResult
 		if err := cs.request(ctx, &outgoing{method: protocol.MethodTasksResult, params: p, meta: &p.Meta}, &res, opts); err != nil {

@@ -4,14 +4,14 @@ import (
 	"testing"
 )
 
-func TestTaskModernStatusOnListenStream(t *testing.T) {
+func TestTaskStatelessStatusOnListenStream(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c, listenConn := uncheckedConn(t, f.srv), uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, c, 1, capsTasks, "job", `{"label":"n"}`))
 	waitFor(t, f.started)
 
 	must(t, listenConn.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":`+
-		modernParams(capsTasks, `"notifications":{"taskIds":["`+id+`","no-such-task"]}`)+`}`)))
+		statelessParams(capsTasks, `"notifications":{"taskIds":["`+id+`","no-such-task"]}`)+`}`)))
 	ack := readJSON(t, listenConn)
 	n, _ := ack["params"].(map[string]any)["notifications"].(map[string]any)
 	ids, _ := n["taskIds"].([]any)
@@ -36,7 +36,7 @@ func TestTaskModernStatusOnListenStream(t *testing.T) {
 func TestTaskListenNeedsTheExtension(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
-	resp := modernCall(t, c, 1, "subscriptions/listen", modernParams(capsNone, `"notifications":{"taskIds":["x"]}`))
+	resp := statelessCall(t, c, 1, "subscriptions/listen", statelessParams(capsNone, `"notifications":{"taskIds":["x"]}`))
 	if errCode(resp) != -32021 {
 		t.Fatalf("listen for tasks without the extension: %v, want -32021", resp)
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/rpcshared"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/taskstore"
 )
@@ -16,7 +16,7 @@ import (
 // tasks (see taskManager.owner); anyone else's look like unknown ids.
 
 func init() {
-	jsonrpc.RegisterMethodNames(protocol.MethodTasksUpdate, protocol.NotificationTasksStatus, protocol.NotificationTasks)
+	rpcshared.RegisterMethodNames(protocol.MethodTasksUpdate, protocol.NotificationTasksStatus, protocol.NotificationTasks)
 }
 
 // requireLegacyTasks fails the 2025-11-25 task methods at versions without them.
@@ -164,7 +164,7 @@ func cancelTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any
 // requireTasksExtension fails the extension's methods for a client that did not
 // declare it (-32021, naming the extension).
 func requireTasksExtension(r *Request) error {
-	if r.modern.caps.DeclaresTasksExtension() {
+	if r.stateless.caps.DeclaresTasksExtension() {
 		return nil
 	}
 	return missingCapability(protocol.ClientCapabilities{
@@ -172,9 +172,9 @@ func requireTasksExtension(r *Request) error {
 	}, "extensions."+protocol.ExtensionTasks)
 }
 
-// getTaskModern answers the extension's tasks/get: the task and, by status,
+// getTaskStateless answers the extension's tasks/get: the task and, by status,
 // its input requests, result or error.
-func getTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+func getTaskStateless(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	if err := requireTasksExtension(r); err != nil {
 		return nil, err
 	}
@@ -188,11 +188,11 @@ func getTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, e
 	return d, nil
 }
 
-// updateTaskModern answers the extension's tasks/update: answers to
+// updateTaskStateless answers the extension's tasks/update: answers to
 // outstanding input requests are kept for the task (answers under other keys
 // are ignored, as the extension asks); once none is outstanding the task
 // works again. The answer is an empty acknowledgement.
-func updateTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+func updateTaskStateless(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	if err := requireTasksExtension(r); err != nil {
 		return nil, err
 	}
@@ -240,10 +240,10 @@ func updateTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any
 // errNoChange aborts a store update that would change nothing.
 var errNoChange = errors.New("mcp: nothing to change")
 
-// cancelTaskModern answers the extension's tasks/cancel: an empty
+// cancelTaskStateless answers the extension's tasks/cancel: an empty
 // acknowledgement, for a running task (which moves to cancelled) as for a
 // finished one (which stays as it is).
-func cancelTaskModern(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+func cancelTaskStateless(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	if err := requireTasksExtension(r); err != nil {
 		return nil, err
 	}

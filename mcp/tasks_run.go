@@ -55,11 +55,14 @@ func (l *toolTaskLink) handedOff() (any, error) { return l.created, l.err }
 // ListRoots, Input): the task waits in status input_required until the client
 // answers with tasks/update, then fn runs again from its start with every
 // answer so far, as in an input_required round trip.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 func (r *ToolRequest) RunAsTask(ctx context.Context, fn ToolHandler) (*protocol.CallToolResult, error) {
-	if r.task.inside || r.modern == nil || !r.modern.caps.DeclaresTasksExtension() || r.Params == nil {
+	if r.task.inside || r.stateless == nil || !r.stateless.caps.DeclaresTasksExtension() || r.Params == nil {
 		return fn(ctx, r)
 	}
-	if in := r.modern.input; in != nil && in.unsettled() {
+	if in := r.stateless.input; in != nil && in.unsettled() {
 		return nil, ErrInputRequired // the synchronous part is not finished (or failed)
 	}
 	s := r.server()
@@ -89,11 +92,11 @@ func (m *taskManager) startForCall(ctx context.Context, r *Request, t *serverToo
 	support := t.tool.TaskSupportLevel()
 	var ttl time.Duration
 	switch {
-	case r.modern != nil:
+	case r.stateless != nil:
 		if support == protocol.TaskSupportForbidden {
 			return nil, false, nil
 		}
-		if !r.modern.caps.DeclaresTasksExtension() {
+		if !r.stateless.caps.DeclaresTasksExtension() {
 			if support == protocol.TaskSupportRequired {
 				return nil, false, missingCapability(protocol.ClientCapabilities{
 					Extensions: map[string]map[string]any{protocol.ExtensionTasks: {}},
@@ -127,7 +130,7 @@ func (m *taskManager) startForCall(ctx context.Context, r *Request, t *serverToo
 	if len(args) == 0 || string(args) == "null" {
 		args = emptyObject
 	}
-	if r.modern != nil && t.validator.Validate(args) != nil {
+	if r.stateless != nil && t.validator.Validate(args) != nil {
 		return nil, false, nil // the usual path reports invalid arguments at once
 	}
 	// A 2025-11-25 client that asked for a task gets one even then: the
@@ -163,14 +166,14 @@ type taskSpec struct {
 
 // taskRun is one running task.
 type taskRun struct {
-	m       *taskManager
-	id      string
-	owner   string
-	version string
-	spec    *taskSpec
-	session *ServerSession
-	meta    protocol.Meta // the call's _meta (legacy: its progress token stays valid)
-	modern  *modernCall   // the call's modern state (nil in the legacy era)
+	m         *taskManager
+	id        string
+	owner     string
+	version   string
+	spec      *taskSpec
+	session   *ServerSession
+	meta      protocol.Meta  // the call's _meta (legacy: its progress token stays valid)
+	stateless *statelessCall // what the call declared in its 2026-07-28 _meta (nil in the legacy era)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -192,10 +195,10 @@ func (m *taskManager) start(ctx context.Context, r *Request, spec *taskSpec, ttl
 		CreatedAt:     now, UpdatedAt: now, TTL: ttl, PollInterval: m.opts.PollInterval,
 	}
 	t := &taskRun{m: m, id: rec.ID, owner: owner, version: rec.ProtocolVersion, spec: spec, session: r.Session, meta: r.Meta}
-	if r.modern != nil {
-		mc := *r.modern
+	if r.stateless != nil {
+		mc := *r.stateless
 		mc.input, mc.logLevel = nil, "" // tasks get no log notifications (2026-07-28)
-		t.modern, t.meta = &mc, nil     // nor progress
+		t.stateless, t.meta = &mc, nil  // nor progress
 	}
 	// The task outlives the request: it keeps the request's values (the
 	// principal) but not its cancellation, and ends with its TTL.
@@ -285,16 +288,16 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 	req := &ToolRequest{Request: Request{Session: t.session, Meta: t.meta}, Params: &params}
 	req.task.inside = true
 	var in *inputRound
-	if t.modern == nil {
+	if t.stateless == nil {
 		req.legacyTask = t
 	} else {
 		in = &inputRound{loaded: true, responses: maps.Clone(responses)}
 		if in.responses == nil {
 			in.responses = protocol.InputResponses{}
 		}
-		mc := *t.modern
+		mc := *t.stateless
 		mc.input = in
-		req.modern = &mc
+		req.stateless = &mc
 	}
 	if tool := t.spec.tool; tool != nil {
 		if err := tool.validator.Validate(params.Arguments); err != nil {
@@ -376,8 +379,8 @@ func (t *taskRun) finish(res *protocol.CallToolResult, err error, in inputState)
 	} else {
 		out := res.ForVersion(t.version)
 		var v any = out
-		if t.modern != nil {
-			v = t.m.s.finishModern(out) // what the call would have returned
+		if t.stateless != nil {
+			v = t.m.s.finishStateless(out) // what the call would have returned
 		} else if out.IsError {
 			status, message = protocol.TaskStatusFailed, firstText(out)
 		}
@@ -459,7 +462,7 @@ var errTaskCancelled = errors.New("mcp: the task was cancelled")
 func (t *taskRun) notifyStatus(rec *taskstore.Record) {
 	t.m.s.publish(Change{Kind: TaskUpdated, TaskID: t.id}) // to subscriptions/listen streams (extension)
 	ss := t.session
-	if t.modern != nil || ss == nil || !protocol.HasTasks(t.version) {
+	if t.stateless != nil || ss == nil || !protocol.HasTasks(t.version) {
 		return
 	}
 	select {

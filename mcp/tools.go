@@ -252,7 +252,7 @@ func (r *Request) callDecodedTool(ctx context.Context, tc *toolCall) (any, error
 	if !ok {
 		return nil, errorf(CodeInvalidParams, "Unknown tool: '%s'", p.Name)
 	}
-	if r.modern != nil {
+	if r.stateless != nil {
 		if err := t.checkHeaders(r.Session, p.Arguments); err != nil {
 			return nil, err
 		}

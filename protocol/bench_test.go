@@ -38,7 +38,7 @@ func BenchmarkUnmarshalCallToolParams(b *testing.B) {
 	}
 }
 
-func BenchmarkUnmarshalCallToolParamsModern(b *testing.B) {
+func BenchmarkUnmarshalCallToolParamsStateless(b *testing.B) {
 	data := []byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"ExampleClient","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}},"name":"get_weather","arguments":{"location":"New York"}}`)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -137,10 +137,10 @@ func jsonEqual(t testing.TB, a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// TestModernExamplesRoundTrip decodes every 2026-07-28 example that maps onto
+// TestStatelessExamplesRoundTrip decodes every 2026-07-28 example that maps onto
 // a type of this package, re-encodes it, compares the JSON semantically, and
 // validates the re-encoded form against the example's schema definition.
-func TestModernExamplesRoundTrip(t *testing.T) {
+func TestStatelessExamplesRoundTrip(t *testing.T) {
 	schema := loadSchema(t, Version20260728)
 	checked := 0
 	for _, ex := range testkit.Examples(Version20260728) {

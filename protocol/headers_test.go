@@ -126,16 +126,16 @@ func FuzzEncodeHeaderValue(f *testing.F) {
 	})
 }
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 func TestReadRequestFields(t *testing.T) {
 	for _, tc := range []struct {
 		method, params string
 		want           RequestFields
 	}{
-		{MethodToolsCall, `{"name":"echo",` + modernMeta + `}`,
+		{MethodToolsCall, `{"name":"echo",` + statelessMeta + `}`,
 			RequestFields{ProtocolVersion: "2026-07-28", HasClientCapabilities: true, NameField: "name", Name: "echo", HasName: true}},
-		{MethodResourcesRead, `{` + modernMeta + `,"uri":"file:///a b"}`,
+		{MethodResourcesRead, `{` + statelessMeta + `,"uri":"file:///a b"}`,
 			RequestFields{ProtocolVersion: "2026-07-28", HasClientCapabilities: true, NameField: "uri", Name: "file:///a b", HasName: true}},
 		{MethodToolsList, ``, RequestFields{}},
 		{MethodToolsList, `null`, RequestFields{}},
@@ -152,7 +152,7 @@ func TestReadRequestFields(t *testing.T) {
 			RequestFields{HasClientCapabilities: true}},
 		// What the server cannot decode.
 		{MethodToolsCall, `[1]`, RequestFields{NameField: "name", Malformed: true}},
-		{MethodToolsCall, `{"name":5,` + modernMeta + `}`,
+		{MethodToolsCall, `{"name":5,` + statelessMeta + `}`,
 			RequestFields{ProtocolVersion: "2026-07-28", HasClientCapabilities: true, NameField: "name", Malformed: true}},
 		{MethodServerDiscover, `{"_meta":"x"}`, RequestFields{Malformed: true}},
 		{MethodServerDiscover, `{"_meta":{"io.modelcontextprotocol/protocolVersion":1,"io.modelcontextprotocol/clientCapabilities":{}}}`, RequestFields{Malformed: true}},
@@ -163,7 +163,7 @@ func TestReadRequestFields(t *testing.T) {
 			t.Errorf("ReadRequestFields(%s, %s)\n got %+v\nwant %+v", tc.method, tc.params, got, tc.want)
 		}
 	}
-	if f := ReadRequestFields(MethodServerDiscover, json.RawMessage(`{`+modernMeta+`}`)); f.MissingMeta() {
+	if f := ReadRequestFields(MethodServerDiscover, json.RawMessage(`{`+statelessMeta+`}`)); f.MissingMeta() {
 		t.Error("complete _meta reported missing")
 	}
 	for _, p := range []string{`{}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`, `{"_meta":7}`} {
@@ -174,7 +174,7 @@ func TestReadRequestFields(t *testing.T) {
 }
 
 func TestCheckRequestHeaders(t *testing.T) {
-	call := ReadRequestFields(MethodToolsCall, json.RawMessage(`{"name":"get_weather",`+modernMeta+`}`))
+	call := ReadRequestFields(MethodToolsCall, json.RawMessage(`{"name":"get_weather",`+statelessMeta+`}`))
 	good := func() http.Header {
 		return http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Name": {"get_weather"}}
 	}
@@ -210,7 +210,7 @@ func TestCheckRequestHeaders(t *testing.T) {
 		t.Errorf("Base64 Mcp-Name: %v", err)
 	}
 	if err := CheckRequestHeaders(map[string][]string{"mcp-method": {"tools/list"}, "MCP-PROTOCOL-VERSION": {"2026-07-28"}},
-		ReadRequestFields(MethodToolsList, json.RawMessage(`{`+modernMeta+`}`))); err != nil {
+		ReadRequestFields(MethodToolsList, json.RawMessage(`{`+statelessMeta+`}`))); err != nil {
 		t.Errorf("header names in other cases: %v", err)
 	}
 	if err := CheckRequestHeaders(http.Header{"Mcp-Method": {"server/discover"}, "Mcp-Protocol-Version": {"2026-07-28"}},

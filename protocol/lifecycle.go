@@ -89,6 +89,8 @@ func (e *ElicitationCapability) SupportsURL() bool { return e != nil && e.URL !=
 
 // ClientTasksCapability describes which requests a client can run as tasks.
 // Added in 2025-11-25.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ClientTasksCapability struct {
 	// List is present when the client supports tasks/list.
 	List *Supported `json:"list,omitempty"`
@@ -100,6 +102,8 @@ type ClientTasksCapability struct {
 }
 
 // ClientTaskRequests lists the client-side requests that support tasks.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ClientTaskRequests struct {
 	// Sampling covers sampling/createMessage.
 	Sampling *SamplingTaskRequests `json:"sampling,omitempty"`
@@ -108,12 +112,16 @@ type ClientTaskRequests struct {
 }
 
 // SamplingTaskRequests marks sampling/createMessage as task-capable.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type SamplingTaskRequests struct {
 	// CreateMessage is present when sampling/createMessage supports tasks.
 	CreateMessage *Supported `json:"createMessage,omitempty"`
 }
 
 // ElicitationTaskRequests marks elicitation/create as task-capable.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ElicitationTaskRequests struct {
 	// Create is present when elicitation/create supports tasks.
 	Create *Supported `json:"create,omitempty"`
@@ -165,6 +173,8 @@ type ToolsCapability struct {
 
 // ServerTasksCapability describes which requests a server can run as tasks.
 // Added in 2025-11-25.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ServerTasksCapability struct {
 	// List is present when the server supports tasks/list.
 	List *Supported `json:"list,omitempty"`
@@ -176,12 +186,16 @@ type ServerTasksCapability struct {
 }
 
 // ServerTaskRequests lists the server-side requests that support tasks.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ServerTaskRequests struct {
 	// Tools covers tools/call.
 	Tools *ToolsTaskRequests `json:"tools,omitempty"`
 }
 
 // ToolsTaskRequests marks tools/call as task-capable.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ToolsTaskRequests struct {
 	// Call is present when tools/call supports tasks.
 	Call *Supported `json:"call,omitempty"`

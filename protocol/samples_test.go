@@ -109,7 +109,7 @@ func allContent() []Content {
 
 // samples returns representative values of every type for version v.
 func samples(v string) []sample {
-	modern := IsStateless(v)
+	stateless := IsStateless(v)
 	rm := reqMeta(v)
 	rt := resultType(v)
 	ch := cacheHint(v)
@@ -121,7 +121,7 @@ func samples(v string) []sample {
 		Tasks: &ClientTasksCapability{List: &Supported{}, Cancel: &Supported{},
 			Requests: &ClientTaskRequests{Sampling: &SamplingTaskRequests{CreateMessage: &Supported{}}, Elicitation: &ElicitationTaskRequests{Create: &Supported{}}}},
 	}
-	if modern {
+	if stateless {
 		clientCaps.Tasks = nil
 		clientCaps.Extensions = map[string]map[string]any{"io.modelcontextprotocol/ui": {"mimeTypes": []any{"text/html"}}}
 	}
@@ -180,7 +180,7 @@ func samples(v string) []sample {
 	if HasTasks(v) {
 		callParams.Task = &TaskMetadata{TTL: ptr(int64(60000))}
 	}
-	if modern {
+	if stateless {
 		callParams.RequestState = "opaque-state"
 		callParams.InputResponses, _ = InputResponses(nil).Set("login", ElicitResult{Action: ElicitActionAccept, Content: map[string]any{"name": "octocat"}})
 	}
@@ -297,7 +297,7 @@ func samples(v string) []sample {
 
 	if HasURLElicitation(v) {
 		urlElicit := &ElicitParams{Mode: ElicitModeURL, Message: "Authorize", URL: "https://example.com/auth", ElicitationID: "e-1"}
-		if modern {
+		if stateless {
 			urlElicit.ElicitationID = ""
 		}
 		s = append(s,
@@ -394,8 +394,8 @@ func TestAdaptationIsNeeded(t *testing.T) {
 	if err := s0618.validateJSON(t, "CreateMessageResult", mustMarshal(t, toolResult)); err == nil {
 		t.Error("2025-06-18 accepted tool_use sampling content")
 	}
-	modern := loadSchema(t, Version20260728)
-	if err := modern.validateJSON(t, "CallToolResult", mustMarshal(t, NewToolResultText("x"))); err == nil ||
+	stateless := loadSchema(t, Version20260728)
+	if err := stateless.validateJSON(t, "CallToolResult", mustMarshal(t, NewToolResultText("x"))); err == nil ||
 		!strings.Contains(err.Error(), "resultType") {
 		t.Errorf("2026-07-28 accepted a result without resultType: %v", err)
 	}

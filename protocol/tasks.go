@@ -7,9 +7,15 @@ import "encoding/json"
 // "io.modelcontextprotocol/tasks" extension.)
 
 // TaskStatus is the state of a task.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type TaskStatus string
 
 // Task states. Completed, failed and cancelled are terminal.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 const (
 	TaskStatusWorking       TaskStatus = "working"
 	TaskStatusInputRequired TaskStatus = "input_required"
@@ -24,6 +30,8 @@ func (s TaskStatus) IsTerminal() bool {
 }
 
 // Task is the state of a task. Added in 2025-11-25.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type Task struct {
 	// TaskID identifies the task.
 	TaskID string `json:"taskId"`
@@ -44,6 +52,8 @@ type Task struct {
 
 // TaskMetadata asks for task-augmented execution, in a request's "task"
 // field. Added in 2025-11-25.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type TaskMetadata struct {
 	// TTL is the requested retention in milliseconds from creation.
 	TTL *int64 `json:"ttl,omitempty"`
@@ -51,6 +61,8 @@ type TaskMetadata struct {
 
 // RelatedTaskMetadata associates a message with a task, under
 // MetaKeyRelatedTask in _meta. Added in 2025-11-25.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type RelatedTaskMetadata struct {
 	// TaskID is the related task.
 	TaskID string `json:"taskId"`
@@ -58,6 +70,8 @@ type RelatedTaskMetadata struct {
 
 // CreateTaskResult answers a task-augmented request in place of its normal
 // result. Added in 2025-11-25.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type CreateTaskResult struct {
 	// Meta is the result's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -66,6 +80,9 @@ type CreateTaskResult struct {
 }
 
 // GetTaskParams are the params of tasks/get.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type GetTaskParams struct {
 	// Meta is the request's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -74,6 +91,8 @@ type GetTaskParams struct {
 }
 
 // GetTaskResult is the result of tasks/get: the task's fields inline.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type GetTaskResult struct {
 	// Meta is the result's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -82,6 +101,8 @@ type GetTaskResult struct {
 }
 
 // GetTaskPayloadParams are the params of tasks/result.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type GetTaskPayloadParams struct {
 	// Meta is the request's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -92,9 +113,14 @@ type GetTaskPayloadParams struct {
 // GetTaskPayloadResult is the result of tasks/result: the original
 // request's result (e.g. a CallToolResult), kept raw so the caller decodes
 // it into the type it expects.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type GetTaskPayloadResult = json.RawMessage
 
 // CancelTaskParams are the params of tasks/cancel.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type CancelTaskParams struct {
 	// Meta is the request's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -103,6 +129,9 @@ type CancelTaskParams struct {
 }
 
 // CancelTaskResult is the result of tasks/cancel: the task's fields inline.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type CancelTaskResult struct {
 	// Meta is the result's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -111,9 +140,13 @@ type CancelTaskResult struct {
 }
 
 // ListTasksParams are the params of tasks/list.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ListTasksParams = PaginatedParams
 
 // ListTasksResult is the result of tasks/list.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type ListTasksResult struct {
 	// Meta is the result's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -135,6 +168,8 @@ func (r ListTasksResult) MarshalJSON() ([]byte, error) {
 
 // TaskStatusParams are the params of notifications/tasks/status: the task's
 // fields inline.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 type TaskStatusParams struct {
 	// Meta is the notification's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -144,6 +179,9 @@ type TaskStatusParams struct {
 
 // TaskSupportLevel returns the tool's declared task support, "forbidden"
 // when the tool declares none.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func (t *Tool) TaskSupportLevel() TaskSupport {
 	if t == nil || t.Execution == nil || t.Execution.TaskSupport == "" {
 		return TaskSupportForbidden
@@ -153,6 +191,8 @@ func (t *Tool) TaskSupportLevel() TaskSupport {
 
 // NewRelatedTaskMeta returns a _meta object associating a message with task
 // id (the "io.modelcontextprotocol/related-task" key).
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 func NewRelatedTaskMeta(id string) Meta {
 	return Meta{MetaKeyRelatedTask: &RelatedTaskMetadata{TaskID: id}}
 }

@@ -18,14 +18,23 @@ import (
 // ExtensionTasks identifies the tasks extension, under the extensions of the
 // client's per-request capabilities and of the server's discover
 // capabilities.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 const ExtensionTasks = "io.modelcontextprotocol/tasks"
 
 // ResultTypeTask marks an ExtensionCreateTaskResult: the request became a
 // task. Defined by the tasks extension.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 const ResultTypeTask ResultType = "task"
 
 // Methods of the tasks extension that the 2025-11-25 tasks lack (tasks/get and
 // tasks/cancel keep their names: MethodTasksGet, MethodTasksCancel).
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 const (
 	// MethodTasksUpdate carries the client's answers to a task's input
 	// requests.
@@ -38,18 +47,29 @@ const (
 // MetaKeyModelImmediateResponse is the optional _meta key of a 2025-11-25
 // CreateTaskResult holding text the host may hand the model at once while the
 // task runs.
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 const MetaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response"
 
 // TimeFormat is how task timestamps (createdAt, lastUpdatedAt) are written:
 // ISO 8601 in UTC with milliseconds.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // FormatTime writes t as a task timestamp (see TimeFormat).
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // Milliseconds returns d as a pointer to whole milliseconds, the unit of the
 // task TTL and poll interval fields; zero or less gives nil (unlimited TTL, no
 // poll interval).
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 func Milliseconds(d time.Duration) *int64 {
 	if d <= 0 {
 		return nil
@@ -63,6 +83,9 @@ func Milliseconds(d time.Duration) *int64 {
 
 // ExtensionTask is a task as the tasks extension describes it. It is the
 // 2025-11-25 Task with the units in the field names (ttlMs, pollIntervalMs).
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 type ExtensionTask struct {
 	// TaskID identifies the task; it is unguessable.
 	TaskID string `json:"taskId"`
@@ -84,6 +107,9 @@ type ExtensionTask struct {
 // ExtensionCreateTaskResult answers a request that became a task: resultType
 // "task" and the task's fields inline (no nested "task" object, unlike the
 // 2025-11-25 CreateTaskResult).
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 type ExtensionCreateTaskResult struct {
 	// Meta is the result's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -96,6 +122,9 @@ type ExtensionCreateTaskResult struct {
 // DetailedTask is the result of the extension's tasks/get (with ResultType
 // "complete") and the params of notifications/tasks (without it): the task
 // and, depending on its status, what the client needs next.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 type DetailedTask struct {
 	// Meta is the result's or notification's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -117,6 +146,9 @@ type DetailedTask struct {
 
 // UpdateTaskParams are the params of tasks/update: answers to some or all of
 // a task's outstanding input requests.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 type UpdateTaskParams struct {
 	// Meta is the request's _meta object.
 	Meta Meta `json:"_meta,omitempty"`
@@ -139,6 +171,9 @@ func (p UpdateTaskParams) MarshalJSON() ([]byte, error) {
 
 // DeclaresTasksExtension reports whether client capabilities c name the tasks
 // extension.
+//
+// Experimental: the tasks extension (io.modelcontextprotocol/tasks) is not part of the
+// core protocol; this API may change.
 func (c *ClientCapabilities) DeclaresTasksExtension() bool {
 	if c == nil {
 		return false

@@ -96,6 +96,9 @@ type ToolAnnotations struct {
 }
 
 // TaskSupport says whether a tool can run as a task.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 type TaskSupport string
 
 // Task support levels.
@@ -350,12 +353,12 @@ func (r *ListToolsResult) ForVersion(v string) *ListToolsResult {
 			break
 		}
 	}
-	dropModern := !IsStateless(v) && (r.ResultType != "" || r.TTLMs != nil || r.CacheScope != "")
-	if first < 0 && !dropModern {
+	dropStateless := !IsStateless(v) && (r.ResultType != "" || r.TTLMs != nil || r.CacheScope != "")
+	if first < 0 && !dropStateless {
 		return r
 	}
 	c := *r
-	if dropModern {
+	if dropStateless {
 		c.ResultType = ""
 		c.ClearCache()
 	}

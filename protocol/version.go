@@ -163,6 +163,8 @@ func HasSamplingTools(v string) bool { return atLeast(v, Version20251125) }
 
 // HasTasks reports whether v has the built-in experimental tasks methods
 // (2025-11-25 only; 2026-07-28 moved tasks to an extension).
+//
+// Experimental: tasks are experimental in 2025-11-25; this API may change.
 func HasTasks(v string) bool { return v == Version20251125 }
 
 // HasInitialize reports whether v uses the initialize handshake (every legacy

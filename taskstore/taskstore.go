@@ -14,6 +14,9 @@
 //
 // NewMemory returns the in-process implementation. Package storetest holds the
 // contract test any implementation must pass.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 package taskstore
 
 import (

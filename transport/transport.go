@@ -45,11 +45,13 @@ type Server interface {
 	Accept(ctx context.Context, conn Conn) error
 }
 
-// StatelessConn is implemented by a Conn that carries a session with no initialize
-// handshake: stateless Streamable HTTP, where every POST stands alone. The server
+// SessionlessConn is implemented by a Conn that carries a session with no initialize
+// handshake: sessionless Streamable HTTP, where every POST stands alone. The server
 // serves it as if initialize had negotiated ProtocolVersion with a client that
-// declared no capabilities.
-type StatelessConn interface {
+// declared no capabilities. (A connection that carries one 2026-07-28 request
+// implements it too, with that version: each request then declares itself in
+// its _meta.)
+type SessionlessConn interface {
 	Conn
 	ProtocolVersion() string
 }
@@ -79,8 +81,8 @@ type EndpointConn interface {
 	Endpoint() string
 }
 
-// Receiver takes the messages of a PushConn. *jsonrpc.Conn implements it (once
-// started with StartPush).
+// Receiver takes the messages of a PushConn. mcp.Server's sessions implement it
+// (the connection engine, once started in push mode).
 type Receiver interface {
 	// Receive handles one incoming message on the caller's goroutine and returns
 	// when it has been handled: a request once its response has been written to

@@ -23,9 +23,9 @@ import (
 
 // serveFlags are the flags of `mcpkit serve`.
 type serveFlags struct {
-	http      string
-	stateless bool
-	origins   []string
+	http        string
+	sessionless bool
+	origins     []string
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -76,7 +76,11 @@ seals, every key opens).`,
 		},
 	}
 	cmd.Flags().StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
-	cmd.Flags().BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions: every POST stands alone")
+	cmd.Flags().BoolVar(&f.sessionless, "sessionless", false, "Streamable HTTP without sessions: every POST stands alone")
+	// --stateless was the name of --sessionless before "stateless" came to mean
+	// the 2026-07-28 protocol; it still works, hidden, for existing scripts.
+	cmd.Flags().BoolVar(&f.sessionless, "stateless", false, "Streamable HTTP without sessions (deprecated: --sessionless)")
+	_ = cmd.Flags().MarkDeprecated("stateless", "use --sessionless")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
 	return cmd
 }
@@ -114,12 +118,12 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	if err != nil {
 		return err
 	}
-	modern := streamable.NewHandler(srv, &streamable.HandlerOptions{Stateless: f.stateless, AllowedOrigins: f.origins, Logger: logger})
-	legacy := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
+	streamableHandler := streamable.NewHandler(srv, &streamable.HandlerOptions{Sessionless: f.sessionless, AllowedOrigins: f.origins, Logger: logger})
+	sseHandler := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", modern)
-	mux.Handle("/sse", legacy)
-	mux.Handle("/messages", legacy)
+	mux.Handle("/mcp", streamableHandler)
+	mux.Handle("/sse", sseHandler)
+	mux.Handle("/messages", sseHandler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
 
@@ -136,8 +140,8 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 		ms.EndSubscriptions() // subscriptions/listen streams get their final result
 		_ = ms.ShutdownTasks(shutdownCtx)
 	}
-	_ = modern.Shutdown(shutdownCtx)
-	_ = legacy.Close()
+	_ = streamableHandler.Shutdown(shutdownCtx)
+	_ = sseHandler.Close()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return err
 	}

@@ -41,3 +41,35 @@ func TestKeyringFromEnv(t *testing.T) {
 		t.Fatalf("set: %v, %v", kr, err)
 	}
 }
+
+// TestServeSessionlessFlagAndDeprecatedAlias: --sessionless selects the
+// sessionless Streamable HTTP mode, and the old name --stateless still does, hidden
+// from the help and with a deprecation notice.
+func TestServeSessionlessFlagAndDeprecatedAlias(t *testing.T) {
+	for _, flag := range []string{"--sessionless", "--stateless"} {
+		cmd := newServeCmd(&globalFlags{})
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		if err := cmd.ParseFlags([]string{flag}); err != nil {
+			t.Fatalf("%s: %v", flag, err)
+		}
+		on, err := cmd.Flags().GetBool("sessionless")
+		if err != nil || !on {
+			t.Errorf("%s: sessionless = %v, %v; want true", flag, on, err)
+		}
+		deprecated := strings.Contains(out.String(), "--stateless has been deprecated, use --sessionless")
+		if deprecated != (flag == "--stateless") {
+			t.Errorf("%s: deprecation notice %v (output %q)", flag, deprecated, out.String())
+		}
+	}
+	help := newServeCmd(&globalFlags{})
+	var out bytes.Buffer
+	help.SetOut(&out)
+	if err := help.Usage(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "--sessionless") || strings.Contains(out.String(), "--stateless") {
+		t.Errorf("the help should show --sessionless and hide --stateless:\n%s", out.String())
+	}
+}

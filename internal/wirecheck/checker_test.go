@@ -129,7 +129,7 @@ func TestNegotiationDowngrade(t *testing.T) {
 }
 
 func TestInitializeNegotiatesUnknownVersion(t *testing.T) {
-	for _, negotiated := range []string{"2099-01-01", modernVersion} {
+	for _, negotiated := range []string{"2099-01-01", statelessVersion} {
 		t.Run(negotiated, func(t *testing.T) {
 			w := wire{"2025-06-18"}
 			c := newTestChecker(t, Server)
@@ -146,7 +146,7 @@ func TestInitializeNegotiatesUnknownVersion(t *testing.T) {
 }
 
 func TestWrongSender(t *testing.T) {
-	legacy, modern := wire{"2025-06-18"}, wire{modernVersion}
+	legacy, stateless := wire{"2025-06-18"}, wire{statelessVersion}
 	c := newTestChecker(t, Server)
 	converse(t, c, append(legacy.handshake(),
 		line{Server, legacy.req(1, "tools/call", obj{"name": "x"}), broken(ErrWrongSender)},
@@ -154,10 +154,10 @@ func TestWrongSender(t *testing.T) {
 		line{Server, legacy.req(2, "roots/list", nil), valid},
 		line{Client, legacy.res(2, obj{"roots": []any{obj{"uri": "file:///src"}}}), valid},
 	))
-	m := newTestChecker(t, Server, InitialVersion(modernVersion))
+	m := newTestChecker(t, Server, InitialVersion(statelessVersion))
 	converse(t, m, []line{
 		// In 2026-07-28 elicitation travels inside an InputRequiredResult, never as a request.
-		{Server, modern.req(1, "elicitation/create", obj{"message": "name?", "requestedSchema": obj{"type": "object", "properties": obj{}}}), broken(ErrWrongSender)},
+		{Server, stateless.req(1, "elicitation/create", obj{"message": "name?", "requestedSchema": obj{"type": "object", "properties": obj{}}}), broken(ErrWrongSender)},
 		{Client, note("notifications/progress", obj{"progressToken": 1, "progress": 1}), broken(ErrWrongSender)},
 	})
 }
@@ -260,7 +260,7 @@ func TestInitialVersion(t *testing.T) {
 }
 
 func TestFormatsAreAsserted(t *testing.T) {
-	for _, v := range []string{"2025-06-18", modernVersion} { // a draft-07 and a 2020-12 schema
+	for _, v := range []string{"2025-06-18", statelessVersion} { // a draft-07 and a 2020-12 schema
 		t.Run(v, func(t *testing.T) {
 			w := wire{v}
 			converse(t, newTestChecker(t, Server, InitialVersion(v)), []line{

@@ -19,8 +19,8 @@ import (
 // -> result, error code -> definition) is exercised on the spec's own data.
 func TestSpecExamples2026(t *testing.T) {
 	specs := testSpecs(t)
-	vs := specs.versions[modernVersion]
-	examples := testkit.Examples(modernVersion)
+	vs := specs.versions[statelessVersion]
+	examples := testkit.Examples(statelessVersion)
 	if len(examples) < 50 {
 		t.Fatalf("found %d examples; the layout changed?", len(examples))
 	}
@@ -132,7 +132,7 @@ func rowByDef(t *testing.T, tb *table, def string) *methodSpec {
 // answer checks response as a server's answer to a method request with the given id.
 func answer(t *testing.T, method string, id any, response []byte, want outcome) {
 	t.Helper()
-	c := newTestChecker(t, Server, InitialVersion(modernVersion))
+	c := newTestChecker(t, Server, InitialVersion(statelessVersion))
 	c.Observe(Incoming, []byte(mustJSON(obj{"jsonrpc": "2.0", "id": id, "method": method})))
 	expectOutcome(t, 0, c.Check(Outgoing, response), want)
 }

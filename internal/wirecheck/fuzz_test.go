@@ -8,7 +8,7 @@ import (
 // FuzzCheck feeds arbitrary bytes to checkers of both sides in several states: Check
 // must never panic, and whatever it returns must be made of complete Violations.
 func FuzzCheck(f *testing.F) {
-	w, m := wire{"2025-03-26"}, wire{modernVersion}
+	w, m := wire{"2025-03-26"}, wire{statelessVersion}
 	for _, seed := range []string{
 		w.handshake()[0].msg, w.handshake()[1].msg, w.req(1, "tools/call", obj{"name": "x"}),
 		w.res(1, obj{"content": []any{obj{"type": "text", "text": "x"}}}), errResp(1, -32602, "x"),
@@ -20,7 +20,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opts := range [][]Option{nil, {InitialVersion("2025-03-26")}, {InitialVersion(modernVersion)}} {
+		for _, opts := range [][]Option{nil, {InitialVersion("2025-03-26")}, {InitialVersion(statelessVersion)}} {
 			for _, side := range []Side{Client, Server} {
 				c := newTestChecker(t, side, opts...)
 				for _, dir := range []Direction{Incoming, Outgoing, Incoming} {

@@ -10,7 +10,7 @@ import (
 // allVersions are the versions whose schema the repository must carry.
 var allVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
-const modernVersion = "2026-07-28"
+const statelessVersion = "2026-07-28"
 
 type obj = map[string]any
 
@@ -45,10 +45,10 @@ func mustJSON(v any) string {
 // requests carry the version and capabilities in _meta and results carry resultType.
 type wire struct{ version string }
 
-func (w wire) modern() bool { return w.version == modernVersion }
+func (w wire) stateless() bool { return w.version == statelessVersion }
 
 func (w wire) req(id any, method string, params obj) string {
-	if w.modern() {
+	if w.stateless() {
 		params = maps.Clone(params)
 		if params == nil {
 			params = obj{}
@@ -70,7 +70,7 @@ func (w wire) req(id any, method string, params obj) string {
 }
 
 func (w wire) res(id any, result obj) string {
-	if w.modern() && result["resultType"] == nil {
+	if w.stateless() && result["resultType"] == nil {
 		result = maps.Clone(result)
 		result["resultType"] = "complete"
 	}
@@ -79,7 +79,7 @@ func (w wire) res(id any, result obj) string {
 
 // cacheable adds the caching fields 2026-07-28 list results require.
 func (w wire) cacheable(result obj) obj {
-	if !w.modern() {
+	if !w.stateless() {
 		return result
 	}
 	result = maps.Clone(result)
@@ -90,7 +90,7 @@ func (w wire) cacheable(result obj) obj {
 
 // handshake is how a connection of w.version starts: initialize, or server/discover.
 func (w wire) handshake() []line {
-	if w.modern() {
+	if w.stateless() {
 		return []line{
 			{Client, w.req("d", "server/discover", nil), valid},
 			{Server, w.res("d", w.cacheable(obj{"supportedVersions": []any{w.version}, "capabilities": obj{"tools": obj{}}})), valid},

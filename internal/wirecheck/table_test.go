@@ -153,7 +153,7 @@ func TestTableRows(t *testing.T) {
 		if r := row(v, "notifications/message"); r.kind != kindNotification || r.fromClient || !r.fromServer {
 			t.Errorf("%s notifications/message row = %+v", v, *r)
 		}
-		if v != modernVersion {
+		if v != statelessVersion {
 			if r := row(v, "initialize"); r.resultDef != "InitializeResult" {
 				t.Errorf("%s initialize result = %s", v, r.resultDef)
 			}
@@ -168,7 +168,7 @@ func TestTableRows(t *testing.T) {
 		if tb.batches != (v == "2025-03-26") {
 			t.Errorf("%s batches = %v", v, tb.batches)
 		}
-		if (tb.metaVersionKey != "") != (v == modernVersion) {
+		if (tb.metaVersionKey != "") != (v == statelessVersion) {
 			t.Errorf("%s meta version key = %q", v, tb.metaVersionKey)
 		}
 	}
@@ -183,22 +183,22 @@ func TestTableRows(t *testing.T) {
 		t.Errorf("tasks/result result = %s", r.resultDef)
 	}
 
-	m := specs.versions[modernVersion].table
+	m := specs.versions[statelessVersion].table
 	if m.metaVersionKey != "io.modelcontextprotocol/protocolVersion" {
 		t.Errorf("meta version key = %q", m.metaVersionKey)
 	}
 	for method, inputRequired := range map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true,
 		"tools/list": false, "server/discover": false, "subscriptions/listen": false} {
-		if r := row(modernVersion, method); r.inputRequired != inputRequired {
+		if r := row(statelessVersion, method); r.inputRequired != inputRequired {
 			t.Errorf("2026-07-28 %s inputRequired = %v", method, r.inputRequired)
 		}
 	}
 	for _, method := range []string{"elicitation/create", "sampling/createMessage", "roots/list"} {
-		if r := row(modernVersion, method); r.kind != kindInputRequest {
+		if r := row(statelessVersion, method); r.kind != kindInputRequest {
 			t.Errorf("2026-07-28 %s kind = %v, want input request", method, r.kind)
 		}
 	}
-	if r := row(modernVersion, "server/discover"); r.resultDef != "DiscoverResult" {
+	if r := row(statelessVersion, "server/discover"); r.resultDef != "DiscoverResult" {
 		t.Errorf("server/discover result = %s", r.resultDef)
 	}
 	for code, want := range map[int64]errorSpec{

@@ -7,6 +7,9 @@
 //			return mystore.New(..., now)
 //		})
 //	}
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
 package storetest
 
 import (

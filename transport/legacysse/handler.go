@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/httpguard"
 )
 
 // Defaults of HandlerOptions.

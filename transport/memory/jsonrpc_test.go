@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -14,18 +15,18 @@ import (
 // directions, then a clean shutdown that both engines see as such.
 func TestPairCarriesJSONRPCConn(t *testing.T) {
 	ctx := testCtx(t)
-	echo := jsonrpc.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	echo := rpcconn.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		return msg.Params, nil
 	})
 	a, b := NewPair()
-	client := jsonrpc.NewConn(a, jsonrpc.ConnOptions{Handler: echo})
-	server := jsonrpc.NewConn(b, jsonrpc.ConnOptions{Handler: echo})
+	client := rpcconn.NewConn(a, rpcconn.ConnOptions{Handler: echo})
+	server := rpcconn.NewConn(b, rpcconn.ConnOptions{Handler: echo})
 	client.Start(ctx)
 	server.Start(ctx)
 
 	var wg sync.WaitGroup
 	for i := range 50 {
-		for _, caller := range []*jsonrpc.Conn{client, server} {
+		for _, caller := range []*rpcconn.Conn{client, server} {
 			wg.Go(func() {
 				var got struct{ N int }
 				if err := caller.Call(ctx, "echo", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), &got); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -20,12 +21,12 @@ func TestConnsCarryJSONRPCConn(t *testing.T) {
 	a := NewServerConn(bToA, aOut, &Options{MaxMessageSize: 1024})
 	b := NewServerConn(aToB, bOut, &Options{MaxMessageSize: 1024})
 
-	echo := jsonrpc.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	echo := rpcconn.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		return msg.Params, nil
 	})
-	server := jsonrpc.NewConn(b, jsonrpc.ConnOptions{Handler: echo})
+	server := rpcconn.NewConn(b, rpcconn.ConnOptions{Handler: echo})
 	server.Start(ctx)
-	client := jsonrpc.NewConn(a, jsonrpc.ConnOptions{})
+	client := rpcconn.NewConn(a, rpcconn.ConnOptions{})
 	client.Start(ctx)
 
 	type payload struct{ S string }

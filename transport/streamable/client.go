@@ -341,7 +341,7 @@ func (c *ClientConn) Write(ctx context.Context, msg []byte) error {
 	if len(out.requests) > 0 {
 		return c.writeRequest(ctx, msg, &out)
 	}
-	if c.cancelModern(&out) {
+	if c.cancelStateless(&out) {
 		return nil
 	}
 	return c.writeOneWay(ctx, msg, &out)

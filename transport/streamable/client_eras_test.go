@@ -121,15 +121,15 @@ func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	ts, log, _ := erasServer(t)
 	ctx := clientTestContext(t)
 
-	modern := erasClient(t, ts.URL, "")
-	if !modern.IsStateless() || modern.InitializeResult().ServerInfo.Name != "both" {
-		t.Fatalf("stateless %v, server %+v", modern.IsStateless(), modern.InitializeResult().ServerInfo)
+	stateless := erasClient(t, ts.URL, "")
+	if !stateless.IsStateless() || stateless.InitializeResult().ServerInfo.Name != "both" {
+		t.Fatalf("stateless %v, server %+v", stateless.IsStateless(), stateless.InitializeResult().ServerInfo)
 	}
-	if _, err := modern.ListTools(ctx, nil); err != nil {
+	if _, err := stateless.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	erasCall(t, modern, "weather", `{"region":"Zürich"}`, "sunny in Zürich")
-	erasCall(t, modern, "ask", `{}`, "hi ada")
+	erasCall(t, stateless, "weather", `{"region":"Zürich"}`, "sunny in Zürich")
+	erasCall(t, stateless, "ask", `{}`, "hi ada")
 	calls := log.of("tools/call")
 	if len(calls) != 3 { // weather, then ask twice (an input round)
 		t.Fatalf("%d tools/call POSTs, want 3", len(calls))

@@ -35,14 +35,14 @@ func clientRealServer(t *testing.T, opts *HandlerOptions) *httptest.Server {
 	return ts
 }
 
-// The client against the package's own handler, stateful and stateless: progress
+// The client against the package's own handler, stateful and sessionless: progress
 // arrives in order before the result, and a session the server ended (DELETE by
 // someone else) is replaced transparently.
 func TestClientWithRealHandler(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts *HandlerOptions
-	}{{"stateful", nil}, {"stateless", &HandlerOptions{Stateless: true}}} {
+	}{{"stateful", nil}, {"sessionless", &HandlerOptions{Sessionless: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := clientTestContext(t)
 			ts := clientRealServer(t, tc.opts)
@@ -71,9 +71,9 @@ func TestClientWithRealHandler(t *testing.T) {
 				}
 			}
 			callCount()
-			if tc.opts != nil && tc.opts.Stateless {
+			if tc.opts != nil && tc.opts.Sessionless {
 				if conn.SessionID() != "" {
-					t.Fatalf("a stateless server issued session %q", conn.SessionID())
+					t.Fatalf("a sessionless server issued session %q", conn.SessionID())
 				}
 				return
 			}

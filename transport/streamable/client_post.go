@@ -29,7 +29,7 @@ type clientOutgoing struct {
 	requests   []jsonrpc.ID // ids of the requests it holds
 	cancels    []jsonrpc.ID // requests named by the notifications/cancelled it holds
 	initialize bool         // it is a single initialize request
-	modern     bool         // it is a single 2026-07-28 request
+	stateless  bool         // it is a single 2026-07-28 request
 	header     http.Header  // the request metadata headers of a 2026-07-28 request
 }
 
@@ -57,7 +57,7 @@ func clientClassify(msg []byte) (clientOutgoing, error) {
 	out.add(m)
 	if m.IsRequest() {
 		out.initialize = m.Method == protocol.MethodInitialize
-		out.header, out.modern = clientModernHeader(m)
+		out.header, out.stateless = clientStatelessHeader(m)
 	}
 	return out, nil
 }
@@ -83,7 +83,7 @@ type clientCall struct {
 	ids        []jsonrpc.ID
 	method     string
 	initialize bool
-	modern     bool        // a 2026-07-28 request: no session, no resumption
+	stateless  bool        // a 2026-07-28 request: no session, no resumption
 	header     http.Header // added to the POST (request metadata, transport.WithHeader)
 	fallback   bool        // a 400, 404 or 405 answer calls for ClientOptions.Fallback
 	cancel     context.CancelFunc
@@ -122,7 +122,7 @@ func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOu
 		ids:        out.requests,
 		method:     out.method,
 		initialize: out.initialize,
-		modern:     out.modern,
+		stateless:  out.stateless,
 		header:     messageHeader(ctx, out),
 		result:     make(chan error, 1),
 	}
@@ -228,7 +228,7 @@ func (c *ClientConn) forget(k *clientCall) []jsonrpc.ID {
 // been read (finish then fails whatever got no response), or why it failed.
 func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
 	sess := c.currentSession()
-	if k.initialize || k.modern {
+	if k.initialize || k.stateless {
 		sess = clientSession{} // initialize and stateless requests never carry a session
 	}
 	resp, err := c.post(ctx, k.body, sess, k, k.header)

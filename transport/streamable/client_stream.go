@@ -162,7 +162,7 @@ func (c *ClientConn) followStream(ctx context.Context, k *clientCall, body io.Re
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if k.modern {
+		if k.stateless {
 			return fmt.Errorf("%w before the response (a 2026-07-28 stream cannot be resumed)", cause)
 		}
 		if st.lastID == "" {

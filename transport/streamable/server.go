@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/httpguard"
 )
 
 // ResponseMode chooses how the Handler answers a POST that carries requests.
@@ -60,16 +60,16 @@ const (
 // HandlerOptions configures a Handler. The zero value gives a stateful handler with
 // the defaults.
 type HandlerOptions struct {
-	// Stateless serves every POST on its own, with no session: no Mcp-Session-Id, no
+	// Sessionless serves every POST on its own, with no session: no Mcp-Session-Id, no
 	// GET stream, no DELETE (both answer 405), no resumption. An initialize request is
 	// answered by a fresh session that ends with the response; any other request is
-	// served by a fresh connection that implements transport.StatelessConn (its
+	// served by a fresh connection that implements transport.SessionlessConn (its
 	// version is the MCP-Protocol-Version header, or DefaultProtocolVersion), which
 	// the server treats as already initialized. When the client disconnects, the
 	// request is cancelled, since nothing could ever deliver its answer. Requests the
 	// server sends to the client cannot be answered in this mode. (2026-07-28
 	// requests are served the same way in both modes; see NewHandler.)
-	Stateless bool
+	Sessionless bool
 
 	// ResponseMode chooses between JSON and SSE answers; see ResponseMode.
 	ResponseMode ResponseMode
@@ -124,7 +124,7 @@ type HandlerOptions struct {
 type Handler struct {
 	srv         transport.Server
 	mode        ResponseMode
-	stateless   bool
+	sessionless bool
 	maxBody     int64
 	idleTimeout time.Duration
 	keepAlive   time.Duration
@@ -191,7 +191,7 @@ type Handler struct {
 // or a 2026-07-28 MCP-Protocol-Version header and is not an initialize. Its
 // MCP-Protocol-Version, Mcp-Method and Mcp-Name headers must match the body
 // (otherwise 400 with JSON-RPC error -32020); it is served on a connection of its
-// own (a transport.StatelessConn that is not pre-initialized, and a
+// own (a transport.SessionlessConn that is not pre-initialized, and a
 // transport.HeaderConn through which the server checks Mcp-Param-* headers) that
 // ends with the POST, so closing the response cancels the request. Such a request
 // never gets a session id, a priming event or event ids, and the server cannot
@@ -224,7 +224,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	h := &Handler{
 		srv:         srv,
 		mode:        o.ResponseMode,
-		stateless:   o.Stateless,
+		sessionless: o.Sessionless,
 		maxBody:     o.MaxBodyBytes,
 		idleTimeout: o.SessionIdleTimeout,
 		keepAlive:   o.KeepAlive,
@@ -289,13 +289,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ("Backward Compatibility": "HTTP GET or DELETE to the MCP endpoint: respond with
 // 405 Method Not Allowed"), and earlier versions allow it for a GET.
 func (h *Handler) methodNotAllowedNoSession(w http.ResponseWriter) {
-	w.Header()["Allow"] = hdrAllowStateless
+	w.Header()["Allow"] = hdrAllowSessionless
 	writeError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed: only POST serves a client without a session")
 }
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter) {
-	if h.stateless {
-		w.Header()["Allow"] = hdrAllowStateless
+	if h.sessionless {
+		w.Header()["Allow"] = hdrAllowSessionless
 	} else {
 		w.Header()["Allow"] = hdrAllowStateful
 	}
@@ -369,7 +369,7 @@ func (h *Handler) addSession(s *session) bool {
 	return true
 }
 
-// addOneShot registers the one-request session of a POST (stateless or
+// addOneShot registers the one-request session of a POST (sessionless or
 // 2026-07-28), so that Close can end it. It reports false if the handler has
 // closed.
 func (h *Handler) addOneShot(s *session) bool {
@@ -461,12 +461,12 @@ func (h *Handler) endAll() {
 
 // Shared header values (never modified: net/http replaces, not edits, them).
 var (
-	hdrJSON           = []string{"application/json"}
-	hdrEventStream    = []string{"text/event-stream"}
-	hdrNoCache        = []string{"no-cache"}
-	hdrNo             = []string{"no"}
-	hdrAllowStateful  = []string{"GET, POST, DELETE"}
-	hdrAllowStateless = []string{"POST"}
+	hdrJSON             = []string{"application/json"}
+	hdrEventStream      = []string{"text/event-stream"}
+	hdrNoCache          = []string{"no-cache"}
+	hdrNo               = []string{"no"}
+	hdrAllowStateful    = []string{"GET, POST, DELETE"}
+	hdrAllowSessionless = []string{"POST"}
 )
 
 // smallBody is the size up to which a JSON body is written without a

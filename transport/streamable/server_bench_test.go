@@ -42,7 +42,7 @@ func benchServeHTTP(b *testing.B, opts *HandlerOptions) {
 	h := NewHandler(echoServer(b), opts)
 	defer h.Close()
 	var sid string
-	if !opts.Stateless {
+	if !opts.Sessionless {
 		w := serve(h, http.MethodPost, "", initBody("2025-06-18"))
 		sid = w.Header().Get(HeaderSessionID)
 		if w.Code != http.StatusOK || sid == "" {
@@ -82,8 +82,8 @@ func BenchmarkServeHTTPToolCallSSE(b *testing.B) {
 	benchServeHTTP(b, &HandlerOptions{ResponseMode: ResponseAlwaysSSE})
 }
 
-func BenchmarkServeHTTPToolCallStateless(b *testing.B) {
-	benchServeHTTP(b, &HandlerOptions{Stateless: true})
+func BenchmarkServeHTTPToolCallSessionless(b *testing.B) {
+	benchServeHTTP(b, &HandlerOptions{Sessionless: true})
 }
 
 // benchRoundTrip measures a whole tools/call through a real HTTP connection on
@@ -110,7 +110,7 @@ func benchRoundTrip(b *testing.B, opts *HandlerOptions) {
 		return resp
 	}
 	var sid string
-	if !opts.Stateless {
+	if !opts.Sessionless {
 		resp := post("", initBody("2025-06-18"))
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -131,25 +131,25 @@ func benchRoundTrip(b *testing.B, opts *HandlerOptions) {
 
 func BenchmarkRoundTripToolCall(b *testing.B) { benchRoundTrip(b, &HandlerOptions{}) }
 
-func BenchmarkRoundTripToolCallStateless(b *testing.B) {
-	benchRoundTrip(b, &HandlerOptions{Stateless: true})
+func BenchmarkRoundTripToolCallSessionless(b *testing.B) {
+	benchRoundTrip(b, &HandlerOptions{Sessionless: true})
 }
 
 func newBenchServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
 
-// BenchmarkServeHTTPToolCallModern measures the server side of one 2026-07-28
+// BenchmarkServeHTTPToolCallStateless measures the server side of one 2026-07-28
 // tools/call (standard headers checked, a connection of its own), as
 // benchServeHTTP does for the legacy eras.
-func BenchmarkServeHTTPToolCallModern(b *testing.B) {
-	for _, stateless := range []bool{false, true} {
+func BenchmarkServeHTTPToolCallStateless(b *testing.B) {
+	for _, sessionless := range []bool{false, true} {
 		name := "stateful-handler"
-		if stateless {
-			name = "stateless-handler"
+		if sessionless {
+			name = "sessionless-handler"
 		}
 		b.Run(name, func(b *testing.B) {
-			h := NewHandler(echoServer(b), &HandlerOptions{Stateless: stateless, Logger: quietLogger})
+			h := NewHandler(echoServer(b), &HandlerOptions{Sessionless: sessionless, Logger: quietLogger})
 			defer h.Close()
-			prefix, suffix, _ := strings.Cut(modernBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), "7")
+			prefix, suffix, _ := strings.Cut(statelessBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), "7")
 			payload := make([]byte, 0, 512)
 			id := int64(100)
 			body := &benchBody{}

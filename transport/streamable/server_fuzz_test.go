@@ -27,7 +27,7 @@ func echoServer(t testing.TB) *mcp.Server {
 }
 
 // FuzzPOSTBody sends arbitrary bodies (with the headers of either era) to a
-// stateless handler: it must answer every one with a status of the transport (never
+// sessionless handler: it must answer every one with a status of the transport (never
 // a 5xx), and with well-formed JSON when it answers in JSON.
 func FuzzPOSTBody(f *testing.F) {
 	for _, s := range []string{
@@ -37,15 +37,15 @@ func FuzzPOSTBody(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":"x","result":{}}`,
 		`[]`, `[1]`, `{}`, `null`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "\x00",
-		modernBody(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`),
-		modernBody(2, "tools/list", ""), modernBody(3, "ping", ""),
+		statelessBody(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`),
+		statelessBody(2, "tools/list", ""), statelessBody(3, "ping", ""),
 	} {
 		f.Add(s, "", "")
 		f.Add(s, "2025-03-26", "")
 		f.Add(s, "2026-07-28", "tools/call")
 		f.Add(s, "2026-07-28", "tools/list")
 	}
-	h := NewHandler(echoServer(f), &HandlerOptions{Stateless: true, MaxBodyBytes: 1 << 16, Logger: quietLogger})
+	h := NewHandler(echoServer(f), &HandlerOptions{Sessionless: true, MaxBodyBytes: 1 << 16, Logger: quietLogger})
 	defer h.Close()
 	f.Fuzz(func(t *testing.T, body, version, method string) {
 		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))

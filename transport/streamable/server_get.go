@@ -9,7 +9,7 @@ import (
 // serveGet opens the session's standalone stream, or resumes a stream after the event
 // in Last-Event-ID.
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if h.stateless || r.Header.Get(HeaderSessionID) == "" {
+	if h.sessionless || r.Header.Get(HeaderSessionID) == "" {
 		h.methodNotAllowedNoSession(w)
 		return
 	}
@@ -135,7 +135,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 
 // serveDelete ends a session.
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if h.stateless || r.Header.Get(HeaderSessionID) == "" {
+	if h.sessionless || r.Header.Get(HeaderSessionID) == "" {
 		h.methodNotAllowedNoSession(w)
 		return
 	}

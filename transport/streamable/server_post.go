@@ -55,16 +55,16 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	created := r.Header.Get(HeaderSessionID) == ""
-	// A session id names a legacy session, except for a stateless handler, which
+	// A session id names a legacy session, except for a sessionless handler, which
 	// has none and ignores it as 2026-07-28 asks.
-	if created || h.stateless {
-		if era := detectEra(r, &in); era.modern {
-			h.postModern(w, r, &in, &era)
+	if created || h.sessionless {
+		if era := detectEra(r, &in); era.stateless {
+			h.postStateless(w, r, &in, &era)
 			return
 		}
 	}
-	if h.stateless {
-		h.postStateless(w, r, &in)
+	if h.sessionless {
+		h.postSessionless(w, r, &in)
 		return
 	}
 	var s *session
@@ -246,8 +246,8 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request) *session 
 	return s
 }
 
-// postStateless answers a POST of a stateless handler with a session of its own.
-func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *incoming) {
+// postSessionless answers a POST of a sessionless handler with a session of its own.
+func (h *Handler) postSessionless(w http.ResponseWriter, r *http.Request, in *incoming) {
 	v := r.Header.Get(HeaderProtocolVersion)
 	if v == "" {
 		v = DefaultProtocolVersion
@@ -280,7 +280,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 	}
 	defer h.endOneShot(s) // the connection ends with the POST
 	if err := h.srv.Accept(context.Background(), conn); err != nil {
-		h.log.Error("streamable: the server refused a stateless connection", "error", err)
+		h.log.Error("streamable: the server refused a sessionless connection", "error", err)
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return
 	}
@@ -291,7 +291,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 type answerOptions struct {
 	init        bool // the POST carries the initialize that starts the session
 	prime       bool // its client expects priming events
-	modern      bool // a 2026-07-28 request (see stream)
+	stateless   bool // a 2026-07-28 request (see stream)
 	missingMeta bool // ... lacking required _meta fields
 	listen      bool // ... of subscriptions/listen
 }
@@ -301,7 +301,7 @@ type answerOptions struct {
 // of the answers (nil if there were no requests).
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in *incoming, o answerOptions) *stream {
 	ctx := r.Context()
-	if !s.stateless {
+	if !s.oneShot {
 		// A session's request outlives its POST: the client may resume its
 		// stream, and cancels it with notifications/cancelled. A one-request
 		// session's request ends with its POST.
@@ -316,11 +316,11 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 	st.init = o.init
 	st.batch = in.batch != nil
 	st.prime = o.prime
-	st.modern, st.missingMeta, st.listen = o.modern, o.missingMeta, o.listen
+	st.stateless, st.missingMeta, st.listen = o.stateless, o.missingMeta, o.listen
 	me := make(chan struct{})
 	st.writer = me
 	switch {
-	case h.mode == ResponseAlwaysSSE && st.modern:
+	case h.mode == ResponseAlwaysSSE && st.stateless:
 		// SSE from the first message on, unless the response comes first with an
 		// error whose HTTP status the specification sets.
 		st.sseFinal = true
@@ -339,7 +339,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		return nil
 	}
 	sw := h.newStreamWriter(w, st, me)
-	if st.init && !s.stateless {
+	if st.init && !s.oneShot {
 		sw.sessionHeader = s.id
 	}
 	if s.recv == nil {

@@ -23,7 +23,7 @@ type principalKey struct{}
 
 // TestHTTPRequestValuesReachTheHandler: values an HTTP middleware puts in the
 // request's context (an authenticated user, a trace) are seen by the tool, in a
-// session and statelessly.
+// session and sessionless.
 func TestHTTPRequestValuesReachTheHandler(t *testing.T) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "values", Version: "1"}, nil)
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
@@ -32,28 +32,28 @@ func TestHTTPRequestValuesReachTheHandler(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for _, stateless := range []bool{false, true} {
-		h := NewHandler(srv, &HandlerOptions{Stateless: stateless, Logger: quietLogger})
+	for _, sessionless := range []bool{false, true} {
+		h := NewHandler(srv, &HandlerOptions{Sessionless: sessionless, Logger: quietLogger})
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, "alice")))
 		}))
 		hs := &harness{t: t, h: h, srv: ts}
 		sid := ""
-		if !stateless {
+		if !sessionless {
 			sid = hs.initialize("2025-06-18")
 		}
 		resp := hs.post(sid, "2025-06-18", callBody(2, "whoami", `{}`, ""))
 		if body := readBody(t, resp); !strings.Contains(body, "you are alice") {
-			t.Errorf("stateless=%v: %s", stateless, body)
+			t.Errorf("sessionless=%v: %s", sessionless, body)
 		}
 		_ = h.Close()
 		ts.Close()
 	}
 }
 
-// TestCloseCancelsAStatelessRequest: a one-request session is not in the
+// TestCloseCancelsASessionlessRequest: a one-request session is not in the
 // session table, yet Close still cancels what runs for it.
-func TestCloseCancelsAStatelessRequest(t *testing.T) {
+func TestCloseCancelsASessionlessRequest(t *testing.T) {
 	started, cause := make(chan struct{}), make(chan error, 1)
 	srv := mcp.NewServer(protocol.Implementation{Name: "wait", Version: "1"}, nil)
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
@@ -64,7 +64,7 @@ func TestCloseCancelsAStatelessRequest(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	hs := newHarness(t, srv, &HandlerOptions{Stateless: true})
+	hs := newHarness(t, srv, &HandlerOptions{Sessionless: true})
 	ctx := testCtx(t)
 	posted := make(chan *http.Response, 1)
 	go func() { posted <- hs.postCtx(ctx, "", "2025-06-18", callBody(1, "wait", `{}`, "")) }()
@@ -82,7 +82,7 @@ func TestCloseCancelsAStatelessRequest(t *testing.T) {
 			t.Fatalf("the tool ended with %v", err)
 		}
 	case <-ctx.Done():
-		t.Fatal("Close did not cancel the stateless request")
+		t.Fatal("Close did not cancel the sessionless request")
 	}
 	select {
 	case resp := <-posted:
@@ -135,8 +135,8 @@ func TestJSONAnswersCarryContentLength(t *testing.T) {
 func TestShutdownEndsAListenStreamServedInPlace(t *testing.T) {
 	srv := newDemo(t)
 	hs := newHarness(t, srv, nil)
-	body := modernBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
-	resp := hs.postModern(modernHeaders("subscriptions/listen", ""), body)
+	body := statelessBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+	resp := hs.postStateless(statelessHeaders("subscriptions/listen", ""), body)
 	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	shut := make(chan error, 1)

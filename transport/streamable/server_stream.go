@@ -32,13 +32,13 @@ type stream struct {
 	batch bool // answers a batch: a JSON answer is an array
 	prime bool // open the SSE stream with a priming event (2025-11-25 and later)
 
-	modern      bool // answers a 2026-07-28 request: error codes map to HTTP statuses
-	missingMeta bool // the modern request lacks required _meta fields (-32602 is a 400)
+	stateless   bool // answers a 2026-07-28 request: error codes map to HTTP statuses
+	missingMeta bool // the stateless request lacks required _meta fields (-32602 is a 400)
 	listen      bool // a subscriptions/listen stream: open until the client or the server ends it
-	sseFinal    bool // ResponseAlwaysSSE for a modern request: a final result goes on SSE too
+	sseFinal    bool // ResponseAlwaysSSE for a stateless request: a final result goes on SSE too
 
 	mu       sync.Mutex
-	seq      uint64 // unique in the session; 0 in a stateless session
+	seq      uint64 // unique in the session; 0 in a one-request session
 	name     string // seq in decimal, the stream's id in the EventStore: made when first needed
 	mode     streamMode
 	pending  int           // responses still owed
@@ -65,7 +65,7 @@ type event struct {
 
 func newStream(s *session, mode streamMode, pending int) *stream {
 	st := &stream{s: s, mode: mode, pending: pending}
-	if !s.stateless {
+	if !s.oneShot {
 		s.mu.Lock()
 		st.seq = s.newStreamSeqLocked()
 		s.mu.Unlock()
@@ -86,7 +86,7 @@ func (st *stream) signalLocked() {
 // deliverResponse adds a response to the stream; nil stands for the response of a
 // cancelled request, which will never come. The last response completes the stream.
 // status is the HTTP status the response gets if it is answered in JSON (0 for
-// 200): a modern error's (see modernErrorStatus), which also keeps a response
+// 200): a stateless error's (see statelessErrorStatus), which also keeps a response
 // that comes first off SSE, so that the status can still be sent.
 func (st *stream) deliverResponse(msg []byte, failed bool, status int) {
 	st.mu.Lock()
@@ -160,7 +160,7 @@ func (st *stream) startWriterLocked() {
 	go func() {
 		defer close(sw.finished)
 		sw.run(sw.ctx)
-		if st.s.stateless {
+		if st.s.oneShot {
 			// The POST is over (answered, its client gone, or the handler
 			// closing): what still runs for a one-request session is cancelled
 			// now, not when it happens to return.
@@ -194,7 +194,7 @@ func (st *stream) slowTick() {
 func (st *stream) switchToSSELocked() {
 	st.mode = modeSSE
 	if st.seq == 0 {
-		return // stateless: nothing can be resumed, so no ids
+		return // a one-request session: nothing can be resumed, so no ids
 	}
 	if st.prime {
 		st.primerID = st.appendLocked(nil)
@@ -236,7 +236,7 @@ func (st *stream) pushLocked(msg []byte) {
 	if len(st.queue) >= maxQueuedEvents {
 		// The client reads too slowly: cut its connection rather than buffer without
 		// limit. It resumes from the store with Last-Event-ID (SSE streams of a
-		// session), or loses the rest (stateless).
+		// session), or loses the rest (a one-request session).
 		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.nameLocked())
 		close(st.writer)
 		st.writer = nil

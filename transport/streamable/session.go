@@ -29,10 +29,10 @@ var errSessionEnded = errors.New("streamable: session ended")
 // request").
 var errRequestEnded = fmt.Errorf("streamable: the HTTP request ended: %w", context.Canceled)
 
-// errModernRequest is returned when the server sends a request to the client of
+// errStatelessRequest is returned when the server sends a request to the client of
 // a 2026-07-28 request: that protocol has no server-to-client requests (the
 // server returns an InputRequiredResult instead).
-var errModernRequest = errors.New("streamable: protocol version 2026-07-28 carries no requests from the server to the client")
+var errStatelessRequest = errors.New("streamable: protocol version 2026-07-28 carries no requests from the server to the client")
 
 // errNoStream is returned when the server sends a request that belongs to no open
 // stream: outside any handler (or from a handler whose response mode cannot carry
@@ -41,14 +41,14 @@ var errNoStream = errors.New("streamable: no stream to the client can carry this
 
 // session is one MCP session served over HTTP: the Conn handed to the server, the
 // routes from incoming request ids to the POST streams that answer them, and the
-// client's GET (standalone) stream. A stateless request gets a session of its own
-// that lives for one POST.
+// client's GET (standalone) stream. A request to a sessionless handler, and a
+// 2026-07-28 request, gets a session of its own that lives for one POST.
 type session struct {
 	h         *Handler
-	id        string // "" for a stateless request
-	stateless bool
-	modern    bool          // serves one 2026-07-28 request
-	conn      statelessConn // handed to the server (&conn, &conn.sessionConn, or as a modernConn)
+	id        string          // "" for a one-request session
+	oneShot   bool            // lives for one POST (sessionless or 2026-07-28)
+	stateless bool            // serves one 2026-07-28 request
+	conn      sessionlessConn // handed to the server (&conn, &conn.sessionConn, or as a statelessConn)
 	// recv takes the client's messages when the server bound the Conn as a
 	// transport.PushConn (an *mcp.Server does): set by Bind during Accept,
 	// read-only afterwards. Otherwise they queue in inbox for conn.Read.
@@ -72,32 +72,32 @@ type session struct {
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
 type sessionConn struct{ s *session }
 
-// statelessConn adds transport.StatelessConn to a sessionConn.
-type statelessConn struct {
+// sessionlessConn adds transport.SessionlessConn to a sessionConn.
+type sessionlessConn struct {
 	sessionConn
 	version string
-	header  http.Header // the POST's headers (a modern request's)
+	header  http.Header // the POST's headers (a stateless request's)
 }
 
-// modernConn is the transport.Conn of one 2026-07-28 request: a
-// transport.StatelessConn that is not pre-initialized (each request carries its
+// statelessConn is the transport.Conn of one 2026-07-28 request: a
+// transport.SessionlessConn that is not pre-initialized (each request carries its
 // protocol version and capabilities in _meta), a transport.HeaderConn and a
-// transport.PeerConn. It shares statelessConn's layout, so a session's conn
+// transport.PeerConn. It shares sessionlessConn's layout, so a session's conn
 // converts to it without an allocation.
-type modernConn statelessConn
+type statelessConn sessionlessConn
 
 // ProtocolVersion returns protocol.Version20260728: the server reads each
 // request's own version from its _meta.
-func (c *modernConn) ProtocolVersion() string { return protocol.Version20260728 }
+func (c *statelessConn) ProtocolVersion() string { return protocol.Version20260728 }
 
 // Header returns the headers of the POST that carries the request.
-func (c *modernConn) Header() http.Header { return c.header }
+func (c *statelessConn) Header() http.Header { return c.header }
 
 var (
-	_ transport.StatelessConn = (*statelessConn)(nil)
-	_ transport.HeaderConn    = (*modernConn)(nil)
-	_ transport.StatelessConn = (*modernConn)(nil)
-	_ transport.PeerConn      = (*modernConn)(nil)
+	_ transport.SessionlessConn = (*sessionlessConn)(nil)
+	_ transport.HeaderConn      = (*statelessConn)(nil)
+	_ transport.SessionlessConn = (*statelessConn)(nil)
+	_ transport.PeerConn        = (*statelessConn)(nil)
 )
 
 // Bind implements transport.PushConn: from now on the session hands the
@@ -107,14 +107,14 @@ var (
 func (c *sessionConn) Bind(r transport.Receiver) { c.s.recv = r }
 
 // Read returns the client's next message. Once a session has ended it returns
-// io.EOF; once the POST of a one-request session (stateless or 2026-07-28) has
+// io.EOF; once the POST of a one-request session (sessionless or 2026-07-28) has
 // ended, errRequestEnded.
 func (c *sessionConn) Read(ctx context.Context) ([]byte, error) {
 	select {
 	case m := <-c.s.inboxChan():
 		return m, nil
 	case <-c.s.done:
-		if c.s.stateless {
+		if c.s.oneShot {
 			return nil, errRequestEnded
 		}
 		return nil, io.EOF
@@ -139,9 +139,9 @@ func (c *sessionConn) RemoteAddr() string {
 	return c.s.remote
 }
 
-// ProtocolVersion returns the version of a stateless request: its
+// ProtocolVersion returns the version of a sessionless request: its
 // MCP-Protocol-Version header, or DefaultProtocolVersion.
-func (c *statelessConn) ProtocolVersion() string { return c.version }
+func (c *sessionlessConn) ProtocolVersion() string { return c.version }
 
 // newSessionID returns a fresh, cryptographically random session id: 26 characters
 // of base32 (A-Z, 2-7), 130 bits of randomness, all visible ASCII as the
@@ -153,7 +153,7 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 	s := &session{
 		h:          h,
 		id:         id,
-		stateless:  id == "",
+		oneShot:    id == "",
 		inboxSize:  inboxSize,
 		done:       make(chan struct{}),
 		open:       1,
@@ -277,8 +277,8 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		return fmt.Errorf("streamable: server wrote an invalid message: %w", err)
 	}
 	isResponse := m.IsResponse()
-	if s.modern && m.IsRequest() {
-		return fmt.Errorf("sending %s: %w", m.Method, errModernRequest)
+	if s.stateless && m.IsRequest() {
+		return fmt.Errorf("sending %s: %w", m.Method, errStatelessRequest)
 	}
 	id, related := jsonrpc.RelatedRequest(ctx)
 	if !related && isResponse {
@@ -315,8 +315,8 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 			failed = s.noteInitialize(m)
 		}
 		status := 0
-		if st.modern && m.Error != nil {
-			status = modernErrorStatus(m.Error.Code, st.missingMeta)
+		if st.stateless && m.Error != nil {
+			status = statelessErrorStatus(m.Error.Code, st.missingMeta)
 		}
 		st.deliverResponse(msg, failed, status)
 		return nil

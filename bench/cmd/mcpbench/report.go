@@ -215,7 +215,7 @@ func printTargets(w io.Writer, gs []*group) {
 		fmt.Fprintf(w, "| %s: mcpkit / %s calls/s | %s | %s | %s | %s | %s |\n",
 			mode, other, goal, byRate, met(byRate, atLeast(min)), byCPU, met(byCPU, atLeast(min)))
 	}
-	for _, mode := range []string{load.ModeHTTPStateful, load.ModeHTTPStateless} {
+	for _, mode := range []string{load.ModeHTTPStateful, load.ModeHTTPSessionless} {
 		throughput(mode, implCeiling, "≥ 0.80", 0.8)
 		throughput(mode, implMcpGo, "≥ 1.50", 1.5)
 		p := ratio(mode, implMcpkit, implCeiling, p99)

@@ -81,7 +81,7 @@ func TestPrintTargets(t *testing.T) {
 		"| http-stateful: mcpkit / ceiling calls/s | ≥ 0.80 | 0.90 | yes | 0.75 | no |",
 		"| http-stateful: mcpkit / mcpgo calls/s | ≥ 1.50 | 1.80 | yes | 1.25 | no |",
 		"| http-stateful: mcpkit / ceiling p99 | ≤ 1.50 | 2.00 | no | | |",
-		"| http-stateless: mcpkit / ceiling calls/s | ≥ 0.80 | n/a |  | n/a |  |",
+		"| http-sessionless: mcpkit / ceiling calls/s | ≥ 0.80 | n/a |  | n/a |  |",
 		"| idle: mcpkit RSS KB per legacy session | ≤ 4 | 2.00 | yes | | |",
 	} {
 		if !strings.Contains(out, want) {

@@ -1,6 +1,6 @@
 // Command srv-gosdk serves the benchmark's echo tool with the official MCP Go SDK
 // (github.com/modelcontextprotocol/go-sdk), over Streamable HTTP (stateful or
-// stateless) or stdio, with the SDK's defaults. See package serverkit for its flags.
+// sessionless) or stdio, with the SDK's defaults. See package serverkit for its flags.
 package main
 
 import (
@@ -33,10 +33,10 @@ func newServer() *mcp.Server {
 func main() {
 	serverkit.Main(serverkit.Impl{
 		Name: "srv-gosdk",
-		HTTP: func(stateless bool) (http.Handler, error) {
+		HTTP: func(sessionless bool) (http.Handler, error) {
 			s := newServer()
 			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-				&mcp.StreamableHTTPOptions{Stateless: stateless}), nil
+				&mcp.StreamableHTTPOptions{Stateless: sessionless}), nil
 		},
 		Stdio: func(ctx context.Context, in io.Reader, out io.Writer) error {
 			// The SDK's stdio transport is bound to the process's own standard input

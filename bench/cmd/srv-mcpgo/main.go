@@ -1,5 +1,5 @@
 // Command srv-mcpgo serves the benchmark's echo tool with mark3labs/mcp-go, over
-// Streamable HTTP (stateful or stateless) or stdio, with the library's defaults
+// Streamable HTTP (stateful or sessionless) or stdio, with the library's defaults
 // (which do not validate tool arguments against the input schema). See package
 // serverkit for its flags.
 package main
@@ -41,9 +41,9 @@ func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	serverkit.Main(serverkit.Impl{
 		Name: "srv-mcpgo",
-		HTTP: func(stateless bool) (http.Handler, error) {
+		HTTP: func(sessionless bool) (http.Handler, error) {
 			opts := []server.StreamableHTTPOption{server.WithStreamableHTTPLogger(logger)}
-			if stateless {
+			if sessionless {
 				opts = append(opts, server.WithStateLess(true))
 			} else {
 				// Sessions that the server tracks and checks (the default only

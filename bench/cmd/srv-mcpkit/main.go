@@ -1,5 +1,5 @@
 // Command srv-mcpkit serves the benchmark's echo tool with mcpkit, over Streamable
-// HTTP (stateful or stateless) or stdio. See package serverkit for its flags.
+// HTTP (stateful or sessionless) or stdio. See package serverkit for its flags.
 package main
 
 import (
@@ -36,12 +36,12 @@ func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	serverkit.Main(serverkit.Impl{
 		Name: "srv-mcpkit",
-		HTTP: func(stateless bool) (http.Handler, error) {
+		HTTP: func(sessionless bool) (http.Handler, error) {
 			s, err := newServer(logger)
 			if err != nil {
 				return nil, err
 			}
-			return streamable.NewHandler(s, &streamable.HandlerOptions{Stateless: stateless, Logger: logger}), nil
+			return streamable.NewHandler(s, &streamable.HandlerOptions{Sessionless: sessionless, Logger: logger}), nil
 		},
 		Stdio: func(ctx context.Context, in io.Reader, out io.Writer) error {
 			s, err := newServer(logger)

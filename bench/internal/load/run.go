@@ -22,8 +22,8 @@ import (
 const (
 	// ModeHTTPStateful: Streamable HTTP with a session per worker (Mcp-Session-Id).
 	ModeHTTPStateful = "http-stateful"
-	// ModeHTTPStateless: Streamable HTTP, the server's sessionless mode.
-	ModeHTTPStateless = "http-stateless"
+	// ModeHTTPSessionless: Streamable HTTP, the server's sessionless mode.
+	ModeHTTPSessionless = "http-sessionless"
 	// ModeStdioSerial: stdio, one request in flight at a time.
 	ModeStdioSerial = "stdio-serial"
 	// ModeStdioPipelined: stdio, Config.InFlight requests in flight.
@@ -34,7 +34,7 @@ const (
 )
 
 // AllModes lists the modes in the order the table shows them.
-var AllModes = []string{ModeHTTPStateful, ModeHTTPStateless, ModeStdioSerial, ModeStdioPipelined, ModeIdle}
+var AllModes = []string{ModeHTTPStateful, ModeHTTPSessionless, ModeStdioSerial, ModeStdioPipelined, ModeIdle}
 
 // Config is one run's configuration.
 type Config struct {
@@ -111,8 +111,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	switch cfg.Mode {
 	case ModeHTTPStateful, ModeIdle:
 		spec.args = []string{"-transport", "http"}
-	case ModeHTTPStateless:
-		spec.args = []string{"-transport", "http", "-stateless"}
+	case ModeHTTPSessionless:
+		spec.args = []string{"-transport", "http", "-sessionless"}
 	case ModeStdioSerial, ModeStdioPipelined:
 		spec.args = []string{"-transport", "stdio"}
 		spec.stdio = true
@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}()
 	res := &Result{Impl: cfg.Impl, Mode: cfg.Mode}
 	switch cfg.Mode {
-	case ModeHTTPStateful, ModeHTTPStateless:
+	case ModeHTTPStateful, ModeHTTPSessionless:
 		err = runHTTP(runCtx, cfg, p, res)
 	case ModeStdioSerial, ModeStdioPipelined:
 		err = runStdio(runCtx, cfg, p, res)

@@ -7,7 +7,7 @@
 //	-transport http|stdio   what to serve (default http)
 //	-addr 127.0.0.1:0       where to listen (http); the bound address is printed on
 //	                        standard output as "LISTEN <host:port>"
-//	-stateless              Streamable HTTP without sessions
+//	-sessionless            Streamable HTTP without sessions
 //	-cpuprofile FILE        write a CPU profile at exit
 //	-memprofile FILE        write an allocation profile at exit
 //
@@ -45,20 +45,20 @@ const ListenPrefix = "LISTEN"
 type Impl struct {
 	// Name identifies the implementation in messages.
 	Name string
-	// HTTP returns the handler to mount at /mcp; stateless selects the transport's
+	// HTTP returns the handler to mount at /mcp; sessionless selects the transport's
 	// sessionless mode.
-	HTTP func(stateless bool) (http.Handler, error)
+	HTTP func(sessionless bool) (http.Handler, error)
 	// Stdio serves one session on in and out until in ends (nil) or ctx is done.
 	Stdio func(ctx context.Context, in io.Reader, out io.Writer) error
 }
 
 // flags are the command line of a server binary.
 type flags struct {
-	transport  string
-	addr       string
-	stateless  bool
-	cpuProfile string
-	memProfile string
+	transport   string
+	addr        string
+	sessionless bool
+	cpuProfile  string
+	memProfile  string
 }
 
 // Main parses the command line, serves impl until it is told to stop, writes the
@@ -67,7 +67,7 @@ func Main(impl Impl) {
 	var f flags
 	flag.StringVar(&f.transport, "transport", "http", "http or stdio")
 	flag.StringVar(&f.addr, "addr", "127.0.0.1:0", "listen address (http)")
-	flag.BoolVar(&f.stateless, "stateless", false, "Streamable HTTP without sessions")
+	flag.BoolVar(&f.sessionless, "sessionless", false, "Streamable HTTP without sessions")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file at exit")
 	flag.StringVar(&f.memProfile, "memprofile", "", "write an allocation profile to this file at exit")
 	flag.Parse()
@@ -116,7 +116,7 @@ func run(impl Impl, f *flags) error {
 // serveHTTP listens, announces the address and serves impl's handler at /mcp until
 // ctx ends.
 func serveHTTP(ctx context.Context, impl Impl, f *flags) error {
-	h, err := impl.HTTP(f.stateless)
+	h, err := impl.HTTP(f.sessionless)
 	if err != nil {
 		return err
 	}

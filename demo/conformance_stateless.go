@@ -106,8 +106,8 @@ func rootsText(got protocol.InputResponses, key string) (string, error) {
 	return strings.Join(parts, ", "), nil
 }
 
-// addConformanceModernFixtures registers the fixtures of the 2026-07-28 scenarios.
-func addConformanceModernFixtures(s *mcp.Server) error {
+// addConformanceStatelessFixtures registers the fixtures of the 2026-07-28 scenarios.
+func addConformanceStatelessFixtures(s *mcp.Server) error {
 	return errors.Join(
 		addInputRequiredTools(s),
 		addInputRequiredPrompt(s),

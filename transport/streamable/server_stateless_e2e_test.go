@@ -14,46 +14,46 @@ import (
 // These tests serve 2026-07-28 requests with a real mcp.Server behind the
 // handler, in both handler modes.
 
-func TestModernEndToEnd(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		hs := newHarness(t, echoServer(t), &HandlerOptions{Stateless: stateless})
+func TestStatelessEndToEnd(t *testing.T) {
+	for _, sessionless := range []bool{false, true} {
+		hs := newHarness(t, echoServer(t), &HandlerOptions{Sessionless: sessionless})
 		check := func(name string, hdr map[string]string, body string, status int, want string) {
 			t.Helper()
-			resp := hs.postModern(hdr, body)
+			resp := hs.postStateless(hdr, body)
 			got := readBody(t, resp)
 			if resp.StatusCode != status || !strings.Contains(got, want) {
-				t.Errorf("stateless=%v, %s: %d %s; want %d and %s", stateless, name, resp.StatusCode, got, status, want)
+				t.Errorf("sessionless=%v, %s: %d %s; want %d and %s", sessionless, name, resp.StatusCode, got, status, want)
 			}
 			if resp.Header.Get(HeaderSessionID) != "" {
-				t.Errorf("stateless=%v, %s: a session id", stateless, name)
+				t.Errorf("sessionless=%v, %s: a session id", sessionless, name)
 			}
 		}
-		check("tools/call", modernHeaders("tools/call", "echo"),
-			modernBody(1, "tools/call", `"name":"echo","arguments":{"message":"world"}`), http.StatusOK, `hello world`)
-		check("server/discover", modernHeaders("server/discover", ""),
-			modernBody(2, "server/discover", ""), http.StatusOK, `"supportedVersions"`)
-		check("unknown tool (-32602 with complete _meta)", modernHeaders("tools/call", "nope"),
-			modernBody(3, "tools/call", `"name":"nope","arguments":{}`), http.StatusOK, `"code":-32602`)
-		check("no _meta", modernHeaders("server/discover", ""),
+		check("tools/call", statelessHeaders("tools/call", "echo"),
+			statelessBody(1, "tools/call", `"name":"echo","arguments":{"message":"world"}`), http.StatusOK, `hello world`)
+		check("server/discover", statelessHeaders("server/discover", ""),
+			statelessBody(2, "server/discover", ""), http.StatusOK, `"supportedVersions"`)
+		check("unknown tool (-32602 with complete _meta)", statelessHeaders("tools/call", "nope"),
+			statelessBody(3, "tools/call", `"name":"nope","arguments":{}`), http.StatusOK, `"code":-32602`)
+		check("no _meta", statelessHeaders("server/discover", ""),
 			`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{}}`, http.StatusBadRequest, `"code":-32602`)
-		check("no clientCapabilities", modernHeaders("tools/list", ""),
+		check("no clientCapabilities", statelessHeaders("tools/list", ""),
 			`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
 			http.StatusBadRequest, `"code":-32602`)
-		check("unsupported version", modernHeaders("server/discover", "", HeaderProtocolVersion, "v999.0.0"),
+		check("unsupported version", statelessHeaders("server/discover", "", HeaderProtocolVersion, "v999.0.0"),
 			`{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 			http.StatusBadRequest, `"code":-32022`)
 		for i, m := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "unknown/method"} {
-			check(m, modernHeaders(m, ""), modernBody(10+i, m, ""), http.StatusNotFound, `"code":-32601`)
+			check(m, statelessHeaders(m, ""), statelessBody(10+i, m, ""), http.StatusNotFound, `"code":-32601`)
 		}
 		if n := hs.h.Sessions(); n != 0 {
-			t.Errorf("stateless=%v: %d sessions after modern requests", stateless, n)
+			t.Errorf("sessionless=%v: %d sessions after stateless requests", sessionless, n)
 		}
 	}
 }
 
-// TestModernEndToEndProgress: the progress a tool reports travels on its
+// TestStatelessEndToEndProgress: the progress a tool reports travels on its
 // request's SSE stream, before the result.
-func TestModernEndToEndProgress(t *testing.T) {
+func TestStatelessEndToEndProgress(t *testing.T) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "p", Version: "1"}, &mcp.ServerOptions{Logger: quietLogger})
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "count"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
 		for i := range 3 {
@@ -67,7 +67,7 @@ func TestModernEndToEndProgress(t *testing.T) {
 	}
 	hs := newHarness(t, srv, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{},"_meta":{"progressToken":"p1",` + testMeta[1:] + `}}`
-	evs := mustEvents(t, hs.postModern(modernHeaders("tools/call", "count"), body))
+	evs := mustEvents(t, hs.postStateless(statelessHeaders("tools/call", "count"), body))
 	if len(evs) != 4 {
 		t.Fatalf("%d events, want 3 progress notifications and the result", len(evs))
 	}
@@ -79,8 +79,8 @@ func TestModernEndToEndProgress(t *testing.T) {
 	}
 }
 
-// TestModernEndToEndDisconnectCancels: closing the response cancels the tool.
-func TestModernEndToEndDisconnectCancels(t *testing.T) {
+// TestStatelessEndToEndDisconnectCancels: closing the response cancels the tool.
+func TestStatelessEndToEndDisconnectCancels(t *testing.T) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "hang", Version: "1"}, &mcp.ServerOptions{Logger: quietLogger})
 	started := make(chan struct{})
 	cancelled := make(chan struct{})
@@ -94,13 +94,13 @@ func TestModernEndToEndDisconnectCancels(t *testing.T) {
 	}
 	hs := newHarness(t, srv, nil)
 	ctx, cancel := context.WithCancel(testCtx(t))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.srv.URL, strings.NewReader(modernBody(1, "tools/call", `"name":"hang","arguments":{}`)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.srv.URL, strings.NewReader(statelessBody(1, "tools/call", `"name":"hang","arguments":{}`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
-	for k, v := range modernHeaders("tools/call", "hang") {
+	for k, v := range statelessHeaders("tools/call", "hang") {
 		req.Header.Set(k, v)
 	}
 	done := make(chan struct{})

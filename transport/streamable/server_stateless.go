@@ -17,23 +17,23 @@ import (
 // of 2026-07-28.
 
 // era is what a POST says about its protocol era. Only a POST without
-// Mcp-Session-Id, or any POST to a stateless handler, can be modern: in a
+// Mcp-Session-Id, or any POST to a sessionless handler, can be stateless: in a
 // stateful handler a session id names a legacy session.
 type era struct {
-	modern bool
-	fields protocol.RequestFields // the mirrored body fields, when read
-	read   bool                   // fields was filled
+	stateless bool
+	fields    protocol.RequestFields // the mirrored body fields, when read
+	read      bool                   // fields was filled
 }
 
-// metaVersionKey is the _meta key whose presence marks a modern request body.
+// metaVersionKey is the _meta key whose presence marks a stateless request body.
 var metaVersionKey = []byte(protocol.MetaKeyProtocolVersion)
 
 // detectEra tells a 2026-07-28 POST from a session-less legacy one (an
-// initialize, or any request of a stateless legacy handler). The POST is modern
+// initialize, or any request of a sessionless handler). The POST is stateless
 // when
 //
 //   - its body is a request whose _meta holds io.modelcontextprotocol/protocolVersion
-//     (modern per-request metadata, whatever the version it names), or
+//     (stateless per-request metadata, whatever the version it names), or
 //   - it is not an initialize (which selects the legacy session engine) and its
 //     MCP-Protocol-Version header names 2026-07-28 or later, or it carries an
 //     Mcp-Method header and no legacy MCP-Protocol-Version.
@@ -45,7 +45,7 @@ func detectEra(r *http.Request, in *incoming) era {
 	if m := in.single; m != nil && m.IsRequest() && bytes.Contains(m.Params, metaVersionKey) {
 		e.fields, e.read = protocol.ReadRequestFields(m.Method, m.Params), true
 		if e.fields.ProtocolVersion != "" {
-			e.modern = true
+			e.stateless = true
 			return e
 		}
 	}
@@ -54,20 +54,20 @@ func detectEra(r *http.Request, in *incoming) era {
 	}
 	v := r.Header.Get(HeaderProtocolVersion)
 	_, hasMethod := r.Header[protocol.HeaderMethod]
-	e.modern = protocol.IsStateless(v) || (hasMethod && !protocol.IsLegacy(v))
+	e.stateless = protocol.IsStateless(v) || (hasMethod && !protocol.IsLegacy(v))
 	return e
 }
 
-// postModern answers a 2026-07-28 POST. It checks the standard headers against
+// postStateless answers a 2026-07-28 POST. It checks the standard headers against
 // the body (400 with -32020 HeaderMismatch when they disagree), then hands the
 // request to the server on a connection of its own that ends with the POST: when
 // the client closes the response (which is how it cancels the request, as the
 // specification's "Cancellation" says) the server's Read fails with
 // errRequestEnded and the request's context is cancelled. The answer is JSON or SSE as ResponseMode says;
 // a JSON error answer gets the HTTP status the specification ties to its code
-// (see modernErrorStatus). The request's progress and log notifications go on its
+// (see statelessErrorStatus). The request's progress and log notifications go on its
 // SSE stream; the server cannot send it requests.
-func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, in *incoming, e *era) {
+func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *incoming, e *era) {
 	m := in.single
 	switch {
 	case m == nil:
@@ -92,7 +92,7 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, in *incomin
 		return
 	}
 	s := h.newSession("", r.RemoteAddr, 1)
-	s.modern = true
+	s.stateless = true
 	s.conn.version = protocol.Version20260728
 	s.conn.header = r.Header
 	if !h.addOneShot(s) {
@@ -100,13 +100,13 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, in *incomin
 		return
 	}
 	defer h.endOneShot(s) // the request ends with the POST
-	if err := h.srv.Accept(context.Background(), (*modernConn)(&s.conn)); err != nil {
+	if err := h.srv.Accept(context.Background(), (*statelessConn)(&s.conn)); err != nil {
 		h.log.Error("streamable: the server refused a connection", "error", err)
 		writeErrorID(w, http.StatusInternalServerError, m.ID, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return
 	}
 	h.answer(w, r, s, in, answerOptions{
-		modern:      true,
+		stateless:   true,
 		missingMeta: e.fields.MissingMeta(),
 		listen:      m.Method == protocol.MethodSubscriptionsListen,
 	})
@@ -123,7 +123,7 @@ func headerMismatchMessage(err error) string {
 	return "Header mismatch: " + msg
 }
 
-// modernErrorStatus returns the HTTP status of a JSON answer to a 2026-07-28
+// statelessErrorStatus returns the HTTP status of a JSON answer to a 2026-07-28
 // request that failed with code (0 for 200 OK). The specification sets:
 //
 //   - -32601 Method not found: 404 (basic/transports/streamable-http, "Protocol
@@ -139,13 +139,13 @@ func headerMismatchMessage(err error) string {
 //   - -32602 Invalid params for a request missing a required _meta field: 400
 //     (basic/index, "_meta"). Other -32602 errors (an unknown tool, bad
 //     arguments) keep 200: the specification sets no status for them, and a
-//     dual-era client reads a 400 without a recognized modern error as a legacy
+//     dual-era client reads a 400 without a recognized stateless error as a legacy
 //     server and falls back to initialize.
 //
 // Every other error keeps 200. An answer already streaming (SSE) has sent its
 // status: the specification's statuses apply to JSON answers, and to SSE ones only
 // while the response is the first message (see ResponseAlwaysSSE in answer).
-func modernErrorStatus(code int64, missingMeta bool) int {
+func statelessErrorStatus(code int64, missingMeta bool) int {
 	switch code {
 	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound

@@ -66,7 +66,7 @@ func cacheable(meta protocol.Meta, method, arg string) string {
 // statelessCall sends out in the stateless era and decodes its final result into
 // result.
 func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, result any) error {
-	m := cs.modern
+	m := cs.stateless
 	if out.cacheKey != "" && m.cache != nil {
 		if raw, ok := m.cache.get(out.cacheKey); ok {
 			return decodeResult(out.method, raw, result)
@@ -316,7 +316,7 @@ func cacheHintOf(result any) *protocol.CacheHint {
 // instructions (server/discover), answering from the cache while the last answer
 // is fresh. On a legacy session it returns ErrStatelessOnly.
 func (cs *ClientSession) Discover(ctx context.Context, opts ...RequestOption) (*protocol.DiscoverResult, error) {
-	if cs.modern == nil {
+	if cs.stateless == nil {
 		return nil, ErrStatelessOnly
 	}
 	p := &protocol.DiscoverParams{}

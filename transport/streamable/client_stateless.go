@@ -22,11 +22,11 @@ import (
 // it keeps the legacy path to one byte search.
 var clientMetaVersionKey = []byte(`"` + protocol.MetaKeyProtocolVersion + `"`)
 
-// clientModernHeader returns the request metadata headers of m, and false when m
+// clientStatelessHeader returns the request metadata headers of m, and false when m
 // is not a 2026-07-28 request. It reads the body with protocol.ReadRequestFields,
 // the reader the server validates the headers with, so both sides agree on the
 // values even for unusual bodies (members named in another case, repeated).
-func clientModernHeader(m *jsonrpc.Message) (http.Header, bool) {
+func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
 	if !bytes.Contains(m.Params, clientMetaVersionKey) {
 		return nil, false
 	}
@@ -74,10 +74,10 @@ func messageHeader(ctx context.Context, out *clientOutgoing) http.Header {
 	return h
 }
 
-// cancelModern handles a notifications/cancelled naming only 2026-07-28 requests:
+// cancelStateless handles a notifications/cancelled naming only 2026-07-28 requests:
 // their streams are closed, which is how a stateless request is cancelled over
 // HTTP, and nothing is posted. It reports whether it did so.
-func (c *ClientConn) cancelModern(out *clientOutgoing) bool {
+func (c *ClientConn) cancelStateless(out *clientOutgoing) bool {
 	if len(out.cancels) == 0 || len(out.requests) > 0 || out.method != protocol.NotificationCancelled {
 		return false
 	}
@@ -88,7 +88,7 @@ func (c *ClientConn) cancelModern(out *clientOutgoing) bool {
 		if k == nil {
 			continue // answered already, or unknown: nothing to close
 		}
-		if !k.modern {
+		if !k.stateless {
 			c.mu.Unlock()
 			return false
 		}

@@ -11,14 +11,14 @@ import (
 )
 
 // toolCallPathsAgree runs params through the one-pass stateless tools/call
-// path and through the general one (parseModernMeta, then the params decoded
+// path and through the general one (parseStatelessMeta, then the params decoded
 // again). Whenever the one-pass path accepts a request, the general path must
 // accept it too, with the same declarations and the same params.
 func toolCallPathsAgree(t *testing.T, ss *ServerSession, params []byte) (fast bool) {
 	t.Helper()
-	tc := ss.decodeModernToolCall(params)
-	var mc modernCall
-	metaErr := ss.server.parseModernMeta(&mc, protocol.MethodToolsCall, params)
+	tc := ss.decodeStatelessToolCall(params)
+	var mc statelessCall
+	metaErr := ss.server.parseStatelessMeta(&mc, protocol.MethodToolsCall, params)
 	var p protocol.CallToolParams
 	paramsErr := decodeParams(params, &p)
 	if tc == nil {
@@ -34,14 +34,14 @@ func toolCallPathsAgree(t *testing.T, ss *ServerSession, params []byte) (fast bo
 	if !reflect.DeepEqual(got.caps, mc.caps) {
 		t.Fatalf("%s: capabilities\none-pass %#v\ngeneral  %#v", params, got.caps, mc.caps)
 	}
-	gotInfo, wantInfo := (&Request{modern: &got}).ClientInfo(), (&Request{modern: &mc}).ClientInfo()
+	gotInfo, wantInfo := (&Request{stateless: &got}).ClientInfo(), (&Request{stateless: &mc}).ClientInfo()
 	if !reflect.DeepEqual(gotInfo, wantInfo) {
 		t.Fatalf("%s: client info\none-pass %#v\ngeneral  %#v", params, gotInfo, wantInfo)
 	}
 	if !reflect.DeepEqual(tc.tool.params, p) {
 		t.Fatalf("%s: params\none-pass %#v\ngeneral  %#v", params, tc.tool.params, p)
 	}
-	if tc.call.input != &tc.input || tc.tool.modern != &tc.call || tc.tool.Session != ss {
+	if tc.call.input != &tc.input || tc.tool.stateless != &tc.call || tc.tool.Session != ss {
 		t.Fatalf("%s: the request is not wired to its own parts", params)
 	}
 	return true
@@ -78,7 +78,7 @@ var otherToolCalls = []string{
 	`{"name":5,` + metaMin + `}`, `{"NAME":"echo",` + metaMin + `}`, `[]`, `null`, `{`, ``,
 }
 
-func TestModernToolCallPathsAgree(t *testing.T) {
+func TestStatelessToolCallPathsAgree(t *testing.T) {
 	ss := newServerSession(benchEchoServer(t), nil)
 	for _, s := range fastToolCalls {
 		if !toolCallPathsAgree(t, ss, []byte(s)) {
@@ -90,7 +90,7 @@ func TestModernToolCallPathsAgree(t *testing.T) {
 	}
 }
 
-func FuzzModernToolCallPaths(f *testing.F) {
+func FuzzStatelessToolCallPaths(f *testing.F) {
 	for _, s := range append(append([]string{}, fastToolCalls...), otherToolCalls...) {
 		f.Add([]byte(s))
 	}
@@ -100,10 +100,10 @@ func FuzzModernToolCallPaths(f *testing.F) {
 	})
 }
 
-// TestStampedToolResultEncodesLikeFinishModern checks that the spliced-in
-// _meta of the one-pass path gives the bytes finishModern's copy gives, for
+// TestStampedToolResultEncodesLikeFinishStateless checks that the spliced-in
+// _meta of the one-pass path gives the bytes finishStateless's copy gives, for
 // server identities and texts that need escaping.
-func TestStampedToolResultEncodesLikeFinishModern(t *testing.T) {
+func TestStampedToolResultEncodesLikeFinishStateless(t *testing.T) {
 	for _, info := range []protocol.Implementation{
 		{Name: "s", Version: "1"},
 		{Name: "<s&b>", Title: "T\u2028", Version: "1\n", Description: "d\xff", WebsiteURL: "https://x", Icons: []protocol.Icon{{Src: "data:,"}}},
@@ -112,7 +112,7 @@ func TestStampedToolResultEncodesLikeFinishModern(t *testing.T) {
 		for _, text := range []string{"hello world", "", "quote \" <tag> & \u2029 \xfe"} {
 			var req ToolRequest
 			res := req.textResult(text)
-			want, err := encodeResult(nil, srv.finishModern(res))
+			want, err := encodeResult(nil, srv.finishStateless(res))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,10 +129,10 @@ func TestStampedToolResultEncodesLikeFinishModern(t *testing.T) {
 	}
 }
 
-// TestModernToolCallAnswer checks what the one-pass path answers: the
-// stamped text result for a typed tool, and finishModern's copy for a result
+// TestStatelessToolCallAnswer checks what the one-pass path answers: the
+// stamped text result for a typed tool, and finishStateless's copy for a result
 // the handler made itself (which must not be modified).
-func TestModernToolCallAnswer(t *testing.T) {
+func TestStatelessToolCallAnswer(t *testing.T) {
 	srv := benchEchoServer(t)
 	kept := protocol.NewToolResultText("kept")
 	if err := srv.AddRawTool(&protocol.Tool{Name: "raw"}, func(context.Context, *ToolRequest) (*protocol.CallToolResult, error) {

@@ -12,7 +12,7 @@ import (
 
 // A stateless 2026-07-28 request carries its trace context in _meta next to the
 // per-request protocol fields, exactly as the specification's example shows.
-func TestModernRequestContinuesTrace(t *testing.T) {
+func TestStatelessRequestContinuesTrace(t *testing.T) {
 	tp, rec := recorder(t)
 	srv := newServer(tp, nil)
 	echoServer(t, srv, nil)

@@ -9,19 +9,19 @@ import (
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// modernMeta is the _meta of a 2026-07-28 request.
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+// statelessMeta is the _meta of a 2026-07-28 request.
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-func TestClientModernRequestHeaders(t *testing.T) {
+func TestClientStatelessRequestHeaders(t *testing.T) {
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{Header: http.Header{"Mcp-Method": {"forged"}, "Authorization": {"Bearer t"}}})
 	ctx := clientTestContext(t)
 	extra := http.Header{"Mcp-Param-Region": {"eu-west"}, "Mcp-Name": {"forged"}}
 	for i, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + modernMeta + `,"name":"get weather","arguments":{"region":"eu-west"}}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a%20b.txt",` + modernMeta + `}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{` + modernMeta + `,"name":"Grüße"}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{` + modernMeta + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + statelessMeta + `,"name":"get weather","arguments":{"region":"eu-west"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a%20b.txt",` + statelessMeta + `}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{` + statelessMeta + `,"name":"Grüße"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{` + statelessMeta + `}}`,
 	} {
 		wctx := ctx
 		if i == 0 {
@@ -63,7 +63,7 @@ func TestClientModernRequestHeaders(t *testing.T) {
 	}
 }
 
-func TestClientLegacyRequestsCarryNoModernHeaders(t *testing.T) {
+func TestClientLegacyRequestsCarryNoStatelessHeaders(t *testing.T) {
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
 	ctx := clientTestContext(t)
@@ -80,7 +80,7 @@ func TestClientLegacyRequestsCarryNoModernHeaders(t *testing.T) {
 	}
 }
 
-func TestClientModernCancelClosesTheStream(t *testing.T) {
+func TestClientStatelessCancelClosesTheStream(t *testing.T) {
 	gone := make(chan struct{})
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if msg != nil && msg.Method == "tools/call" {
@@ -93,7 +93,7 @@ func TestClientModernCancelClosesTheStream(t *testing.T) {
 	})
 	c := clientDial(t, f.URL, nil)
 	ctx := clientTestContext(t)
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+modernMeta+`,"name":"slow"}}`)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+statelessMeta+`,"name":"slow"}}`)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"enough"}}`)
 	select {
 	case <-gone:
@@ -105,7 +105,7 @@ func TestClientModernCancelClosesTheStream(t *testing.T) {
 	}
 }
 
-func TestClientModernStreamIsNotResumed(t *testing.T) {
+func TestClientStatelessStreamIsNotResumed(t *testing.T) {
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if r.Method == http.MethodGet {
 			t.Error("the client tried to resume a stateless stream")
@@ -117,14 +117,14 @@ func TestClientModernStreamIsNotResumed(t *testing.T) {
 	})
 	c := clientDial(t, f.URL, nil)
 	ctx := clientTestContext(t)
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{`+modernMeta+`,"name":"cut"}}`)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{`+statelessMeta+`,"name":"cut"}}`)
 	m := clientReadMsg(t, ctx, c)
 	if m.ID != jsonrpc.Int64ID(3) || m.Error == nil || !strings.Contains(m.Error.Message, "cannot be resumed") {
 		t.Errorf("got %+v, want an error response for the cut stream", m)
 	}
 }
 
-func TestClientModernErrorStatusCarriesTheServersError(t *testing.T) {
+func TestClientStatelessErrorStatusCarriesTheServersError(t *testing.T) {
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
@@ -132,7 +132,7 @@ func TestClientModernErrorStatusCarriesTheServersError(t *testing.T) {
 	})
 	c := clientDial(t, f.URL, nil)
 	ctx := clientTestContext(t)
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+statelessMeta+`}}`)
 	m := clientReadMsg(t, ctx, c)
 	if m.Error == nil || m.Error.Code != -32022 || !strings.Contains(string(m.Error.Data), "supported") {
 		t.Errorf("got %+v, want the -32022 error with its data", m)

@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // recorder is a Stream for pushed connections: it keeps what the connection
@@ -23,7 +25,7 @@ type recorder struct {
 
 func (r *recorder) Read(context.Context) ([]byte, error) {
 	r.t.Error("a pushed connection read its stream")
-	return nil, ErrClosed
+	return nil, jsonrpc.ErrClosed
 }
 
 func (r *recorder) Write(_ context.Context, msg []byte) error {
@@ -56,9 +58,9 @@ func pushConn(t *testing.T, h HandlerFunc) (*Conn, *recorder) {
 	return c, rec
 }
 
-func mustDecode(t *testing.T, s string) *Message {
+func mustDecode(t *testing.T, s string) *jsonrpc.Message {
 	t.Helper()
-	m, err := Decode([]byte(s))
+	m, err := jsonrpc.Decode([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +69,8 @@ func mustDecode(t *testing.T, s string) *Message {
 
 func TestPushRequestIsAnsweredBeforeReceiveReturns(t *testing.T) {
 	type key struct{}
-	c, rec := pushConn(t, func(ctx context.Context, msg *Message) (any, error) {
-		if id, ok := RelatedRequest(ctx); !ok || id != Int64ID(7) {
+	c, rec := pushConn(t, func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+		if id, ok := jsonrpc.RelatedRequest(ctx); !ok || id != jsonrpc.Int64ID(7) {
 			t.Errorf("related request %v %v", id, ok)
 		}
 		return map[string]any{"from": ctx.Value(key{})}, nil
@@ -83,7 +85,7 @@ func TestPushRequestIsAnsweredBeforeReceiveReturns(t *testing.T) {
 
 func TestPushCancellingTheContextCancelsTheRequest(t *testing.T) {
 	started := make(chan struct{})
-	c, _ := pushConn(t, func(ctx context.Context, msg *Message) (any, error) {
+	c, _ := pushConn(t, func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		close(started)
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -106,7 +108,7 @@ func TestPushCancellingTheContextCancelsTheRequest(t *testing.T) {
 func TestPushNotificationsRunInOrder(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
-	c, _ := pushConn(t, func(ctx context.Context, msg *Message) (any, error) {
+	c, _ := pushConn(t, func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		var p struct{ N string }
 		_ = json.Unmarshal(msg.Params, &p)
 		mu.Lock()
@@ -147,7 +149,7 @@ func TestPushEndCancelsRunningRequestsAndDropsLaterMessages(t *testing.T) {
 	started := make(chan struct{})
 	var calls sync.WaitGroup
 	var cause error
-	c, rec := pushConn(t, func(ctx context.Context, msg *Message) (any, error) {
+	c, rec := pushConn(t, func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		if msg.Method == "late" {
 			t.Error("a message received after End was handled")
 		}
@@ -188,7 +190,7 @@ func TestPushEndCancelsRunningRequestsAndDropsLaterMessages(t *testing.T) {
 }
 
 func TestPushCloseEndsTheConnection(t *testing.T) {
-	c, rec := pushConn(t, func(ctx context.Context, msg *Message) (any, error) { return nil, nil })
+	c, rec := pushConn(t, func(ctx context.Context, msg *jsonrpc.Message) (any, error) { return nil, nil })
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -207,11 +209,11 @@ func TestPushCloseEndsTheConnection(t *testing.T) {
 // BenchmarkPushRequest measures one pushed request: the handler runs on the
 // caller's goroutine and the response is written before Receive returns.
 func BenchmarkPushRequest(b *testing.B) {
-	c := NewConn(discard{}, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, msg *Message) (any, error) {
+	c := NewConn(discard{}, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		return json.RawMessage(`{}`), nil
 	}), Logger: slog.New(slog.DiscardHandler)})
 	c.StartPush()
-	msg, _ := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`))
+	msg, _ := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -222,6 +224,6 @@ func BenchmarkPushRequest(b *testing.B) {
 // discard is a Stream that drops what it is given.
 type discard struct{}
 
-func (discard) Read(context.Context) ([]byte, error) { return nil, ErrClosed }
+func (discard) Read(context.Context) ([]byte, error) { return nil, jsonrpc.ErrClosed }
 func (discard) Write(context.Context, []byte) error  { return nil }
 func (discard) Close() error                         { return nil }

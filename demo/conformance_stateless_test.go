@@ -1,9 +1,9 @@
 package demo
 
-// These tests drive the 2026-07-28 fixtures (conformance_modern.go) the way the
+// These tests drive the 2026-07-28 fixtures (conformance_stateless.go) the way the
 // suite's scenarios do, with raw stateless requests over an in-memory connection
 // whose server side is checked against the 2026-07-28 schema, and assert what the
-// scenarios assert (and a little more). conformance_modern_legacy_test.go runs the
+// scenarios assert (and a little more). conformance_stateless_legacy_test.go runs the
 // same handlers for a client that began with initialize.
 
 import (
@@ -26,9 +26,9 @@ import (
 // allCaps are the client capabilities the suite's stateless requests declare.
 const allCaps = `{"sampling":{},"elicitation":{},"roots":{"listChanged":true}}`
 
-// modernMeta is a request _meta of 2026-07-28 declaring caps, plus extra members
+// statelessMeta is a request _meta of 2026-07-28 declaring caps, plus extra members
 // (`"key":value` pairs).
-func modernMeta(caps string, extra ...string) string {
+func statelessMeta(caps string, extra ...string) string {
 	m := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"conformance-test-client","version":"1.0.0"},` +
 		`"io.modelcontextprotocol/clientCapabilities":` + caps
@@ -38,15 +38,15 @@ func modernMeta(caps string, extra ...string) string {
 	return m + "}"
 }
 
-// modernConn serves the conformance fixtures to raw stateless requests; what the
+// statelessConn serves the conformance fixtures to raw stateless requests; what the
 // server writes is checked against the schema.
-type modernConn struct {
+type statelessConn struct {
 	t      *testing.T
 	c      transport.Conn
 	nextID int
 }
 
-func connectModern(t *testing.T) *modernConn {
+func connectStateless(t *testing.T) *statelessConn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -60,7 +60,7 @@ func connectModern(t *testing.T) *modernConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close(); _ = ss.Close() })
-	return &modernConn{t: t, c: c}
+	return &statelessConn{t: t, c: c}
 }
 
 // message is one decoded JSON-RPC message from the server.
@@ -78,7 +78,7 @@ type message struct {
 
 // send writes one request and returns its response and every message the server
 // sent before it (notifications, or requests it must not send).
-func (m *modernConn) send(method, params string) (resp message, before []message) {
+func (m *statelessConn) send(method, params string) (resp message, before []message) {
 	m.t.Helper()
 	m.nextID++
 	id := m.nextID
@@ -105,7 +105,7 @@ func (m *modernConn) send(method, params string) (resp message, before []message
 }
 
 // result sends a request and decodes its result, failing on an error response.
-func (m *modernConn) result(method, params string) map[string]any {
+func (m *statelessConn) result(method, params string) map[string]any {
 	m.t.Helper()
 	resp, _ := m.send(method, params)
 	if resp.Error != nil {
@@ -119,7 +119,7 @@ func (m *modernConn) result(method, params string) map[string]any {
 }
 
 // errorCode sends a request that must fail and returns the error's code and data.
-func (m *modernConn) errorCode(method, params string) (int64, json.RawMessage) {
+func (m *statelessConn) errorCode(method, params string) (int64, json.RawMessage) {
 	m.t.Helper()
 	resp, _ := m.send(method, params)
 	if resp.Error == nil {
@@ -193,8 +193,8 @@ func retry(responses, state string) []string {
 
 // input-required-result-basic-elicitation, -basic-sampling, -basic-list-roots,
 // -request-state, -tampered-state (its valid path) and -result-type.
-func TestModernInputRequiredSingleInput(t *testing.T) {
-	m := connectModern(t)
+func TestStatelessInputRequiredSingleInput(t *testing.T) {
+	m := connectStateless(t)
 	for _, tc := range []struct {
 		tool, key, method, answer, want string
 	}{
@@ -205,7 +205,7 @@ func TestModernInputRequiredSingleInput(t *testing.T) {
 		{"test_input_required_result_tampered_state", "confirm", "elicitation/create", answerOK, "state-ok: confirmed true"},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			meta := modernMeta(allCaps)
+			meta := statelessMeta(allCaps)
 			state := inputRequired(t, m.result("tools/call", callParams(tc.tool, meta)), map[string]string{tc.key: tc.method})
 			res := m.result("tools/call", callParams(tc.tool, meta, retry(`{"`+tc.key+`":`+tc.answer+`}`, state)...))
 			if got := toolText(t, res); got != tc.want {
@@ -216,9 +216,9 @@ func TestModernInputRequiredSingleInput(t *testing.T) {
 }
 
 // The elicitation fixture asks with the suite's message and form.
-func TestModernElicitationRequestShape(t *testing.T) {
-	m := connectModern(t)
-	res := m.result("tools/call", callParams("test_input_required_result_elicitation", modernMeta(allCaps)))
+func TestStatelessElicitationRequestShape(t *testing.T) {
+	m := connectStateless(t)
+	res := m.result("tools/call", callParams("test_input_required_result_elicitation", statelessMeta(allCaps)))
 	req := res["inputRequests"].(map[string]any)["user_name"].(map[string]any)
 	params, _ := req["params"].(map[string]any)
 	schema, _ := params["requestedSchema"].(map[string]any)
@@ -230,18 +230,18 @@ func TestModernElicitationRequestShape(t *testing.T) {
 
 // input-required-result-request-state: without the echoed requestState the answer
 // is still used, but the text does not claim the state came back.
-func TestModernRequestStateNotEchoed(t *testing.T) {
-	m := connectModern(t)
-	res := m.result("tools/call", callParams("test_input_required_result_request_state", modernMeta(allCaps), `"inputResponses":{"confirm":`+answerOK+`}`))
+func TestStatelessRequestStateNotEchoed(t *testing.T) {
+	m := connectStateless(t)
+	res := m.result("tools/call", callParams("test_input_required_result_request_state", statelessMeta(allCaps), `"inputResponses":{"confirm":`+answerOK+`}`))
 	if got := toolText(t, res); strings.Contains(got, "state-ok") {
 		t.Errorf("without requestState the text = %q", got)
 	}
 }
 
 // input-required-result-multiple-input-requests
-func TestModernMultipleInputs(t *testing.T) {
-	m := connectModern(t)
-	tool, meta := "test_input_required_result_multiple_inputs", modernMeta(allCaps)
+func TestStatelessMultipleInputs(t *testing.T) {
+	m := connectStateless(t)
+	tool, meta := "test_input_required_result_multiple_inputs", statelessMeta(allCaps)
 	state := inputRequired(t, m.result("tools/call", callParams(tool, meta)), map[string]string{
 		"user_name": "elicitation/create", "greeting": "sampling/createMessage", "client_roots": "roots/list"})
 	// Answering part of them asks again for the rest only.
@@ -255,9 +255,9 @@ func TestModernMultipleInputs(t *testing.T) {
 
 // input-required-result-multi-round: the second round asks a new question under a
 // new key, with a new requestState carrying the first answer.
-func TestModernMultiRound(t *testing.T) {
-	m := connectModern(t)
-	tool, meta := "test_input_required_result_multi_round", modernMeta(allCaps)
+func TestStatelessMultiRound(t *testing.T) {
+	m := connectStateless(t)
+	tool, meta := "test_input_required_result_multi_round", statelessMeta(allCaps)
 	s1 := inputRequired(t, m.result("tools/call", callParams(tool, meta)), map[string]string{"step1": "elicitation/create"})
 	s2 := inputRequired(t, m.result("tools/call", callParams(tool, meta, retry(`{"step1":`+answerName+`}`, s1)...)), map[string]string{"step2": "elicitation/create"})
 	if s1 == s2 {
@@ -274,9 +274,9 @@ func TestModernMultiRound(t *testing.T) {
 }
 
 // input-required-result-non-tool-request
-func TestModernInputRequiredPrompt(t *testing.T) {
-	m := connectModern(t)
-	meta := modernMeta(allCaps)
+func TestStatelessInputRequiredPrompt(t *testing.T) {
+	m := connectStateless(t)
+	meta := statelessMeta(allCaps)
 	r1 := m.result("prompts/get", `{"name":"test_input_required_result_prompt","_meta":`+meta+`}`)
 	state := inputRequired(t, r1, map[string]string{"user_context": "elicitation/create"})
 	r2 := m.result("prompts/get", `{"name":"test_input_required_result_prompt","_meta":`+meta+`,`+strings.Join(retry(`{"user_context":`+answerContext+`}`, state), ",")+`}`)
@@ -288,9 +288,9 @@ func TestModernInputRequiredPrompt(t *testing.T) {
 
 // input-required-result-tampered-state, -validate-input, -missing-input-response and
 // -ignore-extra-params: what the SDK does with bad retries, seen through the fixtures.
-func TestModernBadRetries(t *testing.T) {
-	m := connectModern(t)
-	meta := modernMeta(allCaps)
+func TestStatelessBadRetries(t *testing.T) {
+	m := connectStateless(t)
+	meta := statelessMeta(allCaps)
 	tampered := "test_input_required_result_tampered_state"
 	state := inputRequired(t, m.result("tools/call", callParams(tampered, meta)), map[string]string{"confirm": "elicitation/create"})
 	if code, _ := m.errorCode("tools/call", callParams(tampered, meta, retry(`{"confirm":`+answerOK+`}`, state+"-TAMPERED")...)); code != mcp.CodeInvalidParams {
@@ -321,8 +321,8 @@ func TestModernBadRetries(t *testing.T) {
 }
 
 // input-required-result-capability-check: only what the client declared is asked.
-func TestModernAsksOnlyDeclaredCapabilities(t *testing.T) {
-	m := connectModern(t)
+func TestStatelessAsksOnlyDeclaredCapabilities(t *testing.T) {
+	m := connectStateless(t)
 	tool := "test_input_required_result_capabilities"
 	for _, tc := range []struct {
 		caps string
@@ -333,7 +333,7 @@ func TestModernAsksOnlyDeclaredCapabilities(t *testing.T) {
 		{`{"elicitation":{},"roots":{}}`, map[string]string{"user_name": "elicitation/create", "client_roots": "roots/list"}},
 		{allCaps, map[string]string{"capital_question": "sampling/createMessage", "user_name": "elicitation/create", "client_roots": "roots/list"}},
 	} {
-		res := m.result("tools/call", callParams(tool, modernMeta(tc.caps)))
+		res := m.result("tools/call", callParams(tool, statelessMeta(tc.caps)))
 		if len(tc.want) == 0 {
 			if got := toolText(t, res); !strings.Contains(got, "nothing to ask") {
 				t.Errorf("caps %s: %q", tc.caps, got)
@@ -342,7 +342,7 @@ func TestModernAsksOnlyDeclaredCapabilities(t *testing.T) {
 		}
 		inputRequired(t, res, tc.want)
 	}
-	res := m.result("tools/call", callParams(tool, modernMeta(`{"sampling":{}}`), `"inputResponses":{"capital_question":`+answerSample+`}`))
+	res := m.result("tools/call", callParams(tool, statelessMeta(`{"sampling":{}}`), `"inputResponses":{"capital_question":`+answerSample+`}`))
 	if got := toolText(t, res); got != "model: Paris." {
 		t.Errorf("answered = %q", got)
 	}
@@ -350,9 +350,9 @@ func TestModernAsksOnlyDeclaredCapabilities(t *testing.T) {
 
 // server-stateless, sep-2575-server-rejects-undeclared-capability: -32021 naming
 // sampling as a ClientCapabilities object.
-func TestModernMissingCapability(t *testing.T) {
-	m := connectModern(t)
-	code, data := m.errorCode("tools/call", callParams("test_missing_capability", modernMeta(`{}`)))
+func TestStatelessMissingCapability(t *testing.T) {
+	m := connectStateless(t)
+	code, data := m.errorCode("tools/call", callParams("test_missing_capability", statelessMeta(`{}`)))
 	var d struct {
 		RequiredCapabilities map[string]json.RawMessage `json:"requiredCapabilities"`
 	}
@@ -360,14 +360,14 @@ func TestModernMissingCapability(t *testing.T) {
 		len(d.RequiredCapabilities) != 1 || !strings.HasPrefix(string(d.RequiredCapabilities["sampling"]), "{") {
 		t.Errorf("code %d, data %s", code, data)
 	}
-	inputRequired(t, m.result("tools/call", callParams("test_missing_capability", modernMeta(`{"sampling":{}}`))), map[string]string{"sampling-1": "sampling/createMessage"})
+	inputRequired(t, m.result("tools/call", callParams("test_missing_capability", statelessMeta(`{"sampling":{}}`))), map[string]string{"sampling-1": "sampling/createMessage"})
 }
 
 // server-stateless, sep-2575-http-server-no-independent-requests-on-stream: the
 // stream of a call carries notifications and the answer, never a request.
-func TestModernStreamingElicitation(t *testing.T) {
-	m := connectModern(t)
-	meta := modernMeta(`{"elicitation":{}}`, `"progressToken":"p1"`)
+func TestStatelessStreamingElicitation(t *testing.T) {
+	m := connectStateless(t)
+	meta := statelessMeta(`{"elicitation":{}}`, `"progressToken":"p1"`)
 	resp, before := m.send("tools/call", callParams("test_streaming_elicitation", meta))
 	for _, b := range before {
 		if len(b.ID) > 0 || b.Method != "notifications/progress" {
@@ -390,13 +390,13 @@ func TestModernStreamingElicitation(t *testing.T) {
 
 // server-stateless, sep-2575-server-no-log-without-loglevel: no log message unless
 // the request's _meta names a level, then only those at or above it.
-func TestModernLoggingTool(t *testing.T) {
-	m := connectModern(t)
-	resp, before := m.send("tools/call", callParams("test_logging_tool", modernMeta(`{}`)))
+func TestStatelessLoggingTool(t *testing.T) {
+	m := connectStateless(t)
+	resp, before := m.send("tools/call", callParams("test_logging_tool", statelessMeta(`{}`)))
 	if resp.Error != nil || len(before) != 0 {
 		t.Errorf("without logLevel: %+v, then %+v", before, resp)
 	}
-	_, before = m.send("tools/call", callParams("test_logging_tool", modernMeta(`{}`, `"io.modelcontextprotocol/logLevel":"warning"`)))
+	_, before = m.send("tools/call", callParams("test_logging_tool", statelessMeta(`{}`, `"io.modelcontextprotocol/logLevel":"warning"`)))
 	var levels []string
 	for _, b := range before {
 		var p protocol.LoggingMessageParams
@@ -412,9 +412,9 @@ func TestModernLoggingTool(t *testing.T) {
 
 // server-stateless, list-changed checks: each trigger really changes its list, and
 // a subscriptions/listen stream for that list hears about it.
-func TestModernListChangeTriggers(t *testing.T) {
-	m := connectModern(t)
-	meta := modernMeta(`{}`)
+func TestStatelessListChangeTriggers(t *testing.T) {
+	m := connectStateless(t)
+	meta := statelessMeta(`{}`)
 	names := func(method, field string) []string {
 		var out []string
 		items, _ := m.result(method, `{"_meta":`+meta+`}`)[field].([]any)
@@ -441,11 +441,11 @@ func TestModernListChangeTriggers(t *testing.T) {
 
 // The listen stream of server-stateless: acknowledged first, then the tools
 // list_changed that test_trigger_tool_change causes, tagged with the subscription.
-func TestModernTriggerReachesListenStream(t *testing.T) {
-	m := connectModern(t)
+func TestStatelessTriggerReachesListenStream(t *testing.T) {
+	m := connectStateless(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	listen := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"_meta":` + modernMeta(`{}`) + `,"notifications":{"toolsListChanged":true}}}`
+	listen := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"_meta":` + statelessMeta(`{}`) + `,"notifications":{"toolsListChanged":true}}}`
 	if err := m.c.Write(ctx, []byte(listen)); err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func TestModernTriggerReachesListenStream(t *testing.T) {
 	if ack := read(); ack.Method != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first message = %+v", ack)
 	}
-	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + callParams("test_trigger_tool_change", modernMeta(`{}`)) + `}`
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + callParams("test_trigger_tool_change", statelessMeta(`{}`)) + `}`
 	if err := m.c.Write(ctx, []byte(call)); err != nil {
 		t.Fatal(err)
 	}
@@ -486,9 +486,9 @@ func TestModernTriggerReachesListenStream(t *testing.T) {
 
 // http-custom-header-server-validation needs a tool whose string parameter is
 // mirrored in an Mcp-Param header.
-func TestModernParamHeaderTool(t *testing.T) {
-	m := connectModern(t)
-	tools, _ := m.result("tools/list", `{"_meta":`+modernMeta(`{}`)+`}`)["tools"].([]any)
+func TestStatelessParamHeaderTool(t *testing.T) {
+	m := connectStateless(t)
+	tools, _ := m.result("tools/list", `{"_meta":`+statelessMeta(`{}`)+`}`)["tools"].([]any)
 	var schema map[string]any
 	for _, tl := range tools {
 		if tool := tl.(map[string]any); tool["name"] == "test_param_header" {
@@ -499,7 +499,7 @@ func TestModernParamHeaderTool(t *testing.T) {
 	if region["type"] != "string" || region["x-mcp-header"] != "Region" || fmt.Sprint(schema["required"]) != "[region]" {
 		t.Fatalf("test_param_header inputSchema = %v", schema)
 	}
-	res := m.result("tools/call", `{"name":"test_param_header","arguments":{"region":"eu-west"},"_meta":`+modernMeta(`{}`)+`}`)
+	res := m.result("tools/call", `{"name":"test_param_header","arguments":{"region":"eu-west"},"_meta":`+statelessMeta(`{}`)+`}`)
 	if got := toolText(t, res); got != "region: eu-west" {
 		t.Errorf("test_param_header = %q", got)
 	}

@@ -8,11 +8,11 @@ import (
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
-// FuzzClientModernHeader feeds request params to the derivation of the 2026-07-28
+// FuzzClientStatelessHeader feeds request params to the derivation of the 2026-07-28
 // request headers: it never panics, and whatever it returns is what a server's
 // validation expects — Mcp-Method is the method, MCP-Protocol-Version the _meta
 // version, and Mcp-Name decodes to the mirrored body field.
-func FuzzClientModernHeader(f *testing.F) {
+func FuzzClientStatelessHeader(f *testing.F) {
 	for _, seed := range []struct{ method, params string }{
 		{"tools/call", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"get weather"}`},
 		{"resources/read", `{"uri":"file:///a b\n","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`},
@@ -29,7 +29,7 @@ func FuzzClientModernHeader(f *testing.F) {
 			return
 		}
 		m := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: method, Params: params}
-		h, ok := clientModernHeader(m)
+		h, ok := clientStatelessHeader(m)
 		if !ok {
 			return
 		}

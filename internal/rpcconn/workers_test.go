@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // handlerGoroutines counts c's goroutines parked in, or running, a handler loop
@@ -13,7 +15,7 @@ import (
 func handlerGoroutines(c *Conn) int {
 	buf := make([]byte, 1<<20)
 	n := runtime.Stack(buf, true)
-	return strings.Count(string(buf[:n]), fmt.Sprintf("jsonrpc.(*Conn).handlerLoop(%p", c))
+	return strings.Count(string(buf[:n]), fmt.Sprintf("rpcconn.(*Conn).handlerLoop(%p", c))
 }
 
 // TestConnReusedHandlersStayConcurrent checks that handler goroutines waiting for
@@ -22,7 +24,7 @@ func handlerGoroutines(c *Conn) int {
 func TestConnReusedHandlersStayConcurrent(t *testing.T) {
 	arrived := make(chan struct{}, 2)
 	release := make(chan struct{})
-	h := HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+	h := HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 		if m.Method == "pair" {
 			arrived <- struct{}{}
 			select {

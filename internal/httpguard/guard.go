@@ -1,6 +1,7 @@
 // Package httpguard defends MCP's HTTP endpoints against DNS rebinding and
 // unwanted cross-origin requests, by the Host and Origin headers. Both HTTP
-// transports (streamable and legacysse) use it; any other handler can too.
+// transports (streamable and legacysse) apply it, configured by their
+// HandlerOptions (AllowedOrigins, AllowedHosts).
 //
 // The rules: a server reached on a loopback address accepts only loopback Host
 // names (localhost, *.localhost, 127.0.0.0/8, ::1) unless AllowedHosts says

@@ -2,15 +2,15 @@ package wirecheck
 
 import "testing"
 
-func TestModernVersionFromMeta(t *testing.T) {
-	w := wire{modernVersion}
+func TestStatelessVersionFromMeta(t *testing.T) {
+	w := wire{statelessVersion}
 	c := newTestChecker(t, Server)
 	if got := c.Version(); got != "" {
 		t.Fatalf("Version() = %q before any message", got)
 	}
 	converse(t, c, []line{{Client, w.req(1, "tools/list", nil), valid}})
-	if got := c.Version(); got != modernVersion {
-		t.Fatalf("Version() = %q, want %s learned from _meta", got, modernVersion)
+	if got := c.Version(); got != statelessVersion {
+		t.Fatalf("Version() = %q, want %s learned from _meta", got, statelessVersion)
 	}
 	converse(t, c, []line{
 		{Server, w.res(1, w.cacheable(obj{"tools": []any{}})), valid},
@@ -27,7 +27,7 @@ func TestModernVersionFromMeta(t *testing.T) {
 }
 
 func TestInputRequiredResult(t *testing.T) {
-	w := wire{modernVersion}
+	w := wire{statelessVersion}
 	elicit := obj{"method": "elicitation/create", "params": obj{"message": "Name?",
 		"requestedSchema": obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}}}}
 	converse(t, newTestChecker(t, Server), []line{
@@ -47,8 +47,8 @@ func TestInputRequiredResult(t *testing.T) {
 	})
 }
 
-func TestModernErrors(t *testing.T) {
-	w := wire{modernVersion}
+func TestStatelessErrors(t *testing.T) {
+	w := wire{statelessVersion}
 	missing := func(id int, data any) string {
 		e := obj{"code": -32021, "message": "elicitation required"}
 		if data != nil {
@@ -63,7 +63,7 @@ func TestModernErrors(t *testing.T) {
 		{Server, missing(2, obj{"requiredCapabilities": obj{"elicitation": obj{}}}), valid},
 		{Client, w.req(3, "tools/call", obj{"name": "x"}), valid},
 		{Server, mustJSON(obj{"jsonrpc": "2.0", "id": 3, "error": obj{"code": -32022, "message": "unsupported",
-			"data": obj{"requested": "2099-01-01", "supported": []any{modernVersion}}}}), valid},
+			"data": obj{"requested": "2099-01-01", "supported": []any{statelessVersion}}}}), valid},
 		{Client, w.req(4, "tools/call", obj{"name": "x"}), valid},
 		{Server, errResp(4, -32022, "unsupported"), bad("UnsupportedProtocolVersionError")},
 		{Client, w.req(5, "tools/call", obj{"name": "x"}), valid},
@@ -74,10 +74,10 @@ func TestModernErrors(t *testing.T) {
 // TestDualEra follows a server that serves both eras on one connection: each response
 // is checked against the version of the request it answers.
 func TestDualEra(t *testing.T) {
-	legacy, modern := wire{"2025-06-18"}, wire{modernVersion}
+	legacy, stateless := wire{"2025-06-18"}, wire{statelessVersion}
 	converse(t, newTestChecker(t, Server), append(legacy.handshake(),
 		line{Client, legacy.req(1, "tools/list", nil), valid},
-		line{Client, modern.req(2, "tools/list", nil), valid},
+		line{Client, stateless.req(2, "tools/list", nil), valid},
 		line{Server, legacy.res(1, obj{"tools": []any{}}), valid},
 		line{Server, legacy.res(2, obj{"tools": []any{}}), bad("ListToolsResult")},
 	))

@@ -17,10 +17,10 @@ import (
 // serves such requests one by one; an initialize selects the legacy engine for
 // the rest of the connection instead.
 
-// modernMethods is the 2026-07-28 dispatch table. Methods removed in 2026-07-28
+// statelessMethods is the 2026-07-28 dispatch table. Methods removed in 2026-07-28
 // (initialize, ping, logging/setLevel, resources/subscribe, ...) are absent:
-// with modern _meta they are unknown methods.
-func modernMethods() map[string]featureFunc {
+// with stateless _meta they are unknown methods.
+func statelessMethods() map[string]featureFunc {
 	return map[string]featureFunc{
 		protocol.MethodServerDiscover:         discover,
 		protocol.MethodToolsList:              listTools,
@@ -32,18 +32,18 @@ func modernMethods() map[string]featureFunc {
 		protocol.MethodPromptsGet:             getPrompt,
 		protocol.MethodCompletionComplete:     complete,
 		protocol.MethodSubscriptionsListen:    listen,
-		protocol.MethodTasksGet:               getTaskModern,
-		protocol.MethodTasksUpdate:            updateTaskModern,
-		protocol.MethodTasksCancel:            cancelTaskModern,
+		protocol.MethodTasksGet:               getTaskStateless,
+		protocol.MethodTasksUpdate:            updateTaskStateless,
+		protocol.MethodTasksCancel:            cancelTaskStateless,
 	}
 }
 
-// ModernVersions are the stateless protocol versions a Server serves without
+// StatelessVersions are the stateless protocol versions a Server serves without
 // initialize.
-var ModernVersions = []string{protocol.Version20260728}
+var statelessVersions = []string{protocol.Version20260728}
 
-// modernCall is what a 2026-07-28 request declared about itself in _meta.
-type modernCall struct {
+// statelessCall is what a 2026-07-28 request declared about itself in _meta.
+type statelessCall struct {
 	version  string
 	caps     protocol.ClientCapabilities
 	info     *protocol.Implementation
@@ -52,11 +52,11 @@ type modernCall struct {
 	input    *inputRound // non-nil for the methods that may ask for input
 }
 
-// isModernRequest reports whether an incoming message on a session that has not
+// isStatelessRequest reports whether an incoming message on a session that has not
 // been initialized belongs to the stateless engine: server/discover, or any
 // request whose _meta names a protocol version. It only looks for the key, so
 // the common legacy path pays one byte search.
-func isModernRequest(msg *jsonrpc.Message) bool {
+func isStatelessRequest(msg *jsonrpc.Message) bool {
 	if msg.IsNotification() {
 		return false
 	}
@@ -94,11 +94,11 @@ type requestMetaMember struct {
 	Meta json.RawMessage `json:"_meta"`
 }
 
-// parseModernMeta checks the required _meta of a 2026-07-28 request and fills
+// parseStatelessMeta checks the required _meta of a 2026-07-28 request and fills
 // mc from it: a missing field is -32602, an unsupported version -32022 naming
 // the supported ones. _meta keys are matched exactly, the last one winning,
 // as protocol.Meta decodes them; a null value counts as absent.
-func (s *Server) parseModernMeta(mc *modernCall, method string, params json.RawMessage) error {
+func (s *Server) parseStatelessMeta(mc *statelessCall, method string, params json.RawMessage) error {
 	var rm requestMetaMember
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &rm); err != nil {
@@ -119,7 +119,7 @@ func (s *Server) parseModernMeta(mc *modernCall, method string, params json.RawM
 	if err := json.Unmarshal(raw, &mc.version); err != nil {
 		return errorf(CodeInvalidParams, "invalid params: _meta: %s: %v", protocol.MetaKeyProtocolVersion, err)
 	}
-	if !isModernVersion(mc.version) {
+	if !isStatelessVersion(mc.version) {
 		return unsupportedVersion(mc.version)
 	}
 	if raw = fields[protocol.MetaKeyClientCapabilities]; isNull(raw) {
@@ -145,8 +145,8 @@ func (s *Server) parseModernMeta(mc *modernCall, method string, params json.RawM
 // isNull reports whether a raw JSON value is absent or null.
 func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
-func isModernVersion(v string) bool {
-	for _, m := range ModernVersions {
+func isStatelessVersion(v string) bool {
+	for _, m := range statelessVersions {
 		if v == m {
 			return true
 		}
@@ -157,8 +157,8 @@ func isModernVersion(v string) bool {
 // supportedVersions lists what the server speaks: the stateless versions, then
 // the legacy ones reached through initialize.
 func supportedVersions() []string {
-	out := make([]string, 0, len(ModernVersions)+len(protocol.LegacyVersions))
-	out = append(out, ModernVersions...)
+	out := make([]string, 0, len(statelessVersions)+len(protocol.LegacyVersions))
+	out = append(out, statelessVersions...)
 	return append(out, protocol.LegacyVersions...)
 }
 
@@ -174,29 +174,29 @@ func missingCapability(caps protocol.ClientCapabilities, what string) *jsonrpc.E
 		WithData(protocol.MissingClientCapabilityData{RequiredCapabilities: caps})
 }
 
-// modernRequest is what one stateless request allocates up front, in one
+// statelessRequest is what one stateless request allocates up front, in one
 // piece: the Request its handler sees, what its _meta declared, and its input
 // round (used by the methods that may ask the client for input).
-type modernRequest struct {
+type statelessRequest struct {
 	req   Request
-	call  modernCall
+	call  statelessCall
 	input inputRound
 }
 
-// handleModern serves one 2026-07-28 request.
-func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+// handleStateless serves one 2026-07-28 request.
+func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 	s := ss.server
 	if msg.Method == protocol.MethodToolsCall && len(s.opts.Middleware) == 0 {
-		if tc := ss.decodeModernToolCall(msg.Params); tc != nil {
-			return modernError(tc.answer(ctx, s))
+		if tc := ss.decodeStatelessToolCall(msg.Params); tc != nil {
+			return statelessError(tc.answer(ctx, s))
 		}
 	}
-	mr := &modernRequest{}
+	mr := &statelessRequest{}
 	mc := &mr.call
-	if err := s.parseModernMeta(mc, msg.Method, msg.Params); err != nil {
+	if err := s.parseStatelessMeta(mc, msg.Method, msg.Params); err != nil {
 		return nil, err
 	}
-	fn, ok := s.modern[msg.Method]
+	fn, ok := s.stateless[msg.Method]
 	if !ok {
 		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
 	}
@@ -205,23 +205,23 @@ func (ss *ServerSession) handleModern(ctx context.Context, msg *jsonrpc.Message)
 		mc.input = &mr.input
 	}
 	r := &mr.req
-	r.Session, r.modern = ss, mc
+	r.Session, r.stateless = ss, mc
 	if len(s.opts.Middleware) == 0 {
 		res, err := fn(ctx, r, msg.Params)
-		return modernError(s.completeModern(r, res, err))
+		return statelessError(s.completeStateless(r, res, err))
 	}
-	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: modernSession{ss, mc.version}}
-	return modernError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mc.version}}
+	return statelessError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
 		res, err := fn(ctx, r, c.Params)
-		return s.completeModern(r, res, err)
+		return s.completeStateless(r, res, err)
 	})(ctx, call))
 }
 
-// completeModern turns a handler's outcome into the answer to a stateless
+// completeStateless turns a handler's outcome into the answer to a stateless
 // request: an InputRequiredResult when the handler is waiting for input, the
-// result stamped by finishModern otherwise.
-func (s *Server) completeModern(r *Request, res any, err error) (any, error) {
-	if in := r.modern.input; in != nil {
+// result stamped by finishStateless otherwise.
+func (s *Server) completeStateless(r *Request, res any, err error) (any, error) {
+	if in := r.stateless.input; in != nil {
 		if res, err = in.finish(s, r, res, err); err != nil {
 			return nil, err
 		}
@@ -229,13 +229,13 @@ func (s *Server) completeModern(r *Request, res any, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.finishModern(res), nil
+	return s.finishStateless(res), nil
 }
 
-// modernError rewrites legacy error codes a handler may return into their
+// statelessError rewrites legacy error codes a handler may return into their
 // 2026-07-28 form: "resource not found" is -32602 there (and -32002 must not
 // be sent).
-func modernError(res any, err error) (any, error) {
+func statelessError(res any, err error) (any, error) {
 	if err == nil {
 		return res, nil
 	}
@@ -248,15 +248,15 @@ func modernError(res any, err error) (any, error) {
 	return res, err
 }
 
-// modernSession is what middleware sees as the Session of a stateless request:
+// statelessSession is what middleware sees as the Session of a stateless request:
 // the connection, reporting the request's own protocol version.
-type modernSession struct {
+type statelessSession struct {
 	*ServerSession
 	version string
 }
 
 // ProtocolVersion returns the version the request declared.
-func (m modernSession) ProtocolVersion() string { return m.version }
+func (m statelessSession) ProtocolVersion() string { return m.version }
 
 // CacheHint is a caching hint for results a 2026-07-28 client may cache (discover,
 // the list results and resources/read): how long they stay fresh, and whether a
@@ -297,11 +297,11 @@ func (h CacheHint) apply(c *protocol.CacheHint) {
 	c.SetCache(h.TTL, scope)
 }
 
-// finishModern stamps a result for a 2026-07-28 client: resultType, the server's
+// finishStateless stamps a result for a 2026-07-28 client: resultType, the server's
 // identity in _meta, and caching hints where the protocol requires them. It
 // copies what it changes, so results a handler keeps and returns again are not
 // modified.
-func (s *Server) finishModern(res any) any {
+func (s *Server) finishStateless(res any) any {
 	co := &s.opts.Cache
 	switch v := res.(type) {
 	case *protocol.InputRequiredResult:

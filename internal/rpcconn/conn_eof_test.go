@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // scripted is a stream whose peer sends a fixed list of messages and then
@@ -39,14 +41,14 @@ func TestConnAnswersRequestsSentBeforeEOF(t *testing.T) {
 	s := &scripted{in: make(chan []byte, 4), written: make(chan string, 8)}
 	release := make(chan struct{})
 	var c *Conn // set before Start, so before any handler runs
-	h := HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+	h := HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 		if m.Method == "slow" {
 			<-release
 		}
 		var out string
 		// A call back to the peer cannot be answered any more: it fails at once
 		// instead of holding the handler until the grace period ends.
-		if err := c.Call(ctx, "ask", nil, &out); !IsClosed(err) {
+		if err := c.Call(ctx, "ask", nil, &out); !jsonrpc.IsClosed(err) {
 			return nil, err
 		}
 		return "done " + m.Method, nil

@@ -1,20 +1,21 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Call sends a request and waits for its response, decoding the result into result
 // (which may be nil to discard it, or a *json.RawMessage to keep it raw). params may
 // be nil, a json.RawMessage, or any value encoding/json can marshal.
 //
-// A response with an error returns that *Error. If ctx ends first, Call returns
+// A response with an error returns that *jsonrpc.Error. If ctx ends first, Call returns
 // ctx's error and ConnOptions.CallCancelled is told. If the connection ends first,
-// Call returns an error wrapping ErrClosed.
+// Call returns an error wrapping jsonrpc.ErrClosed.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {
@@ -39,21 +40,21 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
 	}
-	id := Int64ID(c.nextID.Add(1))
-	ch := make(chan *Message, 1)
+	id := jsonrpc.Int64ID(c.nextID.Add(1))
+	ch := make(chan *jsonrpc.Message, 1)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
+		return nil, fmt.Errorf("calling %s: %w", method, jsonrpc.ErrClosed)
 	}
 	if c.pending == nil {
-		c.pending = make(map[ID]chan *Message) // most server connections never call
+		c.pending = make(map[jsonrpc.ID]chan *jsonrpc.Message) // most server connections never call
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
 
 	bp := bufPool.Get().(*[]byte)
-	*bp = AppendRequest((*bp)[:0], id, method, p)
+	*bp = jsonrpc.AppendRequest((*bp)[:0], id, method, p)
 	err = c.stream.Write(ctx, *bp)
 	putBuf(bp)
 	if err != nil {
@@ -64,7 +65,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	select {
 	case resp, ok := <-ch:
 		if !ok {
-			return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
+			return nil, fmt.Errorf("calling %s: %w", method, jsonrpc.ErrClosed)
 		}
 		if resp.Error != nil {
 			return nil, resp.Error
@@ -83,7 +84,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 }
 
 // forget removes a pending call and reports whether it was still pending.
-func (c *Conn) forget(id ID) bool {
+func (c *Conn) forget(id jsonrpc.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.pending[id]
@@ -98,7 +99,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		return fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
 	}
 	bp := bufPool.Get().(*[]byte)
-	*bp = AppendNotification((*bp)[:0], method, p)
+	*bp = jsonrpc.AppendNotification((*bp)[:0], method, p)
 	err = c.stream.Write(ctx, *bp)
 	putBuf(bp)
 	if err != nil {
@@ -108,30 +109,30 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 }
 
 // errBatchRejected answers a batch when batching is not allowed.
-var errBatchRejected = &Error{Code: CodeInvalidRequest, Message: "invalid request: JSON-RPC batches are not supported by the negotiated protocol version"}
+var errBatchRejected = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: JSON-RPC batches are not supported by the negotiated protocol version"}
 
 // handleBatch answers a JSON array of messages: requests run concurrently and their
 // responses go back together in one array, in request order. Responses inside the
 // batch are delivered to pending calls; notifications produce nothing.
 func (c *Conn) handleBatch(ctx context.Context, data []byte) {
 	if !c.allowBatch() {
-		c.writeError(ctx, NullID(), errBatchRejected)
+		c.writeError(ctx, jsonrpc.NullID(), errBatchRejected)
 		return
 	}
-	msgs, errs, err := DecodeBatch(data)
+	msgs, errs, err := jsonrpc.DecodeBatch(data)
 	if err != nil {
-		c.writeError(ctx, NullID(), toError(err))
+		c.writeError(ctx, jsonrpc.NullID(), toError(err))
 		return
 	}
-	replies := make([]*Message, len(msgs))
+	replies := make([]*jsonrpc.Message, len(msgs))
 	var wg sync.WaitGroup
 	for i, m := range msgs {
 		if errs != nil && errs[i] != nil {
-			id := NullID()
+			id := jsonrpc.NullID()
 			if m != nil && m.ID.IsValid() {
 				id = m.ID
 			}
-			replies[i] = &Message{ID: id, Error: toError(errs[i])}
+			replies[i] = &jsonrpc.Message{ID: id, Error: toError(errs[i])}
 			continue
 		}
 		if !m.IsRequest() {
@@ -141,7 +142,7 @@ func (c *Conn) handleBatch(ctx context.Context, data []byte) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.dispatch(ctx, m, func(r *Message) { replies[i] = r })
+			c.dispatch(ctx, m, func(r *jsonrpc.Message) { replies[i] = r })
 		}()
 	}
 	// The answers are written by a goroutine so the read loop keeps going: a batch
@@ -155,7 +156,7 @@ func (c *Conn) handleBatch(ctx context.Context, data []byte) {
 			}
 		}
 		if len(out) > 0 {
-			c.write(ctx, EncodeBatch(out))
+			c.write(ctx, jsonrpc.EncodeBatch(out))
 		}
 	}()
 }
@@ -170,6 +171,3 @@ func (c *Conn) allowBatch() bool {
 	}
 	return false
 }
-
-// IsClosed reports whether err means the connection ended.
-func IsClosed(err error) bool { return errors.Is(err, ErrClosed) }

@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/rpcshared"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Stream carries framed JSON-RPC messages; transport.Conn satisfies it. Write must not
@@ -22,20 +25,19 @@ type Stream interface {
 }
 
 // Handler answers incoming requests and notifications. For a notification the
-// result is ignored. A returned *Error reaches the peer as is; any other error becomes
-// CodeInternalError with the error's text.
+// result is ignored. A returned *jsonrpc.Error reaches the peer as is; any other error becomes
+// jsonrpc.CodeInternalError with the error's text.
 type Handler interface {
-	Handle(ctx context.Context, msg *Message) (result any, err error)
+	Handle(ctx context.Context, msg *jsonrpc.Message) (result any, err error)
 }
 
 // HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, msg *Message) (any, error)
+type HandlerFunc func(ctx context.Context, msg *jsonrpc.Message) (any, error)
 
 // Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, msg *Message) (any, error) { return f(ctx, msg) }
-
-// ErrClosed is returned by calls on a connection that has ended.
-var ErrClosed = errors.New("jsonrpc: connection closed")
+func (f HandlerFunc) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
+	return f(ctx, msg)
+}
 
 // ConnOptions configures a Conn. The zero value is usable: it rejects every incoming
 // request with CodeMethodNotFound and every batch with CodeInvalidRequest.
@@ -51,7 +53,7 @@ type ConnOptions struct {
 	AllowBatch func() bool
 	// CallCancelled is called when the context of an outgoing Call ends before its
 	// response arrives, e.g. to tell the peer to stop working on it.
-	CallCancelled func(id ID, cause error)
+	CallCancelled func(id jsonrpc.ID, cause error)
 	// Logger receives protocol problems (unmatched responses, failed writes). Nil
 	// means slog.Default().
 	Logger *slog.Logger
@@ -69,7 +71,7 @@ type ConnOptions struct {
 // ConnHooks is ConnOptions' AllowBatch, CallCancelled and OnDone as methods.
 type ConnHooks interface {
 	AllowBatch() bool
-	CallCancelled(id ID, cause error)
+	CallCancelled(id jsonrpc.ID, cause error)
 	OnDone()
 }
 
@@ -82,8 +84,8 @@ type Conn struct {
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
-	pending map[ID]chan *Message // outgoing calls awaiting a response
-	running inflight             // incoming requests being handled
+	pending map[jsonrpc.ID]chan *jsonrpc.Message // outgoing calls awaiting a response
+	running inflight                             // incoming requests being handled
 	closed  bool
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
@@ -169,17 +171,17 @@ func (c *Conn) readLoop(ctx context.Context) {
 		var data []byte
 		data, err = c.stream.Read(ctx)
 		if err != nil {
-			if errors.Is(err, ErrMessageTooLarge) {
+			if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
 				c.rejectTooLarge(ctx, err)
 				continue
 			}
 			break
 		}
-		if IsBatch(data) {
+		if jsonrpc.IsBatch(data) {
 			c.handleBatch(ctx, data)
 			continue
 		}
-		msg, derr := Decode(data)
+		msg, derr := jsonrpc.Decode(data)
 		if derr != nil {
 			c.replyDecodeError(ctx, msg, derr)
 			continue
@@ -201,7 +203,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 }
 
 // failPending ends every call waiting for a reply, and every later one, with
-// ErrClosed.
+// jsonrpc.ErrClosed.
 func (c *Conn) failPending() {
 	c.mu.Lock()
 	c.closed = true
@@ -230,22 +232,22 @@ func (c *Conn) waitHandlers() bool {
 // an error with its own id when the transport kept enough of it to read the id, and
 // the peer is told with a null id otherwise. A dropped response fails its call.
 func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
-	e := &Error{Code: CodeInvalidRequest, Message: "invalid request: " + err.Error()}
-	var tl *TooLargeError
+	e := &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()}
+	var tl *jsonrpc.TooLargeError
 	if !errors.As(err, &tl) {
-		c.writeError(ctx, NullID(), e)
+		c.writeError(ctx, jsonrpc.NullID(), e)
 		return
 	}
-	id, isResponse := idFromPrefix(tl.Prefix)
+	id, isResponse := tl.ID()
 	switch {
 	case isResponse && id.IsValid():
-		c.deliver(&Message{ID: id, Error: &Error{Code: CodeInternalError, Message: "the response was dropped: " + err.Error()}})
+		c.deliver(&jsonrpc.Message{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the response was dropped: " + err.Error()}})
 	case id.IsValid():
 		c.writeError(ctx, id, e)
 	default:
 		// No id before the cut: a notification, or a request whose id comes late.
 		c.log.Warn("jsonrpc: dropped an oversized message", "error", err)
-		c.writeError(ctx, NullID(), e)
+		c.writeError(ctx, jsonrpc.NullID(), e)
 	}
 }
 
@@ -261,12 +263,12 @@ func (c *Conn) shutdown(err error) {
 	close(c.done)
 }
 
-func (c *Conn) replyDecodeError(ctx context.Context, msg *Message, err error) {
-	var e *Error
+func (c *Conn) replyDecodeError(ctx context.Context, msg *jsonrpc.Message, err error) {
+	var e *jsonrpc.Error
 	if !errors.As(err, &e) {
-		e = &Error{Code: CodeInvalidRequest, Message: err.Error()}
+		e = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
 	}
-	id := NullID()
+	id := jsonrpc.NullID()
 	if msg != nil {
 		if msg.IsResponse() {
 			c.log.Warn("jsonrpc: dropping malformed response", "id", msg.ID, "error", e.Message)
@@ -281,7 +283,7 @@ func (c *Conn) replyDecodeError(ctx context.Context, msg *Message, err error) {
 
 // dispatch routes one decoded message. For a request inside a batch, collect receives
 // the response instead of the stream.
-func (c *Conn) dispatch(ctx context.Context, msg *Message, collect func(*Message)) {
+func (c *Conn) dispatch(ctx context.Context, msg *jsonrpc.Message, collect func(*jsonrpc.Message)) {
 	switch {
 	case msg.IsResponse():
 		c.deliver(msg)
@@ -294,7 +296,7 @@ func (c *Conn) dispatch(ctx context.Context, msg *Message, collect func(*Message
 	}
 }
 
-func (c *Conn) deliver(msg *Message) {
+func (c *Conn) deliver(msg *jsonrpc.Message) {
 	c.mu.Lock()
 	ch, ok := c.pending[msg.ID]
 	delete(c.pending, msg.ID)
@@ -306,24 +308,6 @@ func (c *Conn) deliver(msg *Message) {
 	ch <- msg
 }
 
-// relatedKey is the context key of the incoming request a handler is answering.
-type relatedKey struct{}
-
-// RelatedRequest returns the id of the incoming request whose handler ctx belongs to.
-// Transports use it to send a handler's notifications and nested requests on that
-// request's own stream.
-func RelatedRequest(ctx context.Context) (ID, bool) {
-	if id, ok := ctx.Value(relatedKey{}).(*ID); ok {
-		return *id, true
-	}
-	return ID{}, false
-}
-
-// WithRelatedRequest returns a context marked as belonging to the incoming request id.
-func WithRelatedRequest(ctx context.Context, id ID) context.Context {
-	return context.WithValue(ctx, relatedKey{}, &id)
-}
-
 // errCancelledByPeer is the cause of a handler context the peer cancelled; its
 // response is not sent.
 var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
@@ -331,9 +315,9 @@ var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
 // startRequest runs the handler of one incoming request: on a handler goroutine
 // (the read loop's requests), on the caller's goroutine (sync: a pushed
 // request, see Receive), or in place for a batch element (collect set).
-func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Message), sync bool) {
+func (c *Conn) startRequest(ctx context.Context, msg *jsonrpc.Message, collect func(*jsonrpc.Message), sync bool) {
 	// The context points at the message's own id: no copy of it to allocate.
-	replyCtx := context.WithValue(ctx, relatedKey{}, &msg.ID)
+	replyCtx := context.WithValue(ctx, rpcshared.RelatedKey{}, &msg.ID)
 	hctx, cancel := context.WithCancelCause(replyCtx)
 	c.mu.Lock()
 	if sync && c.closed {
@@ -345,7 +329,7 @@ func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Mes
 	if c.running.find(msg.ID) >= 0 {
 		c.mu.Unlock()
 		cancel(nil)
-		e := &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: id %v is already in use by a request in progress", msg.ID)}
+		e := &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("invalid request: id %v is already in use by a request in progress", msg.ID)}
 		c.respond(replyCtx, msg.ID, nil, e, collect)
 		return
 	}
@@ -424,7 +408,7 @@ func (c *Conn) handlerLoop(run func(), idle chan func()) {
 
 // CancelIncoming cancels the context of the incoming request id, if it is still
 // running; its response will not be sent. It reports whether such a request existed.
-func (c *Conn) CancelIncoming(id ID) bool {
+func (c *Conn) CancelIncoming(id jsonrpc.ID) bool {
 	c.mu.Lock()
 	cancel, ok := c.running.get(id)
 	c.mu.Unlock()
@@ -435,14 +419,14 @@ func (c *Conn) CancelIncoming(id ID) bool {
 }
 
 // invoke runs the handler, turning a panic into an internal error.
-func (c *Conn) invoke(ctx context.Context, msg *Message) (result any, err error) {
+func (c *Conn) invoke(ctx context.Context, msg *jsonrpc.Message) (result any, err error) {
 	if c.opts.Handler == nil {
-		return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + msg.Method}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + msg.Method}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
-			err = &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error: handler for %q panicked: %v", msg.Method, p)}
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: handler for %q panicked: %v", msg.Method, p)}
 		}
 	}()
 	return c.opts.Handler.Handle(ctx, msg)
@@ -450,7 +434,7 @@ func (c *Conn) invoke(ctx context.Context, msg *Message) (result any, err error)
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-func (c *Conn) respond(ctx context.Context, id ID, result any, err error, collect func(*Message)) {
+func (c *Conn) respond(ctx context.Context, id jsonrpc.ID, result any, err error, collect func(*jsonrpc.Message)) {
 	if collect != nil {
 		collect(responseMessage(id, result, err))
 		return
@@ -472,11 +456,11 @@ func (c *Conn) respond(ctx context.Context, id ID, result any, err error, collec
 	} else {
 		var raw json.RawMessage
 		if raw, merr = marshal(result); merr == nil {
-			*bp = AppendResult((*bp)[:0], id, raw)
+			*bp = jsonrpc.AppendResult((*bp)[:0], id, raw)
 		}
 	}
 	if merr != nil {
-		c.writeError(ctx, id, &Error{Code: CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()})
+		c.writeError(ctx, id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()})
 		return
 	}
 	c.write(ctx, *bp)
@@ -495,26 +479,26 @@ func putBuf(bp *[]byte) {
 	}
 }
 
-func responseMessage(id ID, result any, err error) *Message {
+func responseMessage(id jsonrpc.ID, result any, err error) *jsonrpc.Message {
 	if err != nil {
-		return &Message{ID: id, Error: toError(err)}
+		return &jsonrpc.Message{ID: id, Error: toError(err)}
 	}
 	raw, merr := marshal(result)
 	if merr != nil {
-		return &Message{ID: id, Error: &Error{Code: CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()}}
+		return &jsonrpc.Message{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()}}
 	}
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	return &Message{ID: id, Result: raw}
+	return &jsonrpc.Message{ID: id, Result: raw}
 }
 
-func toError(err error) *Error {
-	var e *Error
+func toError(err error) *jsonrpc.Error {
+	var e *jsonrpc.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Code: CodeInternalError, Message: err.Error()}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }
 
 func marshal(v any) (json.RawMessage, error) {
@@ -529,9 +513,9 @@ func marshal(v any) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-func (c *Conn) writeError(ctx context.Context, id ID, e *Error) {
+func (c *Conn) writeError(ctx context.Context, id jsonrpc.ID, e *jsonrpc.Error) {
 	bp := bufPool.Get().(*[]byte)
-	*bp = AppendError((*bp)[:0], id, e)
+	*bp = jsonrpc.AppendError((*bp)[:0], id, e)
 	c.write(ctx, *bp)
 	putBuf(bp)
 }

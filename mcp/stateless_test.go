@@ -14,14 +14,14 @@ import (
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// modernMeta is a complete 2026-07-28 _meta with the given client capabilities.
-func modernMeta(caps string) string {
+// statelessMeta is a complete 2026-07-28 _meta with the given client capabilities.
+func statelessMeta(caps string) string {
 	return `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps +
 		`,"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 }
 
-// modernCall sends one stateless request and returns the decoded response.
-func modernCall(t *testing.T, c transport.Conn, id int, method, params string) map[string]any {
+// statelessCall sends one stateless request and returns the decoded response.
+func statelessCall(t *testing.T, c transport.Conn, id int, method, params string) map[string]any {
 	t.Helper()
 	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
 	var out map[string]any
@@ -58,11 +58,11 @@ func echoServer(t *testing.T, opts *mcp.ServerOptions) *mcp.Server {
 	return srv
 }
 
-func TestModernDiscover(t *testing.T) {
+func TestStatelessDiscover(t *testing.T) {
 	srv := echoServer(t, &mcp.ServerOptions{Instructions: "be nice",
 		Cache: mcp.CacheOptions{Discover: mcp.CacheHint{TTL: time.Hour, Scope: protocol.CacheScopePublic}}})
 	c := rawConn(t, srv)
-	res := result(t, modernCall(t, c, 1, "server/discover", `{"_meta":`+modernMeta(`{}`)+`}`))
+	res := result(t, statelessCall(t, c, 1, "server/discover", `{"_meta":`+statelessMeta(`{}`)+`}`))
 	if res["resultType"] != "complete" || res["instructions"] != "be nice" {
 		t.Errorf("discover = %v", res)
 	}
@@ -78,7 +78,7 @@ func TestModernDiscover(t *testing.T) {
 	}
 }
 
-func TestModernMetaChecks(t *testing.T) {
+func TestStatelessMetaChecks(t *testing.T) {
 	c := uncheckedConn(t, echoServer(t, nil))
 	cases := []struct {
 		name, method, params string
@@ -90,14 +90,14 @@ func TestModernMetaChecks(t *testing.T) {
 		{"bad log level", "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}`, -32602},
 		{"unknown version", "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`, -32022},
 		{"legacy version in _meta", "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}`, -32022},
-		{"removed method", "ping", `{"_meta":` + modernMeta(`{}`) + `}`, -32601},
-		{"initialize with modern _meta", "initialize", `{"_meta":` + modernMeta(`{}`) + `}`, -32601},
-		{"logging/setLevel", "logging/setLevel", `{"level":"info","_meta":` + modernMeta(`{}`) + `}`, -32601},
-		{"unknown method", "unknown/method", `{"_meta":` + modernMeta(`{}`) + `}`, -32601},
-		{"unknown tool", "tools/call", `{"name":"nope","_meta":` + modernMeta(`{}`) + `}`, -32602},
+		{"removed method", "ping", `{"_meta":` + statelessMeta(`{}`) + `}`, -32601},
+		{"initialize with stateless _meta", "initialize", `{"_meta":` + statelessMeta(`{}`) + `}`, -32601},
+		{"logging/setLevel", "logging/setLevel", `{"level":"info","_meta":` + statelessMeta(`{}`) + `}`, -32601},
+		{"unknown method", "unknown/method", `{"_meta":` + statelessMeta(`{}`) + `}`, -32601},
+		{"unknown tool", "tools/call", `{"name":"nope","_meta":` + statelessMeta(`{}`) + `}`, -32602},
 	}
 	for i, tc := range cases {
-		resp := modernCall(t, c, i+1, tc.method, tc.params)
+		resp := statelessCall(t, c, i+1, tc.method, tc.params)
 		if got := errCode(resp); got != tc.code {
 			t.Errorf("%s: code %v, want %v (%v)", tc.name, got, tc.code, resp)
 		}
@@ -105,21 +105,21 @@ func TestModernMetaChecks(t *testing.T) {
 			t.Errorf("%s: id %v, want %d", tc.name, resp["id"], i+1)
 		}
 	}
-	resp := modernCall(t, c, 99, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`)
+	resp := statelessCall(t, c, 99, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`)
 	data, _ := resp["error"].(map[string]any)["data"].(map[string]any)
 	if data["requested"] != "1900-01-01" || !strings.Contains(fmt.Sprint(data["supported"]), "2026-07-28") {
 		t.Errorf("-32022 data = %v", data)
 	}
 }
 
-func TestModernToolsAndCaching(t *testing.T) {
+func TestStatelessToolsAndCaching(t *testing.T) {
 	srv := echoServer(t, &mcp.ServerOptions{Cache: mcp.CacheOptions{Tools: mcp.CacheHint{TTL: 90 * time.Second}}})
 	c := rawConn(t, srv)
-	list := result(t, modernCall(t, c, 1, "tools/list", `{"_meta":`+modernMeta(`{}`)+`}`))
+	list := result(t, statelessCall(t, c, 1, "tools/list", `{"_meta":`+statelessMeta(`{}`)+`}`))
 	if list["resultType"] != "complete" || list["ttlMs"] != float64(90000) || list["cacheScope"] != "private" {
 		t.Errorf("tools/list = %v", list)
 	}
-	call := result(t, modernCall(t, c, 2, "tools/call", `{"name":"echo","arguments":{"message":"hi"},"_meta":`+modernMeta(`{}`)+`}`))
+	call := result(t, statelessCall(t, c, 2, "tools/call", `{"name":"echo","arguments":{"message":"hi"},"_meta":`+statelessMeta(`{}`)+`}`))
 	content, _ := call["content"].([]any)
 	if call["resultType"] != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "hello hi" {
 		t.Errorf("tools/call = %v", call)
@@ -129,13 +129,13 @@ func TestModernToolsAndCaching(t *testing.T) {
 	}
 	// The same connection still serves a legacy client afterwards? No: a stateless
 	// request does not initialize anything, so initialize still works.
-	init := result(t, modernCall(t, c, 3, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`))
+	init := result(t, statelessCall(t, c, 3, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`))
 	if init["protocolVersion"] != "2025-11-25" {
 		t.Errorf("initialize after stateless requests = %v", init)
 	}
 }
 
-func TestModernLoggingOnlyWhenAsked(t *testing.T) {
+func TestStatelessLoggingOnlyWhenAsked(t *testing.T) {
 	srv := newServer(t, nil)
 	must(t, srv.AddRawTool(&protocol.Tool{Name: "chatty"}, func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 		_ = r.Log(ctx, protocol.LevelInfo, "t", "info line")
@@ -144,7 +144,7 @@ func TestModernLoggingOnlyWhenAsked(t *testing.T) {
 	}))
 	c := rawConn(t, srv)
 	// No logLevel: the first message back is the result.
-	resp := modernCall(t, c, 1, "tools/call", `{"name":"chatty","_meta":`+modernMeta(`{}`)+`}`)
+	resp := statelessCall(t, c, 1, "tools/call", `{"name":"chatty","_meta":`+statelessMeta(`{}`)+`}`)
 	if resp["id"] != float64(1) {
 		t.Fatalf("without logLevel got %v first", resp)
 	}
@@ -181,13 +181,13 @@ const (
 	sampleAnswer = `{"role":"assistant","content":{"type":"text","text":"fine"},"model":"m"}`
 )
 
-func TestModernInputRequiredRoundTrips(t *testing.T) {
+func TestStatelessInputRequiredRoundTrips(t *testing.T) {
 	srv := newServer(t, nil)
 	must(t, askingTool(srv))
 	c := rawConn(t, srv)
 	caps := `{"elicitation":{},"sampling":{}}`
 
-	r1 := result(t, modernCall(t, c, 1, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+`}`))
+	r1 := result(t, statelessCall(t, c, 1, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+`}`))
 	if r1["resultType"] != "input_required" {
 		t.Fatalf("round 1 = %v", r1)
 	}
@@ -197,7 +197,7 @@ func TestModernInputRequiredRoundTrips(t *testing.T) {
 	}
 	state1, _ := r1["requestState"].(string)
 
-	r2 := result(t, modernCall(t, c, 2, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+
+	r2 := result(t, statelessCall(t, c, 2, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+
 		`,"inputResponses":{"elicitation-1":`+elicitAnswer+`},"requestState":"`+state1+`"}`))
 	reqs, _ = r2["inputRequests"].(map[string]any)
 	if r2["resultType"] != "input_required" || len(reqs) != 1 || reqs["sampling-2"] == nil {
@@ -206,7 +206,7 @@ func TestModernInputRequiredRoundTrips(t *testing.T) {
 	state2, _ := r2["requestState"].(string)
 
 	// Round 3 brings only the new answer: the first one travels in the state.
-	r3 := result(t, modernCall(t, c, 3, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+
+	r3 := result(t, statelessCall(t, c, 3, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+
 		`,"inputResponses":{"sampling-2":`+sampleAnswer+`},"requestState":"`+state2+`"}`))
 	content, _ := r3["content"].([]any)
 	if r3["resultType"] != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "ada/fine" {
@@ -214,13 +214,13 @@ func TestModernInputRequiredRoundTrips(t *testing.T) {
 	}
 
 	// A retry without the answer is asked again, not failed.
-	again := result(t, modernCall(t, c, 4, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+`,"requestState":"`+state1+`"}`))
+	again := result(t, statelessCall(t, c, 4, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+`,"requestState":"`+state1+`"}`))
 	if again["resultType"] != "input_required" {
 		t.Errorf("retry without answers = %v", again)
 	}
 }
 
-func TestModernInputRequiredRejectsBadState(t *testing.T) {
+func TestStatelessInputRequiredRejectsBadState(t *testing.T) {
 	srv := newServer(t, nil)
 	must(t, askingTool(srv))
 	must(t, srv.AddRawTool(&protocol.Tool{Name: "other"}, func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
@@ -228,7 +228,7 @@ func TestModernInputRequiredRejectsBadState(t *testing.T) {
 	}))
 	c := rawConn(t, srv)
 	caps := `{"elicitation":{},"sampling":{}}`
-	r1 := result(t, modernCall(t, c, 1, "tools/call", `{"name":"ask","arguments":{},"_meta":`+modernMeta(caps)+`}`))
+	r1 := result(t, statelessCall(t, c, 1, "tools/call", `{"name":"ask","arguments":{},"_meta":`+statelessMeta(caps)+`}`))
 	state, _ := r1["requestState"].(string)
 	flipped := []byte(state)
 	flipped[len(flipped)/2] ^= 1
@@ -241,7 +241,7 @@ func TestModernInputRequiredRejectsBadState(t *testing.T) {
 		{"other arguments", `{"name":"ask","arguments":{"x":1},"requestState":"` + state + `"`},
 		{"other tool", `{"name":"other","requestState":"` + state + `"`},
 	} {
-		resp := modernCall(t, c, 10+i, "tools/call", tc.params+`,"inputResponses":{"elicitation-1":`+elicitAnswer+`},"_meta":`+modernMeta(caps)+`}`)
+		resp := statelessCall(t, c, 10+i, "tools/call", tc.params+`,"inputResponses":{"elicitation-1":`+elicitAnswer+`},"_meta":`+statelessMeta(caps)+`}`)
 		if tc.name == "other tool" {
 			// "other" never asks for input, so it never opens the state.
 			continue
@@ -252,7 +252,7 @@ func TestModernInputRequiredRejectsBadState(t *testing.T) {
 	}
 }
 
-func TestModernInputRequiredOnAnotherReplica(t *testing.T) {
+func TestStatelessInputRequiredOnAnotherReplica(t *testing.T) {
 	key, err := requeststate.GenerateKey()
 	must(t, err)
 	shared := requeststate.FormatKeys(key)
@@ -267,8 +267,8 @@ func TestModernInputRequiredOnAnotherReplica(t *testing.T) {
 	must(t, askingTool(b))
 	ca, cb := rawConn(t, a), rawConn(t, b)
 	caps := `{"elicitation":{},"sampling":{}}`
-	r1 := result(t, modernCall(t, ca, 1, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+`}`))
-	r2 := result(t, modernCall(t, cb, 2, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+
+	r1 := result(t, statelessCall(t, ca, 1, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+`}`))
+	r2 := result(t, statelessCall(t, cb, 2, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+
 		`,"inputResponses":{"elicitation-1":`+elicitAnswer+`},"requestState":"`+r1["requestState"].(string)+`"}`))
 	if r2["resultType"] != "input_required" || r2["inputRequests"].(map[string]any)["sampling-2"] == nil {
 		t.Fatalf("replica b did not continue the round trip: %v", r2)
@@ -276,18 +276,18 @@ func TestModernInputRequiredOnAnotherReplica(t *testing.T) {
 	// A third replica with its own keys refuses the state.
 	other := newServer(t, nil)
 	must(t, askingTool(other))
-	resp := modernCall(t, rawConn(t, other), 3, "tools/call", `{"name":"ask","_meta":`+modernMeta(caps)+
+	resp := statelessCall(t, rawConn(t, other), 3, "tools/call", `{"name":"ask","_meta":`+statelessMeta(caps)+
 		`,"inputResponses":{"elicitation-1":`+elicitAnswer+`},"requestState":"`+r1["requestState"].(string)+`"}`)
 	if errCode(resp) != -32602 {
 		t.Errorf("foreign keyring: want -32602, got %v", resp)
 	}
 }
 
-func TestModernMissingCapability(t *testing.T) {
+func TestStatelessMissingCapability(t *testing.T) {
 	srv := newServer(t, nil)
 	must(t, askingTool(srv))
 	c := rawConn(t, srv)
-	resp := modernCall(t, c, 1, "tools/call", `{"name":"ask","_meta":`+modernMeta(`{}`)+`}`)
+	resp := statelessCall(t, c, 1, "tools/call", `{"name":"ask","_meta":`+statelessMeta(`{}`)+`}`)
 	if errCode(resp) != -32021 {
 		t.Fatalf("want -32021, got %v", resp)
 	}

@@ -10,32 +10,32 @@ import (
 )
 
 // A stateless tools/call is the request a 2026-07-28 server answers most. The
-// general path reads its params twice: parseModernMeta decodes the _meta
+// general path reads its params twice: parseStatelessMeta decodes the _meta
 // fields it needs with encoding/json, then callTool decodes the whole params,
 // _meta again included. This file reads them once: the params are decoded
 // (protocol.CallToolParams has a fast decoder, which types the well-known
 // _meta keys) and the request's declarations are taken from the decoded
-// _meta. Whenever the two paths could disagree — a null where parseModernMeta
+// _meta. Whenever the two paths could disagree — a null where parseStatelessMeta
 // wants a value, a key it would match only up to case, a version it refuses —
 // the fast path steps aside and the general path answers, errors included.
 
-// modernToolCall is what a stateless tools/call allocates up front, in one
+// statelessToolCall is what a stateless tools/call allocates up front, in one
 // piece (under 900 bytes, a size class below 1 KB). The Request its handler
 // sees is the one inside tool: callDecodedTool copies the request into it,
 // which here is copying it onto itself.
-type modernToolCall struct {
-	call    modernCall
+type statelessToolCall struct {
+	call    statelessCall
 	input   inputRound
 	tool    toolCall
 	stamped stampedToolResult
 }
 
-// answer runs the call and returns its answer, as completeModern would. A
+// answer runs the call and returns its answer, as completeStateless would. A
 // result the call made for itself (a typed handler's text, see textResult) is
 // stamped in place and written with the server's identity spliced in, instead
 // of being copied with a _meta map made for it: the fast path runs without
 // middleware, so only the JSON-RPC layer sees the result, and it encodes it.
-func (tc *modernToolCall) answer(ctx context.Context, s *Server) (any, error) {
+func (tc *statelessToolCall) answer(ctx context.Context, s *Server) (any, error) {
 	r := &tc.tool.Request
 	res, err := r.callDecodedTool(ctx, &tc.tool)
 	if res, err = tc.input.finish(s, r, res, err); err != nil {
@@ -46,7 +46,7 @@ func (tc *modernToolCall) answer(ctx context.Context, s *Server) (any, error) {
 		tc.stamped = stampedToolResult{result: v, serverInfo: s.infoJSON}
 		return &tc.stamped, nil
 	}
-	return s.finishModern(res), nil
+	return s.finishStateless(res), nil
 }
 
 // stampedToolResult is a stateless tools/call result as it goes on the wire:
@@ -58,7 +58,7 @@ type stampedToolResult struct {
 	serverInfo json.RawMessage // compact, escaped as encoding/json escapes (it made it)
 }
 
-// AppendJSON implements jsonrpc.JSONAppender.
+// AppendJSON implements rpcconn.JSONAppender.
 func (r *stampedToolResult) AppendJSON(b []byte) ([]byte, error) {
 	b, err := r.result.AppendJSON(b)
 	if err != nil {
@@ -72,36 +72,36 @@ func (r *stampedToolResult) AppendJSON(b []byte) ([]byte, error) {
 // MarshalJSON encodes the result (for the paths that use encoding/json).
 func (r *stampedToolResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
 
-// decodeModernToolCall decodes a stateless tools/call in one pass, or returns
+// decodeStatelessToolCall decodes a stateless tools/call in one pass, or returns
 // nil when the general path must serve it.
-func (ss *ServerSession) decodeModernToolCall(params json.RawMessage) *modernToolCall {
+func (ss *ServerSession) decodeStatelessToolCall(params json.RawMessage) *statelessToolCall {
 	if len(params) == 0 {
 		return nil
 	}
-	tc := &modernToolCall{}
+	tc := &statelessToolCall{}
 	p := &tc.tool.params
 	if p.UnmarshalJSON(params) != nil || !tc.call.fromMeta(params, p.Meta) {
 		return nil
 	}
 	tc.call.method = protocol.MethodToolsCall
 	tc.call.input = &tc.input
-	tc.tool.Session, tc.tool.modern = ss, &tc.call
+	tc.tool.Session, tc.tool.stateless = ss, &tc.call
 	return tc
 }
 
 // fromMeta fills mc from meta, the decoded _meta member of params, and reports
-// whether that is exactly what parseModernMeta would have filled in (it then
+// whether that is exactly what parseStatelessMeta would have filled in (it then
 // also accepts the request). Both read the same member — encoding/json's rules
 // for a struct field, the last one winning — and match its keys exactly, the
-// last one winning. Only nulls set them apart: parseModernMeta takes a null
+// last one winning. Only nulls set them apart: parseStatelessMeta takes a null
 // value for an absent one, while the map holds "" for a null version or log
 // level and empty capabilities or client info for null ones. A version is
 // never "" and an empty log level is refused, so only null capabilities (and a
 // null _meta after a valid one) need the raw params, which are looked at only
 // when they contain "null" at all: the common request is not scanned again.
-func (mc *modernCall) fromMeta(params []byte, meta protocol.Meta) bool {
+func (mc *statelessCall) fromMeta(params []byte, meta protocol.Meta) bool {
 	var ok bool
-	if mc.version, ok = meta[protocol.MetaKeyProtocolVersion].(string); !ok || !isModernVersion(mc.version) {
+	if mc.version, ok = meta[protocol.MetaKeyProtocolVersion].(string); !ok || !isStatelessVersion(mc.version) {
 		return false
 	}
 	caps, ok := meta[protocol.MetaKeyClientCapabilities].(*protocol.ClientCapabilities)
@@ -129,7 +129,7 @@ func (mc *modernCall) fromMeta(params []byte, meta protocol.Meta) bool {
 // nullsFrom finishes fromMeta for params that may hold a null among the
 // _meta values it reads: null capabilities (or _meta) are refused, a null
 // client info or log level is none.
-func (mc *modernCall) nullsFrom(params []byte, levelSet bool) bool {
+func (mc *statelessCall) nullsFrom(params []byte, levelSet bool) bool {
 	raw, ok := lastMember(params, "_meta")
 	if !ok || raw == nil {
 		return false

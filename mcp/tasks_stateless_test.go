@@ -22,19 +22,19 @@ const (
 	capsNone        = `{"elicitation":{}}`
 )
 
-// modernParams returns params with the given fields (a JSON object body without
+// statelessParams returns params with the given fields (a JSON object body without
 // braces, or "") and a complete 2026-07-28 _meta declaring caps.
-func modernParams(caps, fields string) string {
+func statelessParams(caps, fields string) string {
 	if fields != "" {
 		fields += ","
 	}
-	return "{" + fields + `"_meta":` + modernMeta(caps) + "}"
+	return "{" + fields + `"_meta":` + statelessMeta(caps) + "}"
 }
 
 // taskCall is a tools/call of name with args declaring caps.
 func taskCall(t *testing.T, c transport.Conn, id int, caps, name, args string) map[string]any {
 	t.Helper()
-	return modernCall(t, c, id, "tools/call", modernParams(caps, fmt.Sprintf(`"name":%q,"arguments":%s`, name, args)))
+	return statelessCall(t, c, id, "tools/call", statelessParams(caps, fmt.Sprintf(`"name":%q,"arguments":%s`, name, args)))
 }
 
 // taskMethod sends tasks/get, tasks/update or tasks/cancel for id.
@@ -44,7 +44,7 @@ func taskMethod(t *testing.T, c transport.Conn, n int, caps, method, id, extra s
 	if extra != "" {
 		fields += "," + extra
 	}
-	return modernCall(t, c, n, method, modernParams(caps, fields))
+	return statelessCall(t, c, n, method, statelessParams(caps, fields))
 }
 
 // createdTaskID checks that a tools/call result is a CreateTaskResult of the
@@ -87,11 +87,11 @@ func isAck(res map[string]any) bool {
 	return true
 }
 
-func TestTaskModernLifecycle(t *testing.T) {
+func TestTaskStatelessLifecycle(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 
-	disc := result(t, modernCall(t, c, 1, "server/discover", modernParams(capsTasks, "")))
+	disc := result(t, statelessCall(t, c, 1, "server/discover", statelessParams(capsTasks, "")))
 	caps, _ := disc["capabilities"].(map[string]any)
 	ext, _ := caps["extensions"].(map[string]any)
 	if _, ok := ext[protocol.ExtensionTasks]; !ok || caps["tasks"] != nil {
@@ -131,7 +131,7 @@ func TestTaskModernLifecycle(t *testing.T) {
 	}
 }
 
-func TestTaskModernGating(t *testing.T) {
+func TestTaskStatelessGating(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 	n := 0
@@ -158,7 +158,7 @@ func TestTaskModernGating(t *testing.T) {
 	if res["resultType"] != "complete" || res["taskId"] != nil {
 		t.Errorf("an optional-task tool without the extension = %v, want a plain result", res)
 	}
-	res = result(t, modernCall(t, c, next(), "tools/call", modernParams(capsTasks, `"name":"plain","arguments":{},"task":{"ttl":1000}`)))
+	res = result(t, statelessCall(t, c, next(), "tools/call", statelessParams(capsTasks, `"name":"plain","arguments":{},"task":{"ttl":1000}`)))
 	if res["resultType"] != "complete" || res["taskId"] != nil {
 		t.Errorf("a tool without task support (and a legacy task param) = %v, want a plain result", res)
 	}
@@ -167,7 +167,7 @@ func TestTaskModernGating(t *testing.T) {
 		t.Errorf("invalid arguments = %v, want an isError result at once", res)
 	}
 	for _, m := range []string{"tasks/result", "tasks/list"} {
-		if resp := modernCall(t, c, next(), m, modernParams(capsTasks, `"taskId":"x"`)); errCode(resp) != mcp.CodeMethodNotFound {
+		if resp := statelessCall(t, c, next(), m, statelessParams(capsTasks, `"taskId":"x"`)); errCode(resp) != mcp.CodeMethodNotFound {
 			t.Errorf("%s in 2026-07-28 = %v, want -32601", m, resp)
 		}
 	}
@@ -178,7 +178,7 @@ func TestTaskModernGating(t *testing.T) {
 	}
 }
 
-func TestTaskModernCancel(t *testing.T) {
+func TestTaskStatelessCancel(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, c, 1, capsTasks, "job", `{}`))
@@ -192,7 +192,7 @@ func TestTaskModernCancel(t *testing.T) {
 	}
 }
 
-func TestTaskModernFailures(t *testing.T) {
+func TestTaskStatelessFailures(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 
@@ -227,7 +227,7 @@ func TestTaskModernFailures(t *testing.T) {
 	}
 }
 
-func TestTaskModernInput(t *testing.T) {
+func TestTaskStatelessInput(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, c, 1, capsTasks, "ask", `{}`))
@@ -273,7 +273,7 @@ func TestTaskModernInput(t *testing.T) {
 	}
 }
 
-func TestTaskModernPartialInput(t *testing.T) {
+func TestTaskStatelessPartialInput(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, c, 1, capsTasks, "ask_two", `{}`))
@@ -313,7 +313,7 @@ func TestRunAsTaskAfterInputRoundTrip(t *testing.T) {
 		key = k
 	}
 	retry := fmt.Sprintf(`"name":"compose","arguments":{},"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Alice"}}}`, state, key)
-	id := createdTaskID(t, modernCall(t, c, 2, "tools/call", modernParams(capsTasks, retry)))
+	id := createdTaskID(t, statelessCall(t, c, 2, "tools/call", statelessParams(capsTasks, retry)))
 	f.waitStatus(t, id, protocol.TaskStatusCompleted)
 	got := result(t, taskMethod(t, c, 3, capsTasks, "tasks/get", id, ""))
 	inner, _ := got["result"].(map[string]any)
@@ -326,7 +326,7 @@ func TestRunAsTaskAfterInputRoundTrip(t *testing.T) {
 	r1 = result(t, taskCall(t, c, 4, capsNone, "compose", `{}`))
 	state, _ = r1["requestState"].(string)
 	retry = fmt.Sprintf(`"name":"compose","arguments":{},"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Bob"}}}`, state, key)
-	res := result(t, modernCall(t, c, 5, "tools/call", modernParams(capsNone, retry)))
+	res := result(t, statelessCall(t, c, 5, "tools/call", statelessParams(capsNone, retry)))
 	if content, _ := res["content"].([]any); res["resultType"] != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "Hello, Bob" {
 		t.Errorf("without the extension = %v, want the result at once", res)
 	}
@@ -354,7 +354,7 @@ func principalConn(t *testing.T, srv *mcp.Server, principal string) transport.Co
 	return c
 }
 
-func TestTaskModernPrincipalIsolation(t *testing.T) {
+func TestTaskStatelessPrincipalIsolation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	alice, alice2, bob := principalConn(t, f.srv, "alice"), principalConn(t, f.srv, "alice"), principalConn(t, f.srv, "bob")
 	anon := uncheckedConn(t, f.srv)
@@ -373,7 +373,7 @@ func TestTaskModernPrincipalIsolation(t *testing.T) {
 	}
 }
 
-func TestTaskModernIDsAreUnguessable(t *testing.T) {
+func TestTaskStatelessIDsAreUnguessable(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 	seen := map[string]bool{}
@@ -386,10 +386,10 @@ func TestTaskModernIDsAreUnguessable(t *testing.T) {
 	}
 }
 
-// TestTaskModernClient follows a task with the stateless client: AwaitTask
+// TestTaskStatelessClient follows a task with the stateless client: AwaitTask
 // polls tasks/get and answers the task's input requests through the client's
 // elicitation handler.
-func TestTaskModernClient(t *testing.T) {
+func TestTaskStatelessClient(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	raw := uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, raw, 1, capsTasks, "ask", `{}`))
@@ -453,7 +453,7 @@ func TestRunAsTaskWaitsForInput(t *testing.T) {
 
 func TestTaskCapabilityDeclaration(t *testing.T) {
 	discover := func(srv *mcp.Server) map[string]any {
-		caps, _ := result(t, modernCall(t, uncheckedConn(t, srv), 1, "server/discover", modernParams(`{}`, "")))["capabilities"].(map[string]any)
+		caps, _ := result(t, statelessCall(t, uncheckedConn(t, srv), 1, "server/discover", statelessParams(`{}`, "")))["capabilities"].(map[string]any)
 		ext, _ := caps["extensions"].(map[string]any)
 		return ext
 	}

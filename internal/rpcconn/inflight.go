@@ -1,6 +1,10 @@
-package jsonrpc
+package rpcconn
 
-import "context"
+import (
+	"context"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
 
 // inflight is the set of incoming requests a connection is handling, by id,
 // with the functions that cancel them. A connection usually handles a few
@@ -15,12 +19,12 @@ type inflight struct {
 }
 
 type inflightRequest struct {
-	id     ID
+	id     jsonrpc.ID
 	cancel context.CancelCauseFunc
 }
 
 // find returns the index of id, or -1.
-func (s *inflight) find(id ID) int {
+func (s *inflight) find(id jsonrpc.ID) int {
 	for i := len(s.list) - 1; i >= 0; i-- {
 		if s.list[i].id == id {
 			return i
@@ -30,7 +34,7 @@ func (s *inflight) find(id ID) int {
 }
 
 // get returns the cancel function of id.
-func (s *inflight) get(id ID) (context.CancelCauseFunc, bool) {
+func (s *inflight) get(id jsonrpc.ID) (context.CancelCauseFunc, bool) {
 	if i := s.find(id); i >= 0 {
 		return s.list[i].cancel, true
 	}
@@ -38,7 +42,7 @@ func (s *inflight) get(id ID) (context.CancelCauseFunc, bool) {
 }
 
 // add records id, which must not be present.
-func (s *inflight) add(id ID, cancel context.CancelCauseFunc) {
+func (s *inflight) add(id jsonrpc.ID, cancel context.CancelCauseFunc) {
 	if s.list == nil {
 		s.list = s.first[:0]
 	}
@@ -46,7 +50,7 @@ func (s *inflight) add(id ID, cancel context.CancelCauseFunc) {
 }
 
 // remove forgets id, if present.
-func (s *inflight) remove(id ID) {
+func (s *inflight) remove(id jsonrpc.ID) {
 	if i := s.find(id); i >= 0 {
 		last := len(s.list) - 1
 		s.list[i] = s.list[last]

@@ -1,4 +1,4 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // pipe is a minimal in-memory Stream pair for these tests.
@@ -48,7 +50,7 @@ func (p *pipe) Write(ctx context.Context, msg []byte) error {
 	case p.out <- append([]byte(nil), msg...):
 		return nil
 	case <-p.closed:
-		return ErrClosed
+		return jsonrpc.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -86,15 +88,15 @@ func startConn(t *testing.T, opts ConnOptions) (*Conn, *pipe) {
 }
 
 // started receives the id of every "block" request once its handler runs.
-var started = make(chan ID, 16)
+var started = make(chan jsonrpc.ID, 16)
 
 func echoHandler() Handler {
-	return HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+	return HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
 		switch m.Method {
 		case "echo":
 			return m.Params, nil
 		case "fail":
-			return nil, &Error{Code: 7, Message: "custom"}
+			return nil, &jsonrpc.Error{Code: 7, Message: "custom"}
 		case "plain":
 			return nil, errors.New("boom")
 		case "panic":
@@ -104,7 +106,7 @@ func echoHandler() Handler {
 			<-ctx.Done()
 			return map[string]string{"late": "yes"}, nil
 		}
-		return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method}
 	})
 }
 
@@ -141,7 +143,7 @@ func TestConnSurvivesPanic(t *testing.T) {
 func TestConnCancelIncoming(t *testing.T) {
 	c, peer := startConn(t, ConnOptions{Handler: echoHandler()})
 	peer.out <- []byte(`{"jsonrpc":"2.0","id":9,"method":"block"}`)
-	if id := <-started; id != Int64ID(9) || !c.CancelIncoming(id) {
+	if id := <-started; id != jsonrpc.Int64ID(9) || !c.CancelIncoming(id) {
 		t.Fatalf("request %v not cancellable", id)
 	}
 	// The cancelled request gets no answer; the next one is answered first.
@@ -186,7 +188,7 @@ func TestConnCallBothWays(t *testing.T) {
 		t.Fatalf("raw Call = %s, %v", raw, err)
 	}
 	err := client.Call(context.Background(), "fail", nil, nil)
-	var e *Error
+	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != 7 {
 		t.Fatalf("Call(fail) = %v", err)
 	}
@@ -208,8 +210,8 @@ func TestConnCallBothWays(t *testing.T) {
 func TestConnCallCancelled(t *testing.T) {
 	a, b := newPipe()
 	server := NewConn(a, ConnOptions{Handler: echoHandler()})
-	cancelled := make(chan ID, 1)
-	client := NewConn(b, ConnOptions{CallCancelled: func(id ID, _ error) { cancelled <- id; server.CancelIncoming(id) }})
+	cancelled := make(chan jsonrpc.ID, 1)
+	client := NewConn(b, ConnOptions{CallCancelled: func(id jsonrpc.ID, _ error) { cancelled <- id; server.CancelIncoming(id) }})
 	server.Start(context.Background())
 	client.Start(context.Background())
 	defer client.Close()
@@ -246,7 +248,7 @@ func TestConnCallFailsWhenPeerCloses(t *testing.T) {
 	_ = a.Close()
 	select {
 	case err := <-errc:
-		if !IsClosed(err) {
+		if !jsonrpc.IsClosed(err) {
 			t.Fatalf("Call = %v, want ErrClosed", err)
 		}
 	case <-time.After(5 * time.Second):
@@ -256,7 +258,7 @@ func TestConnCallFailsWhenPeerCloses(t *testing.T) {
 	if client.Err() != nil {
 		t.Errorf("Err = %v, want nil on clean EOF", client.Err())
 	}
-	if err := client.Call(context.Background(), "again", nil, nil); !IsClosed(err) {
+	if err := client.Call(context.Background(), "again", nil, nil); !jsonrpc.IsClosed(err) {
 		t.Errorf("Call after close = %v", err)
 	}
 }
@@ -264,11 +266,11 @@ func TestConnCallFailsWhenPeerCloses(t *testing.T) {
 func TestConnBatch(t *testing.T) {
 	_, peer := startConn(t, ConnOptions{Handler: echoHandler(), AllowBatch: func() bool { return true }})
 	got := exchange(t, peer, `[{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":2,"method":"fail"},{"bad":1}]`)
-	msgs, errs, err := DecodeBatch([]byte(got))
+	msgs, errs, err := jsonrpc.DecodeBatch([]byte(got))
 	if err != nil || errs != nil || len(msgs) != 3 {
 		t.Fatalf("batch reply %s: %v %v", got, errs, err)
 	}
-	if msgs[0].ID != Int64ID(1) || string(msgs[0].Result) != `{"a":1}` || msgs[1].Error.Code != 7 || msgs[2].Error.Code != CodeInvalidRequest {
+	if msgs[0].ID != jsonrpc.Int64ID(1) || string(msgs[0].Result) != `{"a":1}` || msgs[1].Error.Code != 7 || msgs[2].Error.Code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("batch reply %s", got)
 	}
 	if got := exchange(t, peer, `[]`); !strings.Contains(got, "empty batch") {
@@ -289,7 +291,7 @@ type tooLarge struct {
 
 func (s *tooLarge) Read(ctx context.Context) ([]byte, error) {
 	var err error
-	s.once.Do(func() { err = fmt.Errorf("line of 20 MiB exceeds the 16 MiB limit: %w", ErrMessageTooLarge) })
+	s.once.Do(func() { err = fmt.Errorf("line of 20 MiB exceeds the 16 MiB limit: %w", jsonrpc.ErrMessageTooLarge) })
 	if err != nil {
 		return nil, err
 	}
@@ -311,14 +313,14 @@ func TestConnTooLargeIsNotFatal(t *testing.T) {
 }
 
 func TestRelatedRequest(t *testing.T) {
-	seen := make(chan ID, 1)
-	_, peer := startConn(t, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
-		id, _ := RelatedRequest(ctx)
+	seen := make(chan jsonrpc.ID, 1)
+	_, peer := startConn(t, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+		id, _ := jsonrpc.RelatedRequest(ctx)
 		seen <- id
 		return nil, nil
 	})})
 	exchange(t, peer, `{"jsonrpc":"2.0","id":"r1","method":"x"}`)
-	if id := <-seen; id != StringID("r1") {
+	if id := <-seen; id != jsonrpc.StringID("r1") {
 		t.Fatalf("RelatedRequest = %v", id)
 	}
 }
@@ -337,26 +339,6 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 	for b.Loop() {
 		if _, err := client.CallRaw(ctx, "echo", params); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-func TestIDFromPrefix(t *testing.T) {
-	for _, c := range []struct {
-		prefix   string
-		id       ID
-		response bool
-	}{
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"aaaa`, Int64ID(7), false},
-		{`{"id":"s","jsonrpc":"2.0","result":{"content":[{"te`, StringID("s"), true},
-		{`{"jsonrpc":"2.0","method":"m","params":{"big":"aaa`, ID{}, false},
-		{`{"jsonrpc":"2.0","params":{"a":[1,2]},"id":0,"method":"m`, Int64ID(0), false},
-		{`{"jsonrpc":"2.0","i`, ID{}, false},
-		{`[`, ID{}, false},
-	} {
-		id, resp := idFromPrefix([]byte(c.prefix))
-		if id != c.id || resp != c.response {
-			t.Errorf("idFromPrefix(%s) = %v, %v; want %v, %v", c.prefix, id, resp, c.id, c.response)
 		}
 	}
 }

@@ -1,10 +1,12 @@
-package jsonrpc
+package rpcconn
 
 import (
 	"context"
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // This file is the push side of a Conn: a transport that receives each message
@@ -44,7 +46,7 @@ func (c *Conn) StartPush() {
 // call. The handler's context is derived from ctx, so cancelling ctx cancels the
 // request. msg must not change afterwards. A message received after End is
 // dropped.
-func (c *Conn) Receive(ctx context.Context, msg *Message) {
+func (c *Conn) Receive(ctx context.Context, msg *jsonrpc.Message) {
 	switch {
 	case msg.IsResponse():
 		c.deliver(msg)
@@ -70,7 +72,7 @@ func (c *Conn) isClosed() bool {
 }
 
 // End ends a connection started with StartPush: calls waiting for a response fail
-// with ErrClosed, requests still running are cancelled (their answers are not
+// with jsonrpc.ErrClosed, requests still running are cancelled (their answers are not
 // waited for), messages received later are dropped, and Done is closed. err is
 // why (nil, or io.EOF, for a clean end; see Err). It may be called more than once;
 // only the first call counts.

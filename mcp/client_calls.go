@@ -71,22 +71,6 @@ func (cs *ClientSession) Ping(ctx context.Context, opts ...RequestOption) error 
 	return cs.request(ctx, &outgoing{method: protocol.MethodPing}, nil, opts)
 }
 
-// CallTool calls a tool. A tool that ran and failed returns a result with IsError
-// set, not an error; an error means the call could not be made (unknown tool,
-// invalid params, connection lost). In the stateless era the server's requests
-// for input are answered through the client's handlers and the call retried
-// until it completes.
-func (cs *ClientSession) CallTool(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	params := *p
-	var res protocol.CallToolResult
-	out := &outgoing{method: protocol.MethodToolsCall, params: &params, meta: &params.Meta,
-		responses: &params.InputResponses, state: &params.RequestState, tool: params.Name, args: params.Arguments}
-	if err := cs.request(ctx, out, &res, opts); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
 // ListTools returns one page of tools. In the stateless era, tools whose
 // x-mcp-header declarations are invalid are left out (with a warning in the log),
 // as the specification requires, and the page may come from the cache.
@@ -153,10 +137,21 @@ func (cs *ClientSession) ResourceTemplates(ctx context.Context) iter.Seq2[protoc
 	})
 }
 
-// ReadResource reads a resource. In the stateless era the server's requests for
-// input are answered as for CallTool, and a fresh cached answer is reused.
-func (cs *ClientSession) ReadResource(ctx context.Context, p *protocol.ReadResourceParams, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
-	params := *p
+// ReadResource reads the resource at uri. In the stateless era the server's
+// requests for input are answered as for [ClientSession.CallTool], and a fresh
+// cached answer is reused. [ClientSession.ReadResourceParams] sends params the
+// caller builds.
+func (cs *ClientSession) ReadResource(ctx context.Context, uri string, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
+	return cs.readResource(ctx, protocol.ReadResourceParams{URI: uri}, opts)
+}
+
+// ReadResourceParams is [ClientSession.ReadResource] with params the caller
+// builds (a _meta, the answers to input requests).
+func (cs *ClientSession) ReadResourceParams(ctx context.Context, p *protocol.ReadResourceParams, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
+	return cs.readResource(ctx, *p, opts)
+}
+
+func (cs *ClientSession) readResource(ctx context.Context, params protocol.ReadResourceParams, opts []RequestOption) (*protocol.ReadResourceResult, error) {
 	var res protocol.ReadResourceResult
 	out := &outgoing{method: protocol.MethodResourcesRead, params: &params, meta: &params.Meta,
 		responses: &params.InputResponses, state: &params.RequestState}
@@ -203,10 +198,21 @@ func (cs *ClientSession) Prompts(ctx context.Context) iter.Seq2[protocol.Prompt,
 	})
 }
 
-// GetPrompt renders a prompt with arguments. In the stateless era the server's
-// requests for input are answered as for CallTool.
-func (cs *ClientSession) GetPrompt(ctx context.Context, p *protocol.GetPromptParams, opts ...RequestOption) (*protocol.GetPromptResult, error) {
-	params := *p
+// GetPrompt renders the prompt name with args (nil for none). In the
+// stateless era the server's requests for input are answered as for
+// [ClientSession.CallTool]. [ClientSession.GetPromptParams] sends params the
+// caller builds.
+func (cs *ClientSession) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...RequestOption) (*protocol.GetPromptResult, error) {
+	return cs.getPrompt(ctx, protocol.GetPromptParams{Name: name, Arguments: args}, opts)
+}
+
+// GetPromptParams is [ClientSession.GetPrompt] with params the caller builds
+// (a _meta, the answers to input requests).
+func (cs *ClientSession) GetPromptParams(ctx context.Context, p *protocol.GetPromptParams, opts ...RequestOption) (*protocol.GetPromptResult, error) {
+	return cs.getPrompt(ctx, *p, opts)
+}
+
+func (cs *ClientSession) getPrompt(ctx context.Context, params protocol.GetPromptParams, opts []RequestOption) (*protocol.GetPromptResult, error) {
 	var res protocol.GetPromptResult
 	return &res, cs.request(ctx, &outgoing{method: protocol.MethodPromptsGet, params: &params, meta: &params.Meta,
 		responses: &params.InputResponses, state: &params.RequestState}, &res, opts)

@@ -212,23 +212,12 @@ func toolResult(out any, structured bool) (*protocol.CallToolResult, error) {
 }
 
 func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.ListToolsParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	s := r.server()
-	s.mu.RLock()
-	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	v := r.ProtocolVersion()
+	tools, next, err := listPage(r, raw, &r.server().tools, func(t *serverTool) protocol.Tool { return *t.tool.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
-	res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, len(page)), NextCursor: next}
-	v := r.ProtocolVersion()
-	for i, t := range page {
-		res.Tools[i] = *t.tool.ForVersion(v)
-	}
-	return res, nil
+	return &protocol.ListToolsResult{Tools: tools, NextCursor: next}, nil
 }
 
 func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {

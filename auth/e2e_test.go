@@ -257,3 +257,51 @@ func TestResourceMismatchRefused(t *testing.T) {
 		t.Error("the client contacted the authorization server")
 	}
 }
+
+// A legacy session is bound to the principal that created it: another
+// principal's valid token does not let it use the session id.
+func TestSessionBoundToPrincipal(t *testing.T) {
+	as := authtest.New(t, authtest.Options{})
+	p := startProtected(t, as, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	conn, err := streamable.NewClientConn(ctx, p.url, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: newTransport(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: "2025-11-25"}).Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	sid := conn.SessionID()
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	post := func(subject string) int {
+		tok, err := as.Issue(authtest.Claims{Subject: subject, ClientID: "other", Audience: p.url, Scope: "mcp:read", TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.url, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"ping"}`))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post("mallory"); code != http.StatusForbidden {
+		t.Errorf("another principal's request on the session: %d, want 403", code)
+	}
+	// The session's own principal (the subject the test AS gives the registered
+	// client) still works.
+	if _, err := call(t, cs, "whoami"); err != nil {
+		t.Errorf("the owner's call after the refused one: %v", err)
+	}
+}

@@ -39,6 +39,10 @@ type Options struct {
 	// MaxBodySize bounds the request body read to find the method and tool name
 	// when MethodScopes or ToolScopes are set (default 4 MiB).
 	MaxBodySize int64
+	// NoSessionBinding turns off session binding: by default a legacy session
+	// (Mcp-Session-Id, or HTTP+SSE's sessionId) may only be used by the principal
+	// whose request created it; another principal gets 403.
+	NoSessionBinding bool
 }
 
 type tokenInfoKey struct{}
@@ -67,6 +71,7 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 	if o.MaxBodySize <= 0 {
 		o.MaxBodySize = 4 << 20
 	}
+	sessions := &sessionTable{}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodOptions {
@@ -101,9 +106,26 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 				o.challenge(w, http.StatusForbidden, "insufficient_scope", "the token lacks a required scope", need)
 				return
 			}
+			principal := info.Principal()
 			ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
-			ctx = mcp.WithPrincipal(ctx, info.Principal())
-			next.ServeHTTP(w, r.WithContext(ctx))
+			ctx = mcp.WithPrincipal(ctx, principal)
+			r = r.WithContext(ctx)
+			if o.NoSessionBinding {
+				next.ServeHTTP(w, r)
+				return
+			}
+			id := sessionOf(r)
+			switch {
+			case id != "" && !sessions.check(id, principal):
+				http.Error(w, "the session belongs to another principal", http.StatusForbidden)
+			case id != "" && r.Method == http.MethodDelete:
+				next.ServeHTTP(w, r)
+				sessions.forget(id)
+			case id != "":
+				next.ServeHTTP(w, r)
+			default:
+				next.ServeHTTP(&bindingWriter{ResponseWriter: w, table: sessions, principal: principal, sse: r.Method == http.MethodGet}, r)
+			}
 		})
 	}
 }

@@ -3,10 +3,10 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"strings"
+		"strings"
 	"testing"
 	"time"
 
@@ -25,12 +25,11 @@ import (
 type protected struct {
 	as  *authtest.Server
 	url string // the MCP endpoint
-	srv *httptest.Server
 }
 
 // startProtected serves an mcpkit server at /mcp (Streamable HTTP) and /mcp/sse
 // (HTTP+SSE) that needs scope mcp:read, and mcp:admin for the tool admin. Its
-// tools answer with the caller's principal.
+// tools answer with the caller's principal and scopes.
 func startProtected(t *testing.T, as *authtest.Server, prm func(*auth.ProtectedResourceMetadata)) *protected {
 	t.Helper()
 	srv := mcp.NewServer(protocol.Implementation{Name: "protected", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
@@ -46,29 +45,16 @@ func startProtected(t *testing.T, as *authtest.Server, prm func(*auth.ProtectedR
 			t.Fatal(err)
 		}
 	}
-	p := &protected{as: as}
 	mux := http.NewServeMux()
-	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
-	p.url = p.srv.URL + "/mcp"
-	md := &auth.ProtectedResourceMetadata{Resource: p.url, AuthorizationServers: []string{as.Issuer}, ScopesSupported: []string{"mcp:read"}}
-	if prm != nil {
-		prm(md)
-	}
-	mdURL, _ := resource.MetadataURL(p.url)
-	mdPath, _ := resource.MetadataPath(p.url)
-	mw := resource.Middleware(resource.Options{
-		Verifier:            &resource.JWTVerifier{Issuer: as.Issuer, Audience: p.url, JWKSURL: as.Issuer + "/jwks"},
-		ResourceMetadataURL: mdURL,
-		Scopes:              []string{"mcp:read"},
-		ToolScopes:          map[string][]string{"admin": {"mcp:admin"}},
-	})
-	mux.Handle(mdPath, resource.MetadataHandler(md))
-	mux.Handle("/mcp", mw(streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)})))
+	mux.Handle("/mcp", streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)}))
 	// HTTP+SSE under the same resource: /mcp/sse and /mcp/messages.
 	sse := legacysse.NewHandler(srv, &legacysse.HandlerOptions{PathPrefix: "/mcp", Logger: slog.New(slog.DiscardHandler)})
-	mux.Handle("/mcp/", mw(http.StripPrefix("/mcp", sse)))
-	return p
+	mux.Handle("/mcp/", http.StripPrefix("/mcp", sse))
+	url := as.Protect(t, mux, resource.Options{
+		Scopes:     []string{"mcp:read"},
+		ToolScopes: map[string][]string{"admin": {"mcp:admin"}},
+	}, prm)
+	return &protected{as: as, url: url}
 }
 
 func newTransport(store auth.TokenStore) *auth.Transport {
@@ -303,5 +289,42 @@ func TestSessionBoundToPrincipal(t *testing.T) {
 	// client) still works.
 	if _, err := call(t, cs, "whoami"); err != nil {
 		t.Errorf("the owner's call after the refused one: %v", err)
+	}
+}
+
+// The loopback redirect receives the code the way a browser delivers it: the
+// "browser" here follows the authorization server's redirect to 127.0.0.1.
+func TestLoopbackRedirect(t *testing.T) {
+	as := authtest.New(t, authtest.Options{})
+	p := startProtected(t, as, nil)
+	lb, err := auth.ListenLoopback(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lb.Close()
+	opened := 0
+	browser := func(ctx context.Context, u string) error {
+		opened++
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Request.URL.Host != strings.TrimPrefix(strings.TrimSuffix(lb.URL(), "/callback"), "http://") {
+			return fmt.Errorf("the browser ended at %s with %d", resp.Request.URL, resp.StatusCode)
+		}
+		return nil
+	}
+	tr := &auth.Transport{Grant: &auth.AuthorizationCode{RedirectURL: lb.URL(), Fetch: lb.Fetcher(browser)}}
+	cs := connect(t, p.url, tr)
+	if _, err := call(t, cs, "whoami"); err != nil {
+		t.Fatal(err)
+	}
+	if opened != 1 {
+		t.Errorf("the browser opened %d times, want 1", opened)
+	}
+	if got := as.AuthorizationRequests()[0].Get("redirect_uri"); got != lb.URL() {
+		t.Errorf("redirect_uri = %q, want %q", got, lb.URL())
 	}
 }

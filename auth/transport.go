@@ -85,6 +85,14 @@ func (t *Transport) Token() *oauth2.Token {
 	return t.tok.Token
 }
 
+// Discovery returns what the last authorization discovered about the server and
+// its authorization server, or nil.
+func (t *Transport) Discovery() *Discovery {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.disc
+}
+
 func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
 		return t.Base

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-		"strings"
+	"strings"
 	"testing"
 	"time"
 

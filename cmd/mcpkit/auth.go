@@ -54,7 +54,9 @@ authorization server sends the browser back to a listener on 127.0.0.1. With
   mcpkit auth login --url https://mcp.example.com/mcp --client-id my-app --port 8976
   mcpkit auth login --url https://mcp.example.com/mcp --oauth-client-credentials --client-id svc --client-secret "$SECRET"`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return authLogin(cmd.Context(), f, cmd.ErrOrStderr(), cmd.OutOrStdout()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return authLogin(cmd.Context(), f, cmd.ErrOrStderr(), cmd.OutOrStdout())
+		},
 	}
 	login.Flags().StringVar(&f.clientID, "client-id", "", "a pre-registered client id (else the client registers itself)")
 	login.Flags().StringVar(&f.clientSecret, "client-secret", "", "the pre-registered client's secret")
@@ -241,4 +243,3 @@ func authLogout(ctx context.Context, f *authFlags, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "logged out of %s\n", key.Resource)
 	return nil
 }
-

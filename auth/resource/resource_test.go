@@ -239,3 +239,20 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	})
 }
+
+func TestDiscoverVerifier(t *testing.T) {
+	f := newFixture(t)
+	v, err := resource.DiscoverVerifier(t.Context(), nil, f.as.Issuer, audience)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.JWKSURL != f.as.Issuer+"/jwks" || v.Issuer != f.as.Issuer {
+		t.Errorf("verifier %+v", v)
+	}
+	if _, err := v.Verify(t.Context(), f.token(t, authtest.Claims{})); err != nil {
+		t.Error(err)
+	}
+	if _, err := resource.DiscoverVerifier(t.Context(), nil, f.as.Issuer+"/other", audience); err == nil {
+		t.Error("an issuer without metadata gave a verifier")
+	}
+}

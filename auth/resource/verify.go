@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/mcpkit/mcpkit/auth"
 )
 
 // TokenInfo is what a verified access token says.
@@ -292,4 +294,22 @@ func (c *tokenCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.entries)
+}
+
+// DiscoverVerifier returns a JWTVerifier for tokens of the authorization server
+// issuer addressed to audience, with the key set its metadata names (RFC 8414
+// discovery, the issuer checked). client fetches the metadata and, later, the
+// keys; nil means http.DefaultClient.
+func DiscoverVerifier(ctx context.Context, client *http.Client, issuer, audience string) (*JWTVerifier, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	md, err := auth.DiscoverServer(ctx, client, issuer)
+	if err != nil {
+		return nil, err
+	}
+	if md.JWKSURI == "" {
+		return nil, fmt.Errorf("resource: authorization server %s publishes no jwks_uri", issuer)
+	}
+	return &JWTVerifier{Issuer: md.Issuer, Audience: audience, JWKSURL: md.JWKSURI, HTTPClient: client}, nil
 }

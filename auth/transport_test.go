@@ -16,16 +16,17 @@ import (
 	"github.com/mcpkit/mcpkit/auth/authtest"
 )
 
-// scriptedRS is a resource server whose answer to each request is chosen by a
-// function of the request's number (from 1) and its Authorization header.
-func scriptedRS(t *testing.T, as *authtest.Server, answer func(n int, r *http.Request, w http.ResponseWriter) bool) string {
+// scriptedRS is a resource server of the authorization server issuer whose
+// answer to each request is chosen by answer, given the request's number (from
+// 1); answer returns false to let the request succeed (200).
+func scriptedRS(t *testing.T, issuer string, answer func(n int, r *http.Request, w http.ResponseWriter) bool) string {
 	var mu sync.Mutex
 	n := 0
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
 			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", as.Issuer)
+			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", issuer)
 			return
 		}
 		mu.Lock()
@@ -44,7 +45,7 @@ func scriptedRS(t *testing.T, as *authtest.Server, answer func(n int, r *http.Re
 // re-authorizing when the challenge asks for nothing new.
 func TestStepUpLimit(t *testing.T) {
 	as := authtest.New(t, authtest.Options{})
-	url := scriptedRS(t, as, func(n int, r *http.Request, w http.ResponseWriter) bool {
+	url := scriptedRS(t, as.Issuer, func(n int, r *http.Request, w http.ResponseWriter) bool {
 		if r.Header.Get("Authorization") == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer scope="s0"`)
 			w.WriteHeader(http.StatusUnauthorized)
@@ -76,7 +77,7 @@ func TestStepUpLimit(t *testing.T) {
 
 	// A challenge for scopes already asked for does not re-authorize.
 	as2 := authtest.New(t, authtest.Options{})
-	url2 := scriptedRS(t, as2, func(n int, r *http.Request, w http.ResponseWriter) bool {
+	url2 := scriptedRS(t, as2.Issuer, func(n int, r *http.Request, w http.ResponseWriter) bool {
 		if r.Header.Get("Authorization") == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer scope="admin"`)
 			w.WriteHeader(http.StatusUnauthorized)
@@ -131,17 +132,11 @@ func TestDPoP(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	t.Cleanup(asFront.Close)
-	var rs *httptest.Server
-	rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, rs.URL+"/mcp", asFront.URL)
-			return
-		}
+	rsURL := scriptedRS(t, asFront.URL, func(_ int, r *http.Request, w http.ResponseWriter) bool {
 		if r.Header.Get("Authorization") == "" {
 			w.Header().Set("WWW-Authenticate", `DPoP algs="ES256"`)
 			w.WriteHeader(http.StatusUnauthorized)
-			return
+			return true
 		}
 		mu.Lock()
 		rsProofs = append(rsProofs, r.Header.Get("DPoP"))
@@ -149,21 +144,20 @@ func TestDPoP(t *testing.T) {
 		mu.Unlock()
 		if r.Header.Get("Authorization") != "DPoP dpop-bound" {
 			w.WriteHeader(http.StatusBadRequest)
-			return
+			return true
 		}
 		if first {
 			w.Header().Set("DPoP-Nonce", "rs-nonce")
 			w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce"`)
 			w.WriteHeader(http.StatusUnauthorized)
-			return
+			return true
 		}
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(rs.Close)
+		return false
+	})
 
 	tr := newTransport(nil)
 	for range 2 {
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, rs.URL+"/mcp?x=1", strings.NewReader(`{}`))
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, rsURL+"?x=1", strings.NewReader(`{}`))
 		resp, err := tr.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +214,7 @@ func TestDPoP(t *testing.T) {
 	}
 	check(tokenProofs[0], asFront.URL+"/token", "", "")
 	check(tokenProofs[1], asFront.URL+"/token", "as-nonce", "")
-	check(rsProofs[0], rs.URL+"/mcp", "", "dpop-bound")
-	check(rsProofs[1], rs.URL+"/mcp", "rs-nonce", "dpop-bound")
-	check(rsProofs[2], rs.URL+"/mcp", "rs-nonce", "dpop-bound")
+	check(rsProofs[0], rsURL, "", "dpop-bound")
+	check(rsProofs[1], rsURL, "rs-nonce", "dpop-bound")
+	check(rsProofs[2], rsURL, "rs-nonce", "dpop-bound")
 }

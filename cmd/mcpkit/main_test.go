@@ -84,6 +84,12 @@ func TestCallFailures(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, c.stderr) {
 			t.Errorf("%v: stdout %q stderr %q exit %d", c.args, out, errOut, code)
 		}
+		// Every failure is reported under one prefix.
+		for line := range strings.Lines(errOut) {
+			if !strings.HasPrefix(line, "mcpkit: ") {
+				t.Errorf("%v: stderr line %q lacks the prefix \"mcpkit: \"", c.args, line)
+			}
+		}
 	}
 }
 

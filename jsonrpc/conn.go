@@ -28,6 +28,21 @@ type Handler interface {
 	Handle(ctx context.Context, msg *Message) (result any, err error)
 }
 
+// OrderedHandler is a Handler some of whose requests change what later messages
+// of the connection mean (MCP's initialize, for one), so that they must take effect
+// in arrival order. The read loop asks InOrder about every request it reads, before
+// it reads the next message; a request for which it reports true runs on the read
+// loop, like a notification, and has finished (its answer written) before the next
+// message is handled. Such a handler must not make calls on the same connection and
+// wait for their answers. Every other request runs concurrently as usual. Requests
+// inside a batch, and requests pushed with Receive, are not asked about.
+type OrderedHandler interface {
+	Handler
+	// InOrder reports whether msg, a request, must run in arrival order. It is
+	// called on the read loop and should be quick.
+	InOrder(msg *Message) bool
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, msg *Message) (any, error)
 
@@ -44,7 +59,8 @@ type ConnOptions struct {
 	// each on its own goroutine (goroutines are reused from one request to the next);
 	// notifications run one at a time, in arrival order, on
 	// the connection's read loop (so they must not make calls on the same connection
-	// and wait for the answer). On a connection started with StartPush, both run on
+	// and wait for the answer), as do the requests an OrderedHandler wants run in
+	// arrival order. On a connection started with StartPush, both run on
 	// the goroutine that called Receive (see Receive).
 	Handler Handler
 	// AllowBatch reports whether an incoming JSON array (a batch) is accepted now.
@@ -76,9 +92,10 @@ type ConnHooks interface {
 // Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
 // to outgoing calls and runs the handler for incoming requests.
 type Conn struct {
-	stream Stream
-	opts   ConnOptions
-	log    *slog.Logger
+	stream  Stream
+	opts    ConnOptions
+	log     *slog.Logger
+	ordered OrderedHandler // opts.Handler, when it has requests to run in arrival order
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -117,6 +134,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.ordered, _ = opts.Handler.(OrderedHandler)
 	return c
 }
 
@@ -290,7 +308,10 @@ func (c *Conn) dispatch(ctx context.Context, msg *Message, collect func(*Message
 			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
 		}
 	default:
-		c.startRequest(ctx, msg, collect, false)
+		// A request that must take effect in arrival order runs here, on the read
+		// loop, before the next message is read.
+		inOrder := collect == nil && c.ordered != nil && c.ordered.InOrder(msg)
+		c.startRequest(ctx, msg, collect, inOrder)
 	}
 }
 
@@ -330,7 +351,8 @@ var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
 
 // startRequest runs the handler of one incoming request: on a handler goroutine
 // (the read loop's requests), on the caller's goroutine (sync: a pushed
-// request, see Receive), or in place for a batch element (collect set).
+// request, see Receive, or one the read loop runs in arrival order, see
+// OrderedHandler), or in place for a batch element (collect set).
 func (c *Conn) startRequest(ctx context.Context, msg *Message, collect func(*Message), sync bool) {
 	// The context points at the message's own id: no copy of it to allocate.
 	replyCtx := context.WithValue(ctx, relatedKey{}, &msg.ID)

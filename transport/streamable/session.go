@@ -58,7 +58,7 @@ type session struct {
 	endOnce   sync.Once
 
 	mu         sync.Mutex
-	remote     string                 // the network address of the client's latest request
+	remote     string      // the network address of the client's latest request
 	inbox      chan []byte // client messages for conn.Read; made at first use
 	version    string      // negotiated protocol version; "" until known
 	routes     routeTable  // request id → the stream owing its response

@@ -14,7 +14,8 @@ import (
 //
 // A response with an error returns that *Error. If ctx ends first, Call returns
 // ctx's error and ConnOptions.CallCancelled is told. If the connection ends first,
-// Call returns an error wrapping ErrClosed.
+// Call returns an error wrapping ErrClosed and, when the stream failed, the error
+// it failed with (see Err).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {
@@ -43,8 +44,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	ch := make(chan *Message, 1)
 	c.mu.Lock()
 	if c.closed {
+		err := c.closedErrorLocked(method)
 		c.mu.Unlock()
-		return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
+		return nil, err
 	}
 	if c.pending == nil {
 		c.pending = make(map[ID]chan *Message) // most server connections never call
@@ -64,7 +66,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	select {
 	case resp, ok := <-ch:
 		if !ok {
-			return nil, fmt.Errorf("calling %s: %w", method, ErrClosed)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return nil, c.closedErrorLocked(method)
 		}
 		if resp.Error != nil {
 			return nil, resp.Error

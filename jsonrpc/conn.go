@@ -102,6 +102,7 @@ type Conn struct {
 	pending map[ID]chan *Message // outgoing calls awaiting a response
 	running inflight             // incoming requests being handled
 	closed  bool
+	cause   error       // why the connection ended, when not cleanly; set with closed
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
 	handlers sync.WaitGroup // incoming requests running
@@ -208,8 +209,14 @@ func (c *Conn) readLoop(ctx context.Context) {
 	if errors.Is(err, io.EOF) && !c.closing.Load() {
 		// The peer has finished sending, not necessarily reading: answer what
 		// it asked before going (stdio clients often close stdin right after
-		// their last request). Calls of ours can get no reply any more.
-		c.failPending()
+		// their last request). Calls of ours can get no reply any more; they
+		// learn what the stream said of its end, if more than io.EOF (a stdio
+		// server's clean exit and its last stderr lines).
+		cause := err
+		if cause == io.EOF {
+			cause = nil
+		}
+		c.failPending(cause)
 		c.waitHandlers()
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -219,10 +226,12 @@ func (c *Conn) readLoop(ctx context.Context) {
 }
 
 // failPending ends every call waiting for a reply, and every later one, with
-// ErrClosed.
-func (c *Conn) failPending() {
+// ErrClosed, and with cause too when the connection ended because of an error.
+func (c *Conn) failPending(cause error) {
 	c.mu.Lock()
-	c.closed = true
+	if !c.closed {
+		c.closed, c.cause = true, cause
+	}
 	for id, ch := range c.pending {
 		delete(c.pending, id)
 		close(ch)
@@ -267,8 +276,17 @@ func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
 	}
 }
 
+// closedErrorLocked is what a call of method returns once the connection has
+// ended: ErrClosed, and why (a stdio server's exit status, say). c.mu is held.
+func (c *Conn) closedErrorLocked(method string) error {
+	if c.cause != nil {
+		return fmt.Errorf("calling %s: %w: %w", method, ErrClosed, c.cause)
+	}
+	return fmt.Errorf("calling %s: %w", method, ErrClosed)
+}
+
 func (c *Conn) shutdown(err error) {
-	c.failPending()
+	c.failPending(err)
 	c.cancel()
 	c.err = err
 	if c.opts.OnDone != nil {

@@ -102,7 +102,7 @@ type Conn struct {
 	pending map[ID]chan *Message // outgoing calls awaiting a response
 	running inflight             // incoming requests being handled
 	closed  bool
-	cause   error       // why the connection ended, when not cleanly; set with closed
+	cause   error       // what the stream said of its end, beyond a bare io.EOF; set with closed
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
 	handlers sync.WaitGroup // incoming requests running

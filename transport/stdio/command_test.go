@@ -358,14 +358,18 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// exitCase is a child mode that exits, with the status and the error it must
+// be reported with.
+type exitCase struct {
+	mode string
+	code int
+	want string
+}
+
 // A write to a server that has exited reports the exit, whatever its status, with
 // the last stderr lines: not the broken pipe it hit.
 func TestCommandWriteAfterExitReportsTheExit(t *testing.T) {
-	for _, tt := range []struct {
-		mode string
-		code int
-		want string
-	}{
+	for _, tt := range []exitCase{
 		{"exit3", 3, "stdio: the server exited (status 3): starting up\n\tfatal: cannot load config /etc/nope.json"},
 		{"exit0", 0, "stdio: the server exited (status 0)"},
 		{"exit0-stderr", 0, "stdio: the server exited (status 0): usage: server [--port N]"},
@@ -385,11 +389,7 @@ func TestCommandWriteAfterExitReportsTheExit(t *testing.T) {
 // A server that dies while a call waits for its answer: that call, and every later
 // one, fails with the exit status and the server's last stderr lines.
 func TestCommandCallsReportTheServerExit(t *testing.T) {
-	for _, tt := range []struct {
-		mode string
-		code int
-		want string
-	}{
+	for _, tt := range []exitCase{
 		{"die-on-request", 3, "stdio: the server exited (status 3): fatal: out of memory"},
 		{"exit0-stderr", 0, "stdio: the server exited (status 0): usage: server [--port N]"},
 	} {

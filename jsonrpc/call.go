@@ -14,8 +14,8 @@ import (
 //
 // A response with an error returns that *Error. If ctx ends first, Call returns
 // ctx's error and ConnOptions.CallCancelled is told. If the connection ends first,
-// Call returns an error wrapping ErrClosed and, when the stream failed, the error
-// it failed with (see Err).
+// Call returns an error wrapping ErrClosed and, when the stream ended with more to
+// say than a bare io.EOF (a read error, a stdio server's exit), that error too.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {

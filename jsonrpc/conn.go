@@ -226,7 +226,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 }
 
 // failPending ends every call waiting for a reply, and every later one, with
-// ErrClosed, and with cause too when the connection ended because of an error.
+// ErrClosed, joined with cause (what the stream said of its end) when it is not nil.
 func (c *Conn) failPending(cause error) {
 	c.mu.Lock()
 	if !c.closed {

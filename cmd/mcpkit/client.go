@@ -133,7 +133,7 @@ func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args [
 		if !g.json {
 			for _, c := range res.Content {
 				if c.Type == protocol.ContentTypeText {
-					fmt.Fprintln(os.Stderr, "error:", c.Text)
+					fmt.Fprintln(os.Stderr, "mcpkit:", c.Text)
 				}
 			}
 		}

@@ -84,6 +84,12 @@ func TestCallFailures(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, c.stderr) {
 			t.Errorf("%v: stdout %q stderr %q exit %d", c.args, out, errOut, code)
 		}
+		// Every failure is reported under one prefix.
+		for line := range strings.Lines(errOut) {
+			if !strings.HasPrefix(line, "mcpkit: ") {
+				t.Errorf("%v: stderr line %q lacks the prefix \"mcpkit: \"", c.args, line)
+			}
+		}
 	}
 }
 
@@ -227,5 +233,23 @@ func TestProtocolEraSelectionOverHTTP(t *testing.T) {
 	}
 	if _, errOut, code := runURL(t, base+"/sse", "ping", "--protocol", "2026-07-28"); code == 0 || !strings.Contains(errOut, "does not speak protocol version 2026-07-28") {
 		t.Errorf("forcing 2026-07-28 on the HTTP+SSE endpoint: stderr %q exit %d", errOut, code)
+	}
+}
+
+// A target server that exits instead of answering is reported with its exit status
+// and its last stderr lines, not as a broken pipe or a closed connection.
+func TestServerExitIsReported(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpkitBin, "tools", "--", mcpkitBin, "no-such-command")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	// The request may have been written before the server exited or not: the
+	// error is a closed connection or a failed write, with the same cause.
+	want := `stdio: the server exited (status 1): mcpkit: unknown command "no-such-command" for "mcpkit"`
+	got := stderr.String()
+	if err == nil || !strings.HasPrefix(got, "mcpkit: mcp: initialize: ") || !strings.Contains(got, want) || strings.Contains(got, "broken pipe") {
+		t.Fatalf("exit %v, stderr %q\nwant it to report %q", err, got, want)
 	}
 }

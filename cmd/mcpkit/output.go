@@ -43,11 +43,18 @@ func printJSON(v any) error {
 }
 
 func printTool(t *protocol.Tool) {
-	fmt.Printf("%s", t.Name)
+	fmt.Print(toolText(t))
+}
+
+// toolText describes a tool: its name and description, then one line per input
+// property with its JSON type, whether it is required, and its description.
+func toolText(t *protocol.Tool) string {
+	var b strings.Builder
+	b.WriteString(t.Name)
 	if t.Description != "" {
-		fmt.Printf(" — %s", t.Description)
+		b.WriteString(" — " + t.Description)
 	}
-	fmt.Println()
+	b.WriteString("\n")
 	var s struct {
 		Properties map[string]struct {
 			Type        any    `json:"type"`
@@ -58,15 +65,40 @@ func printTool(t *protocol.Tool) {
 	if json.Unmarshal(t.InputSchema, &s) == nil {
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
-			req := ""
-			for _, r := range s.Required {
-				if r == name {
-					req = ", required"
-				}
+			kind := schemaType(p.Type)
+			if slices.Contains(s.Required, name) {
+				kind += ", required"
 			}
-			fmt.Printf("    %s (%v%s) %s\n", name, p.Type, req, p.Description)
+			fmt.Fprintf(&b, "    %s (%s)", name, kind)
+			if p.Description != "" {
+				b.WriteString(" " + p.Description)
+			}
+			b.WriteString("\n")
 		}
 	}
+	return b.String()
+}
+
+// schemaType renders a JSON Schema "type": a name, names joined with "|", or "any"
+// when the schema gives none (or one mcpkit cannot read).
+func schemaType(t any) string {
+	switch t := t.(type) {
+	case string:
+		if t != "" {
+			return t
+		}
+	case []any:
+		names := make([]string, 0, len(t))
+		for _, n := range t {
+			if s, ok := n.(string); ok && s != "" {
+				names = append(names, s)
+			}
+		}
+		if len(names) > 0 {
+			return strings.Join(names, "|")
+		}
+	}
+	return "any"
 }
 
 func printResource(r *protocol.Resource) {

@@ -18,7 +18,15 @@ import (
 // mcpkitBin is the CLI built once for these tests.
 var mcpkitBin string
 
+// silentServerEnv makes the test binary a stdio "server" that reads its input and
+// never answers (for the request timeout tests).
+const silentServerEnv = "MCPKIT_TEST_SILENT_SERVER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(silentServerEnv) == "1" {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "mcpkit-cli")
 	if err != nil {
 		panic(err)
@@ -36,9 +44,16 @@ func TestMain(m *testing.M) {
 // the exit status.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return runIn(t, "", args...)
+}
+
+// runIn is run in the directory dir ("" for the test's own).
+func runIn(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpkitBin, append(args, "--", mcpkitBin, "serve")...)
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -59,9 +74,11 @@ func TestCallEcho(t *testing.T) {
 	}
 }
 
-func TestCallWithProgressDrawsABar(t *testing.T) {
+// When stderr is not a terminal, progress comes as plain lines without escape
+// codes (TestProgressBarOnATerminal covers the terminal).
+func TestCallWithProgressPrintsPlainLines(t *testing.T) {
 	out, errOut, code := run(t, "call", "count", `{"n":3}`)
-	if out != "3\n" || code != 0 || !strings.Contains(errOut, "2/3 Step 2 of 3") {
+	if out != "3\n" || code != 0 || !strings.Contains(errOut, "progress 2/3 Step 2 of 3\n") || strings.Contains(errOut, "\x1b[") {
 		t.Fatalf("stdout %q stderr %q exit %d", out, errOut, code)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/term"
+
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -169,23 +171,37 @@ func printResourceContents(c *protocol.ResourceContents) {
 	fmt.Println(c.Text)
 }
 
-// progressBar draws notifications/progress on a terminal line.
+// progressBar shows notifications/progress: on a terminal, one line redrawn in
+// place; elsewhere (a file, a pipe, a CI log) plain lines without escape codes.
 type progressBar struct {
 	w     io.Writer
+	tty   bool
 	mu    sync.Mutex
 	drawn bool
 }
 
-func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
+// newProgressBar returns a bar writing to w; tty says whether w is a terminal.
+func newProgressBar(w io.Writer, tty bool) *progressBar { return &progressBar{w: w, tty: tty} }
 
 const barWidth = 30
 
 func (b *progressBar) update(p *protocol.ProgressParams) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !b.tty {
+		line := fmt.Sprintf("progress %g", p.Progress)
+		if p.Total > 0 {
+			line += fmt.Sprintf("/%g", p.Total)
+		}
+		if p.Message != "" {
+			line += " " + p.Message
+		}
+		fmt.Fprintln(b.w, line)
+		return
+	}
 	line := fmt.Sprintf("%g", p.Progress)
 	if p.Total > 0 {
-		filled := min(int(p.Progress/p.Total*barWidth), barWidth)
+		filled := max(0, min(int(p.Progress/p.Total*barWidth), barWidth))
 		line = fmt.Sprintf("[%s%s] %g/%g", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), p.Progress, p.Total)
 	}
 	if p.Message != "" {
@@ -195,6 +211,7 @@ func (b *progressBar) update(p *protocol.ProgressParams) {
 	b.drawn = true
 }
 
+// finish clears the bar's line on a terminal.
 func (b *progressBar) finish() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -202,3 +219,6 @@ func (b *progressBar) finish() {
 		fmt.Fprint(b.w, "\r\033[K")
 	}
 }
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -40,6 +40,9 @@ func newAuthCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
 		Short: "Log in to OAuth-protected MCP servers and manage the stored tokens",
+		Example: `  mcpkit auth login --url https://mcp.example.com/mcp
+  mcpkit auth status --url https://mcp.example.com/mcp
+  mcpkit auth logout --url https://mcp.example.com/mcp`,
 	}
 	cmd.PersistentFlags().StringVar(&f.url, "url", "", "the protected MCP server's URL (required)")
 	login := &cobra.Command{
@@ -146,7 +149,7 @@ func authLogin(ctx context.Context, f *authFlags, stderr, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: version}, &mcp.ClientOptions{Logger: slog.New(slog.DiscardHandler)}).Connect(ctx, conn)
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, &mcp.ClientOptions{Logger: slog.New(slog.DiscardHandler)}).Connect(ctx, conn)
 	if err != nil {
 		_ = conn.Close()
 		return fmt.Errorf("connecting to %s: %w", f.url, err)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime/debug"
 
+	"github.com/mcpkit/mcpkit/internal/jsonerr"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
 	"github.com/mcpkit/mcpkit/transport"
@@ -106,7 +107,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 			args = emptyObject
 		}
 		if err := decodeArgs(dec, args, &in); err != nil {
-			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", req.Params.Name, err)), nil
+			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %s", req.Params.Name, jsonerr.Message(err))), nil
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {

@@ -62,6 +62,7 @@ type scenario struct {
 
 // scenarioContext is the JSON the suite passes in MCP_CONFORMANCE_CONTEXT.
 type scenarioContext struct {
+	authContext
 	// ToolCalls are the calls a scenario wants made, in order.
 	ToolCalls []struct {
 		Name      string          `json:"name"`
@@ -132,6 +133,9 @@ func init() {
 // run connects to url, plays the named scenario and disconnects.
 func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 	sc, ok := scenarios[name]
+	if !ok && isAuthScenario(name) {
+		sc, ok = scenario{play: playAuth}, true
+	}
 	if !ok {
 		return fmt.Errorf("unknown scenario %q (MCP_CONFORMANCE_SCENARIO)", name)
 	}
@@ -141,6 +145,11 @@ func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 	}
 	copts := &mcp.ClientOptions{RequestTimeout: runTimeout, Logger: logger}
 	topts := &streamable.ClientOptions{Logger: logger}
+	if isAuthScenario(name) {
+		if topts.HTTPClient, err = authHTTPClient(name, &data.authContext, logger); err != nil {
+			return err
+		}
+	}
 	if sc.options != nil {
 		sc.options(copts, topts)
 	}

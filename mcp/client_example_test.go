@@ -61,10 +61,7 @@ func ExampleClientSession_CallTool() {
 	_ = mcp.AddTool(srv, &protocol.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.ToolRequest, in GreetInput) (string, error) {
 		return "hello " + in.Name, nil
 	})
-	c, s := memory.NewPair()
-	ss, _ := srv.Connect(ctx, s)
-	defer ss.Close()
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, c)
+	cs, err := connectInMemory(ctx, srv)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -113,10 +110,7 @@ func ExampleCallToolAs() {
 		}
 		return Weather{City: in.City, Celsius: 19.5}, nil
 	})
-	c, s := memory.NewPair()
-	ss, _ := srv.Connect(ctx, s)
-	defer ss.Close()
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, c)
+	cs, err := connectInMemory(ctx, srv)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -134,4 +128,15 @@ func ExampleCallToolAs() {
 	// Output:
 	// {City:Lisbon Celsius:19.5} <nil>
 	// the tool weather failed: no station in Atlantis
+}
+
+// connectInMemory connects a client to srv over an in-memory pair, as the
+// examples do (stdio and HTTP work the same way). Closing the client's
+// session ends the server's too.
+func connectInMemory(ctx context.Context, srv *mcp.Server) (*mcp.ClientSession, error) {
+	c, s := memory.NewPair()
+	if _, err := srv.Connect(ctx, s); err != nil {
+		return nil, err
+	}
+	return mcp.NewClient(protocol.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, c)
 }

@@ -22,14 +22,6 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// testContext is a context that ends with the test, bounded in time.
-func testContext(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // serveDemo serves the demo server through NewHandler on 127.0.0.1 and returns the
 // URL of its event stream.
 func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse.Handler) {
@@ -82,7 +74,7 @@ func (r *recordingConn) kinds() []string {
 
 func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	conn, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
@@ -110,7 +102,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mc
 	if args != "" {
 		p.Arguments = json.RawMessage(args)
 	}
-	res, err := cs.CallTool(testContext(t), p, opts...)
+	res, err := cs.CallTool(testkit.Context(t), p, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -130,7 +122,7 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		t.Errorf("SessionCount = %d, want 1", n)
 	}
 
-	tools, err := cs.ListTools(testContext(t), nil)
+	tools, err := cs.ListTools(testkit.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +186,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			cs, _ := connectClient(t, url)
 			sessions[i] = cs
 			for range 5 {
-				res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)})
+				res, err := cs.CallTool(testkit.Context(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)})
 				if err != nil || res.Content[0].Text != "hello x" {
 					t.Errorf("client %d: %+v %v", i, res, err)
 				}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // childEnv turns the test binary into one of the child programs below.
@@ -91,7 +93,7 @@ func startChild(t *testing.T, mode string, opts *CommandOptions) *CommandConn {
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode)
-	c, err := NewCommandConn(testCtx(t), cmd, opts)
+	c, err := NewCommandConn(testkit.Context(t), cmd, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func (l *lineCollector) get() []string {
 }
 
 func TestCommandEchoRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	c := startChild(t, "echo", patient())
 	msgs := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), bigMessage(1 << 20), []byte(`[{"a":1},{"b":2}]`)}
 	for _, m := range msgs {
@@ -159,7 +161,7 @@ func TestCommandEchoRoundTrip(t *testing.T) {
 }
 
 func TestCommandStderrSpamDoesNotDeadlock(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var got lineCollector
 	opts := patient()
 	opts.Stderr = got.add
@@ -190,7 +192,7 @@ func TestCommandStderrSpamDoesNotDeadlock(t *testing.T) {
 }
 
 func TestCommandExitStatusAndStderrInReadError(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := startChild(t, "exit3", &CommandOptions{Logger: logger})
@@ -228,7 +230,7 @@ func TestCommandExitStatusAndStderrInReadError(t *testing.T) {
 }
 
 func TestCommandCleanExitReadsEOF(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	c := startChild(t, "exit0", nil)
 	if msg := mustRead(t, ctx, c); string(msg) != `{"bye":true}` {
 		t.Fatalf("read %q", msg)
@@ -242,7 +244,7 @@ func TestCommandCleanExitReadsEOF(t *testing.T) {
 }
 
 func TestCommandCloseUnblocksRead(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	c := startChild(t, "echo", patient())
 	errc := make(chan error, 1)
 	go func() {
@@ -261,7 +263,7 @@ func TestCommandCloseUnblocksRead(t *testing.T) {
 }
 
 func TestNewCommandConnErrors(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	if _, err := NewCommandConn(ctx, exec.Command("/nonexistent/mcp-server"), nil); err == nil {
 		t.Error("starting a missing program succeeded")
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -86,7 +87,7 @@ func erasServer(t *testing.T, mws ...mcp.Middleware) (*httptest.Server, *postLog
 
 func erasClient(t *testing.T, url string, version string, changed ...chan<- struct{}) *mcp.ClientSession {
 	t.Helper()
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	conn := clientDial(t, url, nil)
 	opts := &mcp.ClientOptions{
 		ProtocolVersion: version,
@@ -108,7 +109,7 @@ func erasClient(t *testing.T, url string, version string, changed ...chan<- stru
 
 func erasCall(t *testing.T, cs *mcp.ClientSession, name, args, want string) {
 	t.Helper()
-	res, err := cs.CallTool(clientTestContext(t), &protocol.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	res, err := cs.CallTool(testkit.Context(t), &protocol.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -119,7 +120,7 @@ func erasCall(t *testing.T, cs *mcp.ClientSession, name, args, want string) {
 
 func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	ts, log, _ := erasServer(t)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 
 	stateless := erasClient(t, ts.URL, "")
 	if !stateless.IsStateless() || stateless.InitializeResult().ServerInfo.Name != "both" {
@@ -194,7 +195,7 @@ func TestClientListensOverHTTP(t *testing.T) {
 	ts, log, srv := erasServer(t)
 	changed := make(chan struct{}, 1)
 	cs := erasClient(t, ts.URL, "", changed)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	sub, err := cs.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
 	if err != nil {
 		t.Fatal(err)

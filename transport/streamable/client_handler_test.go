@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -44,7 +45,7 @@ func TestClientWithRealHandler(t *testing.T) {
 		opts *HandlerOptions
 	}{{"stateful", nil}, {"sessionless", &HandlerOptions{Sessionless: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := clientTestContext(t)
+			ctx := testkit.Context(t)
 			ts := clientRealServer(t, tc.opts)
 			expired := make(chan clientExpiry, 1)
 			conn := clientDial(t, ts.URL, &ClientOptions{OnSessionExpired: func(o, n string, err error) {

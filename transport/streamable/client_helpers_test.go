@@ -12,18 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
-
-// clientTestContext returns a context that ends the test if it runs too long.
-func clientTestContext(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // clientSeen is one request a fake server received.
 type clientSeen struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
@@ -57,13 +58,6 @@ func newDemo(t testing.TB) *mcp.Server {
 	return s
 }
 
-// testCtx bounds every request of a test.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // request sends one raw HTTP request. hdr values replace the defaults; an empty value
 // deletes the header.
 func (hs *harness) request(ctx context.Context, method string, hdr map[string]string, body string) *http.Response {
@@ -100,7 +94,7 @@ func (hs *harness) request(ctx context.Context, method string, hdr map[string]st
 // post sends a POST in session sid ("" for none) speaking version ("" for no header).
 func (hs *harness) post(sid, version, body string) *http.Response {
 	hs.t.Helper()
-	return hs.postCtx(testCtx(hs.t), sid, version, body)
+	return hs.postCtx(testkit.Context(hs.t), sid, version, body)
 }
 
 func (hs *harness) postCtx(ctx context.Context, sid, version, body string) *http.Response {
@@ -316,7 +310,7 @@ func TestSessionErrors(t *testing.T) {
 
 	wantStatus(t, hs.post("", "2025-06-18", list), http.StatusBadRequest, -32600)
 	wantStatus(t, hs.post("no-such-session", "2025-06-18", list), http.StatusNotFound, -32600)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	// GET and DELETE without a session: only POST serves such a client (405, as
 	// 2026-07-28 requires; earlier versions allow it for GET).
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
@@ -343,10 +337,10 @@ func TestDeleteEndsServerSession(t *testing.T) {
 		t.Fatalf("%d server sessions, want 1", n)
 	}
 	ss := srv.Sessions()[0]
-	wantStatus(t, hs.request(testCtx(t), http.MethodDelete, map[string]string{HeaderSessionID: sid}, ""), http.StatusNoContent, 0)
+	wantStatus(t, hs.request(testkit.Context(t), http.MethodDelete, map[string]string{HeaderSessionID: sid}, ""), http.StatusNoContent, 0)
 	select {
 	case <-ss.Done(): // its Conn's Read returned io.EOF
-	case <-testCtx(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("the MCP session did not end after DELETE")
 	}
 	if hs.h.Sessions() != 0 {
@@ -371,7 +365,7 @@ func TestProtocolVersionHeader(t *testing.T) {
 
 func TestContentNegotiation(t *testing.T) {
 	hs := newHarness(t, newDemo(t), nil)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	init := initBody("2025-06-18")
 	for _, accept := range []string{"application/json", "text/event-stream", "text/html", "application/json, text/event-stream;q=0"} {
 		resp := hs.request(ctx, http.MethodPost, map[string]string{"Accept": accept}, init)
@@ -408,7 +402,7 @@ func TestMalformedBodies(t *testing.T) {
 	big := callBody(2, "echo", `{"message":"`+strings.Repeat("x", 2000)+`"}`, "")
 	wantStatus(t, hs.post(sid, "2025-06-18", big), http.StatusRequestEntityTooLarge, -32600)
 	// Without a Content-Length (chunked), the bound still holds.
-	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPost, hs.srv.URL, io.MultiReader(strings.NewReader(big)))
+	req, _ := http.NewRequestWithContext(testkit.Context(t), http.MethodPost, hs.srv.URL, io.MultiReader(strings.NewReader(big)))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderSessionID, sid)
@@ -451,7 +445,7 @@ func TestDuplicateRequestID(t *testing.T) {
 	srv, release := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	defer cancel()
 	first := hs.postCtx(ctx, sid, "2025-06-18", callBody(5, "block", `{}`, `{"progressToken":1}`))
 	defer first.Body.Close()
@@ -469,7 +463,7 @@ func TestCancelledRequestEndsItsStream(t *testing.T) {
 	defer close(release)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	post := newEventReader(t, hs.postCtx(testCtx(t), sid, "2025-06-18", callBody(2, "block", `{}`, `{"progressToken":1}`)))
+	post := newEventReader(t, hs.postCtx(testkit.Context(t), sid, "2025-06-18", callBody(2, "block", `{}`, `{"progressToken":1}`)))
 	post.next()
 	post.next()
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`

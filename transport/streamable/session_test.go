@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -142,7 +143,7 @@ func TestBusySessionsAreNotIdle(t *testing.T) {
 	hs := newHarness(t, srv, &HandlerOptions{SessionIdleTimeout: time.Minute})
 	clock := newFakeClock()
 	hs.h.now = clock.Now
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 
 	withGET := hs.initialize("2025-06-18")
 	newEventReader(t, getStream(t, hs, ctx, withGET, nil)) // held open

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -97,8 +97,8 @@ func slowServer(t *testing.T, keepAlive time.Duration) string {
 		KeepAlive: keepAlive, ResponseMode: streamable.ResponseAlwaysSSE, Logger: slog.New(slog.DiscardHandler),
 		AllowedHosts: []string{"127.0.0.1"},
 	})
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts.URL
 }
 

@@ -131,3 +131,28 @@ func (r *Requests) waitIdleWithin(t testing.TB, method string, limit time.Durati
 		t.Fatalf("testkit: %d %q requests still being served after %v", r.Active(method), method, limit)
 	}
 }
+
+// Clock is a manual clock for code that takes its time from a func() time.Time: it
+// moves only when Advance moves it, so timeouts and expiry are tested without
+// waiting. It is safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock showing start.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}

@@ -128,3 +128,18 @@ func TestRequestsWaitsForTheHandlerToReturn(t *testing.T) {
 		t.Errorf("POST: %v", err)
 	}
 }
+
+func TestClock(t *testing.T) {
+	start := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	c := NewClock(start)
+	if !c.Now().Equal(start) {
+		t.Fatalf("Now = %v, want %v", c.Now(), start)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); c.Advance(time.Minute) }()
+	c.Advance(time.Second)
+	<-done
+	if got := c.Now().Sub(start); got != time.Minute+time.Second {
+		t.Errorf("after advancing 1m and 1s the clock moved %v", got)
+	}
+}

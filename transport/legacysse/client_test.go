@@ -349,7 +349,7 @@ func TestClientClosesSession(t *testing.T) {
 		t.Fatalf("SessionCount = %d", h.SessionCount())
 	}
 	_ = cs.Close()
-	waitFor(t, "the session to be freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 	if _, err := cs.ListTools(testkit.Context(t), nil); err == nil {
 		t.Error("a call on a closed session succeeded")
 	}

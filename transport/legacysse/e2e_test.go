@@ -24,7 +24,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // serveDemo serves the demo server through NewHandler on 127.0.0.1 and returns the
 // URL of its event stream.
-func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse.Handler) {
+func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, served) {
 	t.Helper()
 	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond, Logger: quiet})
 	if err != nil {
@@ -34,10 +34,27 @@ func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse
 		opts = &legacysse.HandlerOptions{}
 	}
 	opts.Logger = quiet
-	h := legacysse.NewHandler(srv, opts)
-	ts := testkit.NewServer(t, h)
+	h := served{Handler: legacysse.NewHandler(srv, opts), reqs: new(testkit.Requests)}
+	ts := testkit.NewServer(t, h.reqs.Handler(h))
 	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts.URL + "/sse", h
+}
+
+// served is a Handler under test, with the requests it is serving counted.
+type served struct {
+	*legacysse.Handler
+	reqs *testkit.Requests
+}
+
+// waitFreed waits until every stream's GET has been served to its end — the
+// handler frees a session as its stream's GET returns — and fails the test if a
+// session is left.
+func (s served) waitFreed(t testing.TB) {
+	t.Helper()
+	s.reqs.WaitIdle(t, http.MethodGet)
+	if n := s.SessionCount(); n != 0 {
+		t.Errorf("%d sessions left once every stream was served to its end, want 0", n)
+	}
 }
 
 // recordingConn remembers what the client read, in order.
@@ -202,7 +219,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			_ = cs.Close()
 		}
 	}
-	waitFor(t, "all sessions freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 }
 
 func TestMountedUnderSubPath(t *testing.T) {
@@ -223,17 +240,5 @@ func TestMountedUnderSubPath(t *testing.T) {
 	cs, _ := connectClient(t, ts.URL+"/api/mcp/sse")
 	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.Content[0].Text != "hello hi" {
 		t.Errorf("echo = %+v", res)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a bounded time.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

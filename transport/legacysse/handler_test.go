@@ -29,15 +29,15 @@ func (a *acceptServer) Accept(ctx context.Context, conn transport.Conn) error {
 }
 
 // serveRaw serves a Handler for acceptServer on 127.0.0.1.
-func serveRaw(t *testing.T, opts *legacysse.HandlerOptions) (*httptest.Server, *legacysse.Handler, *acceptServer) {
+func serveRaw(t *testing.T, opts *legacysse.HandlerOptions) (*httptest.Server, served, *acceptServer) {
 	t.Helper()
 	srv := &acceptServer{conns: make(chan transport.Conn, 16)}
 	if opts == nil {
 		opts = &legacysse.HandlerOptions{}
 	}
 	opts.Logger = quiet
-	h := legacysse.NewHandler(srv, opts)
-	ts := testkit.NewServer(t, h)
+	h := served{Handler: legacysse.NewHandler(srv, opts), reqs: new(testkit.Requests)}
+	ts := testkit.NewServer(t, h.reqs.Handler(h))
 	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts, h, srv
 }
@@ -350,7 +350,7 @@ func TestSessionFreedWhenStreamCloses(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session's Read did not end when the stream closed")
 	}
-	waitFor(t, "the session to be freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 	if err := conn.Write(testkit.Context(t), []byte(`{}`)); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("Write on an ended session = %v, want io.ErrClosedPipe", err)
 	}
@@ -374,7 +374,7 @@ func TestServerClosesSession(t *testing.T) {
 	if _, err := st.dec.Next(); err != io.EOF {
 		t.Errorf("after the server closed the session: %v, want io.EOF", err)
 	}
-	waitFor(t, "the session to be freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 }
 
 func TestCloseEndsAllStreams(t *testing.T) {

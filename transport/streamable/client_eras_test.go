@@ -80,8 +80,9 @@ func erasServer(t *testing.T, mws ...mcp.Middleware) (*httptest.Server, *postLog
 		t.Fatal(err)
 	}
 	var log postLog
-	ts := httptest.NewServer(log.wrap(NewHandler(srv, nil)))
-	t.Cleanup(ts.Close)
+	h := NewHandler(srv, nil)
+	ts := testkit.NewServer(t, log.wrap(h))
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts, &log, srv
 }
 

@@ -31,8 +31,8 @@ func clientRealServer(t *testing.T, opts *HandlerOptions) *httptest.Server {
 		t.Fatal(err)
 	}
 	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts
 }
 

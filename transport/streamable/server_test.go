@@ -27,9 +27,10 @@ var quietLogger = slog.New(slog.DiscardHandler)
 
 // harness serves a Handler on 127.0.0.1 for one test.
 type harness struct {
-	t   *testing.T
-	h   *Handler
-	srv *httptest.Server
+	t    *testing.T
+	h    *Handler
+	srv  *httptest.Server
+	reqs testkit.Requests // the requests h is serving (newHarness's only)
 }
 
 func newHarness(t *testing.T, srv transport.Server, opts *HandlerOptions) *harness {
@@ -40,13 +41,10 @@ func newHarness(t *testing.T, srv transport.Server, opts *HandlerOptions) *harne
 	if opts.Logger == nil {
 		opts.Logger = quietLogger
 	}
-	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		_ = h.Close()
-		ts.Close()
-	})
-	return &harness{t: t, h: h, srv: ts}
+	hs := &harness{t: t, h: NewHandler(srv, opts)}
+	hs.srv = testkit.NewServer(t, hs.reqs.Handler(hs.h))
+	t.Cleanup(func() { _ = hs.h.Close() }) // before the server stops
+	return hs
 }
 
 func newDemo(t testing.TB) *mcp.Server {

@@ -130,7 +130,7 @@ func startAnnouncedServer(ctx context.Context, t *testing.T, cmd *exec.Cmd, out 
 			p.name = filepath.Base(filepath.Dir(filepath.Dir(a))) + "/" + filepath.Base(a)
 		}
 	}
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	w := &lineWriter{log: out}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -144,7 +144,7 @@ func startAnnouncedServer(ctx context.Context, t *testing.T, cmd *exec.Cmd, out 
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		killProcessTree(pid)
+		testkit.KillGroup(pid)
 		select {
 		case <-p.done:
 		case <-time.After(10 * time.Second):

@@ -140,7 +140,7 @@ http {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, nginx, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	if out, err := exec.Command(nginx, "-t", "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log")).CombinedOutput(); err != nil {
 		t.Fatalf("nginx rejects the test configuration: %v\n%s", err, out)
 	}
@@ -148,7 +148,7 @@ http {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		killProcessTree(cmd.Process.Pid)
+		testkit.KillGroup(cmd.Process.Pid)
 		_ = cmd.Wait()
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))

@@ -1,6 +1,6 @@
 //go:build unix
 
-package testkit
+package testkit_test
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"os/exec"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // TestKillGroupOnCancelReachesGrandchildren starts a shell that starts a sleeper in
@@ -15,10 +17,10 @@ import (
 // shell: the sleeper holds the command's output pipe, which reaches its end only
 // once every process holding it has gone.
 func TestKillGroupOnCancelReachesGrandchildren(t *testing.T) {
-	ctx, cancel := context.WithCancel(Context(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", "sleep 600 & echo started; wait")
-	KillGroupOnCancel(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +28,7 @@ func TestKillGroupOnCancelReachesGrandchildren(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Skipf("no shell: %v", err)
 	}
-	defer KillGroup(cmd.Process.Pid) // whatever happens below
+	defer testkit.KillGroup(cmd.Process.Pid) // whatever happens below
 	r := bufio.NewReader(out)
 	if line, err := r.ReadString('\n'); err != nil || line != "started\n" {
 		t.Fatalf("the shell wrote %q (%v), want started", line, err)
@@ -37,7 +39,7 @@ func TestKillGroupOnCancelReachesGrandchildren(t *testing.T) {
 		defer close(ended)
 		_, _ = io.Copy(io.Discard, r)
 	}()
-	Receive(t, ended) // every process holding the pipe is gone
+	testkit.Receive(t, ended) // every process holding the pipe is gone
 	if err := cmd.Wait(); err == nil {
 		t.Error("the cancelled shell exited cleanly, want it killed")
 	}

@@ -1,37 +1,26 @@
-package testkit
+package testkit_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
-
-// failures records Fatalf instead of ending the test.
-type failures struct {
-	testing.TB
-	msgs []string
-}
-
-func (f *failures) Helper() {}
-
-func (f *failures) Fatalf(format string, args ...any) {
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-}
 
 func TestContextEndsWithTheTestAndIsBounded(t *testing.T) {
 	var ctx context.Context
 	t.Run("inner", func(t *testing.T) {
-		ctx = Context(t)
+		ctx = testkit.Context(t)
 		if err := ctx.Err(); err != nil {
 			t.Fatalf("a fresh test context has ended: %v", err)
 		}
 		deadline, ok := ctx.Deadline()
-		if !ok || time.Until(deadline) > Timeout {
-			t.Errorf("deadline %v (set %v), want within %v", deadline, ok, Timeout)
+		if !ok || time.Until(deadline) > testkit.Timeout {
+			t.Errorf("deadline %v (set %v), want within %v", deadline, ok, testkit.Timeout)
 		}
 	})
 	select {
@@ -44,26 +33,26 @@ func TestContextEndsWithTheTestAndIsBounded(t *testing.T) {
 func TestReceive(t *testing.T) {
 	ch := make(chan int, 1)
 	ch <- 7
-	if got := Receive(t, ch); got != 7 {
+	if got := testkit.Receive(t, ch); got != 7 {
 		t.Errorf("Receive = %d, want 7", got)
 	}
 	close(ch)
-	if got := Receive(t, ch); got != 0 {
+	if got := testkit.Receive(t, ch); got != 0 {
 		t.Errorf("Receive on a closed channel = %d, want 0", got)
 	}
 
-	rec := &failures{TB: t}
-	if got := receiveWithin(rec, make(chan int), time.Millisecond); got != 0 || len(rec.msgs) != 1 || !strings.Contains(rec.msgs[0], "nothing received") {
-		t.Errorf("an empty channel gave %d and failures %q, want 0 and one failure", got, rec.msgs)
+	rec := &fatalTB{TB: t}
+	if got := testkit.ReceiveWithin(rec, make(chan int), time.Millisecond); got != 0 || len(rec.fatals) != 1 || !strings.Contains(rec.fatals[0], "nothing received") {
+		t.Errorf("an empty channel gave %d and failures %q, want 0 and one failure", got, rec.fatals)
 	}
 }
 
 func TestRequestsWaitsForTheHandlerToReturn(t *testing.T) {
-	var reqs Requests
+	var reqs testkit.Requests
 	entered := make(chan string, 2)
 	release := make(chan struct{})
 	returned := make(chan struct{}, 2)
-	ts := NewServer(t, reqs.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := testkit.NewServer(t, reqs.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entered <- r.Method
 		defer func() { returned <- struct{}{} }()
 		if r.Method == http.MethodPost {
@@ -86,7 +75,7 @@ func TestRequestsWaitsForTheHandlerToReturn(t *testing.T) {
 		}
 		postDone <- err
 	}()
-	Receive(t, entered)
+	testkit.Receive(t, entered)
 	idlePOST := reqs.Idle(http.MethodPost)
 	idleAny := reqs.Idle("")
 	if n := reqs.Active(http.MethodPost); n != 1 {
@@ -100,8 +89,8 @@ func TestRequestsWaitsForTheHandlerToReturn(t *testing.T) {
 	}
 	_, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
-	Receive(t, entered)
-	Receive(t, returned)
+	testkit.Receive(t, entered)
+	testkit.Receive(t, returned)
 	reqs.WaitIdle(t, http.MethodGet)
 	select {
 	case <-idlePOST:
@@ -110,10 +99,10 @@ func TestRequestsWaitsForTheHandlerToReturn(t *testing.T) {
 		t.Fatal("Idle(\"\") closed while a POST is being served")
 	default:
 	}
-	rec := &failures{TB: t}
-	reqs.waitIdleWithin(rec, http.MethodPost, time.Millisecond)
-	if len(rec.msgs) != 1 || !strings.Contains(rec.msgs[0], `1 "POST" requests`) {
-		t.Errorf("waiting on a busy handler reported %q, want one failure naming the POST", rec.msgs)
+	rec := &fatalTB{TB: t}
+	reqs.WaitIdleWithin(rec, http.MethodPost, time.Millisecond)
+	if len(rec.fatals) != 1 || !strings.Contains(rec.fatals[0], `1 "POST" requests`) {
+		t.Errorf("waiting on a busy handler reported %q, want one failure naming the POST", rec.fatals)
 	}
 
 	close(release)
@@ -123,15 +112,15 @@ func TestRequestsWaitsForTheHandlerToReturn(t *testing.T) {
 	default:
 		t.Error("WaitIdle returned before the handler did")
 	}
-	Receive(t, idleAny)
-	if err := Receive(t, postDone); err != nil {
+	testkit.Receive(t, idleAny)
+	if err := testkit.Receive(t, postDone); err != nil {
 		t.Errorf("POST: %v", err)
 	}
 }
 
 func TestClock(t *testing.T) {
 	start := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
-	c := NewClock(start)
+	c := testkit.NewClock(start)
 	if !c.Now().Equal(start) {
 		t.Fatalf("Now = %v, want %v", c.Now(), start)
 	}

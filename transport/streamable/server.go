@@ -119,8 +119,8 @@ type HandlerOptions struct {
 }
 
 // Handler serves an MCP server over the Streamable HTTP transport. It is an
-// http.Handler to mount at the MCP endpoint; see the package documentation and
-// NewHandler.
+// [http.Handler] to mount at the MCP endpoint; see the package documentation and
+// [NewHandler].
 type Handler struct {
 	srv         transport.Server
 	mode        ResponseMode
@@ -151,8 +151,9 @@ type Handler struct {
 	done      chan struct{} // closed when everything ends
 }
 
-// NewHandler returns a Handler that hands every new session to srv (an *mcp.Server,
-// for instance). opts may be nil.
+// NewHandler returns a [Handler] that hands every new session to srv (an
+// *mcp.Server, for instance) through [transport.Server.Accept]. opts may be nil
+// (see [HandlerOptions]).
 //
 // Stateful (the default): an initialize POST starts a session, whose Mcp-Session-Id
 // (26 random base32 characters from crypto/rand) the response carries; later requests
@@ -191,8 +192,8 @@ type Handler struct {
 // or a 2026-07-28 MCP-Protocol-Version header and is not an initialize. Its
 // MCP-Protocol-Version, Mcp-Method and Mcp-Name headers must match the body
 // (otherwise 400 with JSON-RPC error -32020); it is served on a connection of its
-// own (a transport.SessionlessConn that is not pre-initialized, and a
-// transport.HeaderConn through which the server checks Mcp-Param-* headers) that
+// own (a [transport.SessionlessConn] that is not pre-initialized, and a
+// [transport.HeaderConn] through which the server checks Mcp-Param-* headers) that
 // ends with the POST, so closing the response cancels the request. Such a request
 // never gets a session id, a priming event or event ids, and the server cannot
 // send it requests; a JSON error answer carries the HTTP status the specification
@@ -201,7 +202,7 @@ type Handler struct {
 // such a POST is answered with 400; a notification with 202 (it is dropped). A GET
 // or DELETE without Mcp-Session-Id is answered with 405 and "Allow: POST".
 //
-// A server that binds its connections (transport.PushConn; *mcp.Server does)
+// A server that binds its connections ([transport.PushConn]; *mcp.Server does)
 // handles each client message on the goroutine of the POST that carries it: a
 // quick answer is written by the goroutine that computed it, an SSE stream gets
 // a goroutine of its own only once it has something to stream, and an open

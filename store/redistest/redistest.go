@@ -114,6 +114,27 @@ func (s *Server) Restart() {
 	}
 }
 
+// Freeze stops the server's process (SIGSTOP) without ending it: connections
+// stay open and nothing is answered, as with a hung Redis. Thaw resumes it.
+// Not supported on Windows.
+func (s *Server) Freeze() { s.signal(syscall.SIGSTOP) }
+
+// Thaw resumes a server stopped by Freeze (SIGCONT).
+func (s *Server) Thaw() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) {
+	s.t.Helper()
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil {
+		s.t.Fatalf("redistest: signal %v: the server is not running", sig)
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		s.t.Fatalf("redistest: signal %v: %v", sig, err)
+	}
+}
+
 // Stop stops the server: SIGTERM, then SIGKILL if it has not exited within
 // a few seconds. Stopping a stopped server does nothing.
 func (s *Server) Stop() {
@@ -125,6 +146,7 @@ func (s *Server) Stop() {
 		return
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Process.Signal(syscall.SIGCONT) // a frozen server must run to exit
 	timer := time.NewTimer(stopTimeout)
 	defer timer.Stop()
 	select {

@@ -303,7 +303,7 @@ func decodeChange(msg string) (origin string, c mcp.Change, err error) {
 		return "", c, fmt.Errorf("not a change (%q)", truncate(msg))
 	}
 	kind, err := strconv.Atoi(parts[2])
-	if err != nil || strconv.Itoa(kind) != parts[2] {
+	if err != nil || strconv.Itoa(kind) != parts[2] || kind < int(mcp.ToolsChanged) || kind > int(mcp.TaskUpdated) {
 		return "", c, fmt.Errorf("change kind %q", truncate(parts[2]))
 	}
 	c.Kind = mcp.ChangeKind(kind)

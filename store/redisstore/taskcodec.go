@@ -96,6 +96,12 @@ func decodeTask(rev string, data []byte) (*taskstore.Record, error) {
 	case w.Result != nil && !json.Valid(w.Result):
 		return nil, fmt.Errorf("%w: result is not JSON", errBadTask)
 	}
+	for k, r := range w.InputRequests {
+		// Decoding is lenient where encoding is not: keep only what encodes.
+		if _, err := r.MarshalJSON(); err != nil {
+			return nil, fmt.Errorf("%w: input request %q: %v", errBadTask, truncate(k), err)
+		}
+	}
 	return &taskstore.Record{
 		ID: w.ID, Owner: w.Owner, Method: w.Method, Name: w.Name, ProtocolVersion: w.Version,
 		Status: w.Status, StatusMessage: w.StatusMessage,

@@ -98,7 +98,9 @@ func TestTaskStoreGarbage(t *testing.T) {
 	wantCorrupt(t, "Delete of a string key", s.Delete(t.Context(), "str"))
 
 	// An owner index that is not a sorted set, and one naming a garbage task.
-	owner := func(o string) string { return "mcp:tasks:{o" + base64.RawURLEncoding.EncodeToString([]byte(o)) + "}:all" }
+	owner := func(o string) string {
+		return "mcp:tasks:{o" + base64.RawURLEncoding.EncodeToString([]byte(o)) + "}:all"
+	}
 	write(t, c,
 		[]string{"SET", owner("mallory"), "x"},
 		[]string{"ZADD", owner("bob"), "1", "rev"},

@@ -16,6 +16,21 @@ import (
 // event is a typical progress notification, the most frequent SSE event.
 var event = []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"abc","progress":3,"total":10}}`)
 
+// parallel runs op from 16 goroutines; each gets its own number.
+func parallel(b *testing.B, op func(g int64) error) {
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		g := n.Add(1)
+		for pb.Next() {
+			if err := op(g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkEventStoreAppend runs Append against the in-memory store and the Redis store,
 // serially and from 16 goroutines (each on its own session and stream).
 func BenchmarkEventStoreAppend(b *testing.B) {
@@ -37,16 +52,9 @@ func BenchmarkEventStoreAppend(b *testing.B) {
 			}
 		})
 		b.Run(st.name+"/parallel", func(b *testing.B) {
-			var g atomic.Int64
-			b.ReportAllocs()
-			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				session := "s" + strconv.FormatInt(g.Add(1), 10)
-				for pb.Next() {
-					if _, err := st.s.Append(b.Context(), session, "1", event); err != nil {
-						b.Fatal(err)
-					}
-				}
+			parallel(b, func(g int64) error {
+				_, err := st.s.Append(b.Context(), "s"+strconv.FormatInt(g, 10), "1", event)
+				return err
 			})
 		})
 	}
@@ -73,29 +81,15 @@ func BenchmarkTaskStore(b *testing.B) {
 			}
 		}
 		b.Run(st.name+"/Get", func(b *testing.B) {
-			var g atomic.Int64
-			b.ReportAllocs()
-			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				id := "t" + strconv.FormatInt(g.Add(1)%64, 10)
-				for pb.Next() {
-					if _, err := st.s.Get(b.Context(), id); err != nil {
-						b.Fatal(err)
-					}
-				}
+			parallel(b, func(g int64) error {
+				_, err := st.s.Get(b.Context(), "t"+strconv.FormatInt(g%64, 10))
+				return err
 			})
 		})
 		b.Run(st.name+"/Update", func(b *testing.B) {
-			var g atomic.Int64
-			b.ReportAllocs()
-			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				id := "t" + strconv.FormatInt(g.Add(1)%64, 10)
-				for pb.Next() {
-					if _, err := st.s.Update(b.Context(), id, func(r *taskstore.Record) error { r.StatusMessage = "step"; return nil }); err != nil {
-						b.Fatal(err)
-					}
-				}
+			parallel(b, func(g int64) error {
+				_, err := st.s.Update(b.Context(), "t"+strconv.FormatInt(g%64, 10), func(r *taskstore.Record) error { r.StatusMessage = "step"; return nil })
+				return err
 			})
 		})
 	}

@@ -64,8 +64,7 @@ type ChangeFeed struct {
 	onSub   func()
 	max     int
 
-	mu   sync.RWMutex
-	subs map[*func(mcp.Change)]struct{}
+	local mcp.ChangeFeed // this replica's subscribers: an in-process feed
 
 	qmu     sync.Mutex
 	queue   []mcp.Change
@@ -97,7 +96,7 @@ func NewChangeFeed(c *Client, opts *ChangeFeedOptions) *ChangeFeed {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &ChangeFeed{
 		c: c, channel: o.Channel, origin: rand.Text(), log: o.Logger, onSub: o.OnSubscribed, max: o.Queue,
-		subs: make(map[*func(mcp.Change)]struct{}), queued: make(map[mcp.Change]struct{}),
+		local: mcp.NewMemoryChangeFeed(), queued: make(map[mcp.Change]struct{}),
 		wake: make(chan struct{}, 1), cancel: cancel,
 	}
 	f.wg.Add(2)
@@ -141,24 +140,11 @@ func (f *ChangeFeed) Publish(_ context.Context, c mcp.Change) error {
 
 // Subscribe implements mcp.ChangeFeed.
 func (f *ChangeFeed) Subscribe(deliver func(mcp.Change)) (stop func()) {
-	key := &deliver
-	f.mu.Lock()
-	f.subs[key] = struct{}{}
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		delete(f.subs, key)
-		f.mu.Unlock()
-	}
+	return f.local.Subscribe(deliver)
 }
 
-func (f *ChangeFeed) deliver(c mcp.Change) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	for fn := range f.subs {
-		(*fn)(c)
-	}
-}
+// deliver hands c to this replica's subscribers (the in-process feed cannot fail).
+func (f *ChangeFeed) deliver(c mcp.Change) { _ = f.local.Publish(context.Background(), c) }
 
 // send publishes the queued changes, in order, one batch per round trip. When
 // Redis fails, the batch goes back to the front of the queue and is tried

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // fakeClock is an injectable clock for idle timeouts.
@@ -64,7 +65,9 @@ func TestAbandonedSessionsAreFreed(t *testing.T) {
 	const n = 5000
 	srv := newDemo(t)
 	store := NewMemoryEventStore(nil)
-	h := NewHandler(srv, &HandlerOptions{SessionIdleTimeout: 10 * time.Minute, EventStore: store, ResponseMode: ResponseAlwaysSSE})
+	// Every session comes from one client address: no per-client cap.
+	h := NewHandler(srv, &HandlerOptions{SessionIdleTimeout: 10 * time.Minute, EventStore: store, ResponseMode: ResponseAlwaysSSE,
+		Limits: &transport.Limits{MaxSessionsPerClient: -1}})
 	defer h.Close()
 	clock := newFakeClock()
 	h.now = clock.Now

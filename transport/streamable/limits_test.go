@@ -269,3 +269,25 @@ func twoMinuteCall(t *testing.T, sessionless bool) {
 		t.Errorf("%d connections, want 1: every request on the kept-alive one", conns)
 	}
 }
+
+// TestShutdownEndsListenStreamsWithTheirResult: Shutdown ends an
+// *mcp.Server's subscriptions/listen streams through EndSubscriptions, so
+// each ends with its final result rather than being cut; a listen request
+// that comes during the shutdown is refused.
+func TestShutdownEndsListenStreamsWithTheirResult(t *testing.T) {
+	for range 10 { // the result and the shutdown race, if anything lets them
+		hs := newHarness(t, newDemo(t), nil)
+		body := statelessBody(8, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+		er := newEventReader(t, hs.postStateless(statelessHeaders("subscriptions/listen", ""), body))
+		if _, ack := er.next(); ack.Method != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("first event %+v", ack)
+		}
+		if err := hs.h.Shutdown(testCtx(t)); err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+		if _, final := er.next(); string(final.ID) != "8" || final.Result == nil {
+			t.Fatalf("the stream ended with %+v, want the listen request's result", final)
+		}
+		wantStatus(t, hs.postStateless(statelessHeaders("subscriptions/listen", ""), body), http.StatusServiceUnavailable, jsonrpc.CodeInternalError)
+	}
+}

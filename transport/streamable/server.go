@@ -156,6 +156,9 @@ type Handler struct {
 	log         *slog.Logger
 	refusals    httpguard.Throttle // of the warning that limits refuse clients
 	now         func() time.Time   // the clock of idle timeouts; tests replace it
+	// endListens ends the server's listen streams with their final result, if
+	// the server can (see Shutdown); nil otherwise.
+	endListens func()
 
 	ctx    context.Context // the sessions' context, cancelled by Close
 	cancel context.CancelFunc
@@ -286,6 +289,9 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	if e, ok := srv.(subscriptionEnder); ok {
+		h.endListens = e.EndSubscriptions
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
@@ -441,8 +447,12 @@ func (h *Handler) removeSession(s *session) {
 	}
 }
 
-// Shutdown ends the handler gracefully. It stops accepting new sessions and GET
-// streams and ends the open GET streams at once; requests in flight may finish, and
+// Shutdown ends the handler gracefully. It stops accepting new sessions, GET
+// streams and 2026-07-28 subscriptions/listen requests, and ends the open GET
+// streams at once, after what they hold. It ends the open listen streams too: with
+// their final result when the server can end them gracefully (an *mcp.Server, by
+// its EndSubscriptions, which Shutdown calls), at once otherwise. Requests in
+// flight may finish, and
 // their clients may still post (to answer a request from the server, for example),
 // until they are all answered or ctx ends. Then every session ends (its Conn's Read
 // returns io.EOF), every stream ends after flushing what it holds, and Shutdown waits,
@@ -450,6 +460,9 @@ func (h *Handler) removeSession(s *session) {
 // answered with 503. It returns ctx's error if ctx ended first.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.drainOnce.Do(func() { close(h.draining) })
+	if h.endListens != nil {
+		h.endListens()
+	}
 	err := h.waitIdle(ctx)
 	h.endAll()
 	if err != nil {
@@ -493,6 +506,11 @@ func (h *Handler) endAll() {
 		h.cancel()
 	})
 }
+
+// subscriptionEnder is implemented by a server that can end its
+// subscriptions/listen streams gracefully, each with its final result
+// (*mcp.Server does).
+type subscriptionEnder interface{ EndSubscriptions() }
 
 // Shared header values (never modified: net/http replaces, not edits, them).
 var (

@@ -94,6 +94,12 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 	listen := m.Method == protocol.MethodSubscriptionsListen
 	if listen {
 		// A listen stream stays open until the client or the server ends it.
+		select {
+		case <-h.draining:
+			writeErrorID(w, http.StatusServiceUnavailable, m.ID, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+			return
+		default:
+		}
 		if err := h.limits.OpenStream(); err != nil {
 			h.refuse(w, err, m.ID)
 			return

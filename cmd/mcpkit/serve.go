@@ -38,6 +38,11 @@ func newServeCmdFlags(g *globalFlags) (*cobra.Command, *serveFlags) {
 --http ADDR: Streamable HTTP at /mcp, and the old HTTP+SSE transport at /sse (stream)
 and /messages (posts). An address without a host binds to 127.0.0.1.
 
+Over HTTP the server bounds what clients can hold (the --max-* and *-timeout flags):
+connections beyond the cap wait to be accepted; sessions and streams beyond theirs
+are refused with 503 (server full) or 429 (this client address's share used) and a
+Retry-After header; slow and idle connections are closed.
+
 It offers the tools echo, count (progress), test_throw (a failing tool), echo_ip,
 add (structured output), log, sample (sampling), ask_name (elicitation),
 list_roots (roots) and touch (resource updates); the resources demo://readme,

@@ -12,8 +12,8 @@ import (
 var clientScenarios = []string{"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"}
 
 // clientScenarios2026 are the client scenarios of the 2026-07-28 requirements
-// (0.2.0-alpha.12) that mcpkit's client must pass. The auth/ scenarios (OAuth) are
-// not among them yet.
+// (0.2.0-alpha.12) that mcpkit's client must pass one by one. The auth/ scenarios
+// (OAuth) run in suite mode: see client_auth_test.go.
 var clientScenarios2026 = []string{
 	"tools_call",
 	"request-metadata",

@@ -2,7 +2,6 @@ package demo_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -46,13 +45,9 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 	return cs
 }
 
-func call(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.RequestOption) *protocol.CallToolResult {
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	p := &protocol.CallToolParams{Name: name}
-	if args != "" {
-		p.Arguments = json.RawMessage(args)
-	}
-	res, err := cs.CallTool(context.Background(), p, opts...)
+	res, err := cs.CallTool(context.Background(), name, args, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -60,9 +55,11 @@ func call(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.Re
 }
 
 type toolCase struct {
-	tool, args, want string
-	isError          bool
-	opts             []mcp.RequestOption
+	tool    string
+	args    any
+	want    string
+	isError bool
+	opts    []mcp.RequestOption
 }
 
 func TestEveryToolInEveryVersion(t *testing.T) {
@@ -71,19 +68,19 @@ func TestEveryToolInEveryVersion(t *testing.T) {
 			cs := connect(t, v)
 			var progress []float64
 			cases := []toolCase{
-				{tool: "echo", args: `{"message":"hi"}`, want: "hello hi"},
-				{tool: "count", args: `{"n":3}`, want: "3", opts: []mcp.RequestOption{mcp.WithProgress(func(p *protocol.ProgressParams) { progress = append(progress, p.Progress) })}},
+				{tool: "echo", args: map[string]any{"message": "hi"}, want: "hello hi"},
+				{tool: "count", args: map[string]any{"n": 3}, want: "3", opts: []mcp.RequestOption{mcp.WithProgress(func(p *protocol.ProgressParams) { progress = append(progress, p.Progress) })}},
 				{tool: "test_throw", want: "test_throw always fails", isError: true},
 				{tool: "echo_ip", want: "unknown"},
-				{tool: "add", args: `{"a":1.5,"b":2}`, want: `{"sum":3.5}`},
+				{tool: "add", args: map[string]any{"a": 1.5, "b": 2}, want: `{"sum":3.5}`},
 				{tool: "list_roots", want: "file:///home/ada home"},
-				{tool: "touch", args: `{"uri":"demo://readme"}`, want: "updated demo://readme"},
+				{tool: "touch", args: map[string]any{"uri": "demo://readme"}, want: "updated demo://readme"},
 				{tool: "log", want: "logged"},
 			}
 			if protocol.HasElicitation(v) {
 				cases = append(cases, toolCase{tool: "ask_name", want: "hello Ada"})
 			}
-			cases = append(cases, toolCase{tool: "sample", args: `{"prompt":"?"}`, want: "42 (model m1)"})
+			cases = append(cases, toolCase{tool: "sample", args: map[string]any{"prompt": "?"}, want: "42 (model m1)"})
 			for _, c := range cases {
 				res := call(t, cs, c.tool, c.args, c.opts...)
 				if res.IsError != c.isError || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, c.want) {
@@ -110,18 +107,18 @@ func TestResourcesPromptsCompletions(t *testing.T) {
 	if !strings.HasPrefix(strings.Join(uris, " "), "demo://logo.png demo://readme test://") {
 		t.Errorf("resources %v", uris)
 	}
-	res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://items/42"})
+	res, err := cs.ReadResource(ctx, "demo://items/42")
 	if err != nil || res.Contents[0].Text != "the answer" {
 		t.Fatalf("template read: %+v %v", res, err)
 	}
-	if _, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://items/7"}); err == nil {
+	if _, err := cs.ReadResource(ctx, "demo://items/7"); err == nil {
 		t.Error("missing item read succeeded")
 	}
-	logo, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://logo.png"})
+	logo, err := cs.ReadResource(ctx, "demo://logo.png")
 	if err != nil || len(logo.Contents[0].Blob) == 0 || logo.Contents[0].MimeType != "image/png" {
 		t.Fatalf("logo: %+v %v", logo, err)
 	}
-	p, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "describe_logo"})
+	p, err := cs.GetPrompt(ctx, "describe_logo", nil)
 	if err != nil || len(p.Messages) != 3 {
 		t.Fatalf("describe_logo: %+v %v", p, err)
 	}

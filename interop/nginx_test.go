@@ -58,7 +58,7 @@ func TestLongCallSurvivesReverseProxy(t *testing.T) {
 			}
 			defer cs.Close()
 			progress := 0
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "slow"}, mcp.WithProgress(func(*protocol.ProgressParams) { progress++ }))
+			res, err := cs.CallTool(ctx, "slow", nil, mcp.WithProgress(func(*protocol.ProgressParams) { progress++ }))
 			if !tc.survives {
 				if err == nil && !res.IsError {
 					t.Fatal("the call survived a proxy read timeout without keep-alives: the test cannot tell keep-alives apart")

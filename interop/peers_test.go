@@ -240,16 +240,12 @@ func startNodeServer(ctx context.Context, t *testing.T, node string, client *mcp
 	return cs, rec
 }
 
-// callTool calls a tool with JSON arguments and fails the test on a protocol error.
+// callTool calls a tool and fails the test on a protocol error.
 func callTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	raw, err := json.Marshal(args)
+	res, err := cs.CallTool(ctx, name, args, opts...)
 	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: name, Arguments: raw}, opts...)
-	if err != nil {
-		t.Fatalf("tools/call %s %s: %v", name, raw, err)
+		t.Fatalf("tools/call %s %v: %v", name, args, err)
 	}
 	return res
 }

@@ -268,13 +268,13 @@ func checkTSServerSession(ctx context.Context, t *testing.T, cs *mcp.ClientSessi
 		uris = append(uris, r.URI)
 	}
 	requireAll(t, "resources/list", uris, uri)
-	if res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: uri}); err != nil {
+	if res, err := cs.ReadResource(ctx, uri); err != nil {
 		t.Errorf("resources/read %s: %v", uri, err)
 	} else if len(res.Contents) != 1 || !strings.HasPrefix(res.Contents[0].Text, "hello from the TypeScript SDK") || res.Contents[0].MimeType != "text/plain" {
 		t.Errorf("resources/read %s = %+v", uri, res.Contents)
 	}
 
-	if res, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "Ada"}}); err != nil {
+	if res, err := cs.GetPrompt(ctx, "greet", map[string]string{"name": "Ada"}); err != nil {
 		t.Errorf("prompts/get greet: %v", err)
 	} else if len(res.Messages) != 1 || res.Messages[0].Role != protocol.RoleUser || res.Messages[0].Content.Text != "Say hello to Ada." {
 		t.Errorf("prompts/get greet {name: Ada} = %+v", res.Messages)

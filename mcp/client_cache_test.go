@@ -138,7 +138,7 @@ func TestClientListChangedInvalidatesTheCache(t *testing.T) {
 
 	_, err = cs.ListTools(ctx, nil)
 	must(t, err)
-	_, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://a"})
+	_, err = cs.ReadResource(ctx, "demo://a")
 	must(t, err)
 	must(t, srv.AddRawTool(&protocol.Tool{Name: "late"}, func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 		return protocol.NewToolResultText("x"), nil
@@ -154,7 +154,7 @@ func TestClientListChangedInvalidatesTheCache(t *testing.T) {
 	if got := waitFor(t, updated); got != "demo://a" {
 		t.Errorf("updated %q", got)
 	}
-	_, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://a"})
+	_, err = cs.ReadResource(ctx, "demo://a")
 	must(t, err)
 	if n := rec.count(protocol.MethodResourcesRead); n != 2 {
 		t.Errorf("after resources/updated the server saw %d resources/read, want 2", n)
@@ -175,7 +175,7 @@ func TestClientNeverCachesInputRetries(t *testing.T) {
 	var elicits, samples atomic.Int32
 	cs, _ := connectClock(t, srv, answering(&elicits, &samples))
 	for range 2 {
-		res, err := cs.ReadResource(testContext(t), &protocol.ReadResourceParams{URI: "demo://secret"})
+		res, err := cs.ReadResource(testContext(t), "demo://secret")
 		must(t, err)
 		if res.Contents[0].Text != "ada" {
 			t.Errorf("contents %q", res.Contents[0].Text)

@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzResultTypeOf checks the in-place scan for a result's resultType against
-// encoding/json: for every JSON object they agree, and nothing panics.
+// encoding/json: for every JSON object they agree, for anything else (null included)
+// no resultType is found, and nothing panics.
 func FuzzResultTypeOf(f *testing.F) {
 	for _, seed := range []string{
 		`{"resultType":"complete","content":[]}`,
@@ -28,7 +29,8 @@ func FuzzResultTypeOf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := resultTypeOf(data)
 		var obj map[string]json.RawMessage
-		if json.Unmarshal(data, &obj) != nil {
+		// null decodes into a map without error but is no object: a result must be one.
+		if json.Unmarshal(data, &obj) != nil || obj == nil {
 			if err == nil && got != "" {
 				t.Fatalf("resultTypeOf(%s) = %q for a text that is no JSON object", data, got)
 			}

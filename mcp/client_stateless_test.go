@@ -128,7 +128,7 @@ func TestClientDetectsStatelessServer(t *testing.T) {
 	if d := cs.DiscoverResult(); d == nil || !slices.Contains(d.SupportedVersions, protocol.Version20260728) {
 		t.Errorf("DiscoverResult = %+v", d)
 	}
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`),
+	res, err := cs.CallToolParams(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`),
 		Meta: protocol.Meta{"example.com/trace": "t1"}})
 	must(t, err)
 	if got := text(t, res); got != "hello hi" || res.ResultType != protocol.ResultTypeComplete {
@@ -164,7 +164,7 @@ func TestClientFallsBackToLegacyServer(t *testing.T) {
 	if cs.IsStateless() || cs.ProtocolVersion() != protocol.LatestLegacy {
 		t.Fatalf("IsStateless %v, version %q; want the legacy era at %s", cs.IsStateless(), cs.ProtocolVersion(), protocol.LatestLegacy)
 	}
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"old"}`)})
+	res, err := cs.CallTool(testContext(t), "echo", echoIn{Message: "old"})
 	must(t, err)
 	if got := text(t, res); got != "hello old" {
 		t.Errorf("result %q", got)

@@ -52,23 +52,23 @@ func TestResourcesListAndRead(t *testing.T) {
 	if len(tmpls.ResourceTemplates) != 1 {
 		t.Fatalf("templates = %+v", tmpls)
 	}
-	res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "file:///a.txt"})
+	res, err := cs.ReadResource(ctx, "file:///a.txt")
 	must(t, err)
 	if len(res.Contents) != 1 || res.Contents[0].Text != "" || res.Contents[0].Blob != nil {
 		t.Errorf("empty text resource = %+v", res.Contents)
 	}
-	res, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "file:///b.bin"})
+	res, err = cs.ReadResource(ctx, "file:///b.bin")
 	must(t, err)
 	if string(res.Contents[0].Blob) != "\x00\x01\x02" {
 		t.Errorf("blob = %v", res.Contents[0].Blob)
 	}
-	res, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "users://acme/alice?fields=email"})
+	res, err = cs.ReadResource(ctx, "users://acme/alice?fields=email")
 	must(t, err)
 	if res.Contents[0].Text != "acme/alice?email" {
 		t.Errorf("template read = %q", res.Contents[0].Text)
 	}
 	for _, uri := range []string{"file:///missing", "users://acme/ghost"} {
-		_, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: uri})
+		_, err = cs.ReadResource(ctx, uri)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != protocol.CodeResourceNotFound || !strings.Contains(string(e.Data), uri) {
 			t.Errorf("read %s: %v", uri, err)
@@ -126,16 +126,16 @@ func TestPrompts(t *testing.T) {
 	if len(list.Prompts) != 1 || len(list.Prompts[0].Arguments) != 2 {
 		t.Fatalf("prompts = %+v", list)
 	}
-	res, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "Ada"}})
+	res, err := cs.GetPrompt(ctx, "greet", map[string]string{"name": "Ada"})
 	must(t, err)
 	if len(res.Messages) != 3 || res.Messages[0].Content.Text != "hi Ada" || res.Messages[1].Content.Type != protocol.ContentTypeImage || res.Messages[2].Content.Resource == nil {
 		t.Errorf("messages = %+v", res.Messages)
 	}
-	for _, p := range []*protocol.GetPromptParams{{Name: "greet"}, {Name: "nope"}} {
-		_, err = cs.GetPrompt(ctx, p)
+	for _, name := range []string{"greet", "nope"} { // a missing argument; an unknown prompt
+		_, err = cs.GetPrompt(ctx, name, nil)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams {
-			t.Errorf("GetPrompt(%+v) = %v", p, err)
+			t.Errorf("GetPrompt(%q) = %v", name, err)
 		}
 	}
 }
@@ -183,13 +183,13 @@ func TestLoggingFollowsSetLevel(t *testing.T) {
 		got <- string(p.Level)
 	}})
 	ctx := testContext(t)
-	_, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "log"})
+	_, err := cs.CallTool(ctx, "log", nil)
 	must(t, err)
 	if len(got) != 0 {
 		t.Fatalf("%d log messages before setLevel", len(got))
 	}
 	must(t, cs.SetLogLevel(ctx, protocol.LevelWarning))
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "log"})
+	_, err = cs.CallTool(ctx, "log", nil)
 	must(t, err)
 	// Notifications are handled in order before the result, so both are here now.
 	if len(got) != 2 || <-got != "warning" || <-got != "error" {
@@ -241,14 +241,14 @@ func TestServerToClientRequests(t *testing.T) {
 	})
 	ctx := testContext(t)
 	for tool, want := range map[string]string{"sample": "4 from test-model", "elicit": "accept Ada", "roots": "file:///work"} {
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := cs.CallTool(ctx, tool, nil)
 		must(t, err)
 		if res.IsError || text(t, res) != want {
 			t.Errorf("%s = %+v, want %q", tool, res, want)
 		}
 	}
 	must(t, cs.SetRoots(ctx, []protocol.Root{{URI: "file:///other"}}))
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "roots"})
+	res, err := cs.CallTool(ctx, "roots", nil)
 	must(t, err)
 	if text(t, res) != "file:///other" {
 		t.Errorf("roots after SetRoots = %q", text(t, res))
@@ -259,7 +259,7 @@ func TestUndeclaredCapabilitiesAreNeverUsed(t *testing.T) {
 	cs, _ := connect(t, interactiveServer(t), nil) // the client declares nothing
 	ctx := testContext(t)
 	for _, tool := range []string{"sample", "elicit", "roots"} {
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := cs.CallTool(ctx, tool, nil)
 		must(t, err)
 		if !res.IsError || !strings.Contains(text(t, res), "did not declare") {
 			t.Errorf("%s without the capability = %+v", tool, res)
@@ -343,7 +343,7 @@ func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
 	ctx := testContext(t)
 	capable, _ := connect(t, srv, opts(true))
 	for tool, want := range map[string]string{"url": "accept", "sample_tools": "sampled"} {
-		res, err := capable.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := capable.CallTool(ctx, tool, nil)
 		must(t, err)
 		if res.IsError || text(t, res) != want {
 			t.Errorf("%s with the capability: %+v", tool, res)
@@ -351,7 +351,7 @@ func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
 	}
 	limited, _ := connect(t, srv, opts(false))
 	for _, tool := range []string{"url", "sample_tools"} {
-		res, err := limited.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := limited.CallTool(ctx, tool, nil)
 		must(t, err)
 		if !res.IsError || !strings.Contains(text(t, res), "did not declare") {
 			t.Errorf("%s without the capability: %+v", tool, res)

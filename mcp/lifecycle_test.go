@@ -104,7 +104,7 @@ func TestMiddlewareSeesEveryMethod(t *testing.T) {
 		return "ok", err
 	}))
 	cs, _ := connect(t, srv, &mcp.ClientOptions{Roots: []protocol.Root{}, Middleware: []mcp.Middleware{record("client")}})
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "roots"})
+	_, err := cs.CallTool(testContext(t), "roots", nil)
 	must(t, err)
 	mu.Lock()
 	got := strings.Join(seen, "\n")
@@ -130,7 +130,7 @@ func TestMiddlewareCanShortCircuit(t *testing.T) {
 	}
 	srv := toolServer(t)
 	cs, _ := connect(t, srv, &mcp.ClientOptions{Middleware: []mcp.Middleware{deny}})
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo"})
+	_, err := cs.CallTool(testContext(t), "echo", nil)
 	if err == nil || !strings.Contains(err.Error(), "denied by policy") {
 		t.Fatalf("err = %v", err)
 	}

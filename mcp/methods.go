@@ -61,6 +61,11 @@ func init() {
 }
 
 func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		// Unlike other methods' params, initialize's are required: they carry the
+		// protocol version, the client's capabilities and its name.
+		return nil, errorf(CodeInvalidParams, "invalid params: initialize requires params (protocolVersion, capabilities, clientInfo)")
+	}
 	var p protocol.InitializeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err

@@ -130,7 +130,7 @@ func TestClientAcceptsDowngrade(t *testing.T) {
 	if len(tools.Tools) != 1 || tools.Tools[0].Name != "addUser" {
 		t.Fatalf("tools %+v", tools)
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "getUsers"})
+	res, err := cs.CallTool(ctx, "getUsers", nil)
 	must(t, err)
 	if res.IsError || !strings.Contains(text(t, res), "john@example.com") {
 		t.Fatalf("result %+v", res)

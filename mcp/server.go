@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonerr"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/requeststate"
@@ -258,7 +259,13 @@ func (s *Server) notifyAll(method string, params any) {
 	}
 }
 
-// errorf returns a JSON-RPC error with the given code.
+// errorf returns a JSON-RPC error with the given code. An error among args that
+// encoding/json produced is described by JSON member, not Go field (see jsonerr).
 func errorf(code int64, format string, args ...any) *jsonrpc.Error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = jsonerr.Message(err)
+		}
+	}
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }

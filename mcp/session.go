@@ -142,6 +142,25 @@ func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any,
 	})(ctx, call)
 }
 
+// InOrder implements jsonrpc.OrderedHandler: the requests that change the session's
+// state run in arrival order, so that a client which sends initialize,
+// notifications/initialized and tools/list without waiting always has all three
+// accepted, and one which sends tools/list first always has it refused. Until
+// initialize has run, that is every legacy request (whether it is accepted depends
+// on initialize); afterwards, logging/setLevel and resources/(un)subscribe. Other
+// requests, tools/call among them, and stateless requests, which need no session,
+// run concurrently.
+func (ss *ServerSession) InOrder(msg *jsonrpc.Message) bool {
+	if !ss.initialized() {
+		return !isStatelessRequest(msg)
+	}
+	switch msg.Method {
+	case protocol.MethodLoggingSetLevel, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
+		return true
+	}
+	return false
+}
+
 // call sends a request to the client through the outgoing middleware.
 func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
 	if len(ss.server.opts.Middleware) == 0 {

@@ -309,7 +309,7 @@ func TestInputSameHandlerLegacy(t *testing.T) {
 			return &protocol.CreateMessageResult{Role: protocol.RoleAssistant, Content: protocol.SamplingContent{protocol.NewTextContent("fine")}, Model: "m"}, nil
 		},
 	})
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "ask"})
+	res, err := cs.CallTool(testContext(t), "ask", nil)
 	must(t, err)
 	if got := text(t, res); got != "ada/fine" {
 		t.Errorf("legacy result = %q", got)

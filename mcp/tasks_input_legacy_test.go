@@ -37,7 +37,7 @@ func TestTaskLegacyInputMarksTheTask(t *testing.T) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: map[string]any{"ok": true}}, nil
 		}})
 	ctx := testContext(t)
-	task, err := cs.CallToolAsTask(ctx, call("ask", `{}`), time.Minute)
+	task, err := cs.CallToolAsTask(ctx, "ask", nil, time.Minute)
 	must(t, err)
 	s := waitFor(t, saw)
 	if s.related != task.TaskID {

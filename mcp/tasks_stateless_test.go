@@ -335,7 +335,7 @@ func TestRunAsTaskAfterInputRoundTrip(t *testing.T) {
 func TestRunAsTaskInLegacySession(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	res, err := cs.CallTool(testContext(t), call("compose", `{}`))
+	res, err := cs.CallTool(testContext(t), "compose", nil)
 	must(t, err)
 	if text(t, res) != "Hello, Ada" {
 		t.Errorf("RunAsTask in a legacy session = %q, want the result at once", text(t, res))

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime/debug"
 
+	"github.com/mcpkit/mcpkit/internal/jsonerr"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
 	"github.com/mcpkit/mcpkit/transport"
@@ -106,7 +107,7 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 			args = emptyObject
 		}
 		if err := decodeArgs(dec, args, &in); err != nil {
-			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", req.Params.Name, err)), nil
+			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %s", req.Params.Name, jsonerr.Message(err))), nil
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
@@ -212,23 +213,12 @@ func toolResult(out any, structured bool) (*protocol.CallToolResult, error) {
 }
 
 func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.ListToolsParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	s := r.server()
-	s.mu.RLock()
-	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	v := r.ProtocolVersion()
+	tools, next, err := listPage(r, raw, &r.server().tools, func(t *serverTool) protocol.Tool { return *t.tool.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
-	res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, len(page)), NextCursor: next}
-	v := r.ProtocolVersion()
-	for i, t := range page {
-		res.Tools[i] = *t.tool.ForVersion(v)
-	}
-	return res, nil
+	return &protocol.ListToolsResult{Tools: tools, NextCursor: next}, nil
 }
 
 func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {

@@ -65,7 +65,7 @@ func TestTypedToolInfersSchemaAndCalls(t *testing.T) {
 	if len(res.Tools[1].OutputSchema) != 0 {
 		t.Errorf("a string tool has an output schema: %s", res.Tools[1].OutputSchema)
 	}
-	out, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
+	out, err := cs.CallTool(ctx, "echo", echoIn{Message: "hi"})
 	must(t, err)
 	if out.IsError || text(t, out) != "hello hi" {
 		t.Errorf("echo = %+v", out)
@@ -76,7 +76,7 @@ func TestToolArgumentsAreValidated(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
 	ctx := testContext(t)
 	for _, args := range []string{``, `{}`, `{"message":5}`} {
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)})
+		res, err := cs.CallTool(ctx, "echo", json.RawMessage(args))
 		must(t, err)
 		if !res.IsError || !strings.Contains(text(t, res), "message") {
 			t.Errorf("args %q: want an isError result naming the property, got %+v", args, res)
@@ -87,18 +87,18 @@ func TestToolArgumentsAreValidated(t *testing.T) {
 func TestToolErrorsAndPanicsBecomeIsError(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
 	ctx := testContext(t)
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "fail"})
+	res, err := cs.CallTool(ctx, "fail", nil)
 	must(t, err)
 	if !res.IsError || text(t, res) != "the disk is full" {
 		t.Errorf("fail = %+v", res)
 	}
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "boom"})
+	res, err = cs.CallTool(ctx, "boom", nil)
 	must(t, err)
 	if !res.IsError || !strings.Contains(text(t, res), "kaboom") {
 		t.Errorf("boom = %+v", res)
 	}
 	// The server keeps serving.
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"again"}`)})
+	res, err = cs.CallTool(ctx, "echo", echoIn{Message: "again"})
 	must(t, err)
 	if text(t, res) != "hello again" {
 		t.Errorf("after panic: %+v", res)
@@ -107,7 +107,7 @@ func TestToolErrorsAndPanicsBecomeIsError(t *testing.T) {
 
 func TestUnknownToolIsInvalidParams(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "not-existing-tool"})
+	_, err := cs.CallTool(testContext(t), "not-existing-tool", nil)
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "not-existing-tool") {
 		t.Fatalf("err = %v", err)
@@ -137,7 +137,7 @@ func TestStructuredOutput(t *testing.T) {
 			if (len(sum.OutputSchema) > 0) != tc.structured {
 				t.Errorf("outputSchema = %s", sum.OutputSchema)
 			}
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "sum", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
+			res, err := cs.CallTool(ctx, "sum", sumIn{A: 1, B: 2})
 			must(t, err)
 			if text(t, res) != `{"sum":3}` {
 				t.Errorf("text block = %q", text(t, res))
@@ -164,7 +164,7 @@ func TestProgressArrivesInOrderBeforeResult(t *testing.T) {
 	}))
 	cs, _ := connect(t, srv, nil)
 	var got []float64
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":20}`)},
+	res, err := cs.CallTool(testContext(t), "count", map[string]any{"n": 20},
 		mcp.WithProgress(func(p *protocol.ProgressParams) {
 			got = append(got, p.Progress)
 			if p.Total != 20 || p.Message != fmt.Sprintf("step %g", p.Progress) {
@@ -182,7 +182,7 @@ func TestProgressArrivesInOrderBeforeResult(t *testing.T) {
 	}
 	// Without a progress token, ReportProgress sends nothing (the schema checker
 	// would flag a notification with no token).
-	_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":3}`)})
+	_, err = cs.CallTool(testContext(t), "count", map[string]any{"n": 3})
 	must(t, err)
 }
 
@@ -198,7 +198,7 @@ func TestTimeoutCancelsHandler(t *testing.T) {
 	cs, _ := connect(t, srv, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "wait"}, mcp.WithTimeout(50*time.Millisecond))
+		_, err := cs.CallTool(testContext(t), "wait", nil, mcp.WithTimeout(50*time.Millisecond))
 		errc <- err
 	}()
 	waitFor(t, started)
@@ -250,14 +250,14 @@ func TestToolListChanged(t *testing.T) {
 		return protocol.NewToolResultText("late"), nil
 	}))
 	waitFor(t, changed)
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "late"})
+	res, err := cs.CallTool(testContext(t), "late", nil)
 	must(t, err)
 	if text(t, res) != "late" {
 		t.Fatal(res)
 	}
 	srv.RemoveTools("late")
 	waitFor(t, changed)
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "late"}); err == nil {
+	if _, err := cs.CallTool(testContext(t), "late", nil); err == nil {
 		t.Fatal("removed tool still callable")
 	}
 }
@@ -270,12 +270,12 @@ func TestRawToolWithDraft07Schema(t *testing.T) {
 	}))
 	cs, _ := connect(t, srv, nil)
 	ctx := testContext(t)
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "raw", Arguments: json.RawMessage(`{"n":0}`)})
+	res, err := cs.CallTool(ctx, "raw", map[string]any{"n": 0})
 	must(t, err)
 	if !res.IsError {
 		t.Errorf("minimum not enforced: %+v", res)
 	}
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "raw", Arguments: json.RawMessage(`{"n":2}`)})
+	res, err = cs.CallTool(ctx, "raw", map[string]any{"n": 2})
 	must(t, err)
 	if res.IsError || text(t, res) != `{"n":2}` {
 		t.Errorf("valid call: %+v", res)
@@ -290,7 +290,7 @@ func TestConcurrentCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			msg := fmt.Sprint(i)
-			res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"` + msg + `"}`)})
+			res, err := cs.CallTool(testContext(t), "echo", echoIn{Message: msg})
 			if err != nil || res.Content[0].Text != "hello "+msg {
 				t.Errorf("call %d: %+v %v", i, res, err)
 			}

@@ -2,7 +2,6 @@ package otelmcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -58,7 +57,7 @@ func TestToolCallServerSpanIsChildOfClientSpan(t *testing.T) {
 
 	// The application's own span is the parent of the client span.
 	ctx, app := tp.Tracer("app").Start(testContext(t), "agent step")
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	res, err := cs.CallTool(ctx, "echo", map[string]any{"text": "hi"})
 	app.End()
 	if err != nil || res.IsError || res.Content[0].Text != "hi" {
 		t.Fatalf("CallTool = %+v, %v", res, err)
@@ -115,7 +114,7 @@ func TestBaggageReachesTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CallTool(baggage.ContextWithBaggage(testContext(t), bag), &protocol.CallToolParams{Name: "who"}); err != nil {
+	if _, err := cs.CallTool(baggage.ContextWithBaggage(testContext(t), bag), "who", nil); err != nil {
 		t.Fatal(err)
 	}
 	if user := receive(t, got); user != "alice" {
@@ -129,7 +128,7 @@ func TestToolErrorResultMarksSpans(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "fail"})
+	res, err := cs.CallTool(testContext(t), "fail", nil)
 	if err != nil || !res.IsError {
 		t.Fatalf("CallTool = %+v, %v; want an isError result", res, err)
 	}
@@ -151,7 +150,7 @@ func TestJSONRPCErrorMarksSpans(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "nope"})
+	_, err := cs.CallTool(testContext(t), "nope", nil)
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("CallTool error %v, want -32602", err)
@@ -171,7 +170,7 @@ func TestRequestWithoutTraceContextStartsRootSpan(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, nil, nil) // the client does not trace: no traceparent
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+	if _, err := cs.CallTool(testContext(t), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
 	s := findSpan(t, rec, "tools/call echo", trace.SpanKindServer)
@@ -195,7 +194,7 @@ func TestAmbientContextIsLinked(t *testing.T) {
 	defer ambient.End()
 	cs, _ := connect(t, srv, tracedClient(tp, nil), connCtx)
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+	if _, err := cs.CallTool(testContext(t), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
 	client := findSpan(t, rec, "tools/call echo", trace.SpanKindClient)
@@ -223,7 +222,7 @@ func TestExistingMetaKeysArePreserved(t *testing.T) {
 	progressed := 0
 	ctx, app := tp.Tracer("app").Start(testContext(t), "app")
 	defer app.End()
-	_, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "work", Meta: protocol.Meta{"com.example/tag": "x"}},
+	_, err := cs.CallToolParams(ctx, &protocol.CallToolParams{Name: "work", Meta: protocol.Meta{"com.example/tag": "x"}},
 		mcp.WithProgress(func(*protocol.ProgressParams) { progressed++ }))
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +261,7 @@ func TestNestedServerToClientRequest(t *testing.T) {
 	opts.Roots = []protocol.Root{{URI: "file:///work"}}
 	cs, _ := connect(t, srv, opts, nil)
 
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "roots"})
+	res, err := cs.CallTool(testContext(t), "roots", nil)
 	if err != nil || res.IsError || res.Content[0].Text != "file:///work" {
 		t.Fatalf("CallTool = %+v, %v", res, err)
 	}
@@ -299,7 +298,7 @@ func TestNotifications(t *testing.T) {
 	}}
 	cs, _ := connect(t, srv, clientOpts, nil)
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "work"}, mcp.WithProgress(func(*protocol.ProgressParams) {})); err != nil {
+	if _, err := cs.CallTool(testContext(t), "work", nil, mcp.WithProgress(func(*protocol.ProgressParams) {})); err != nil {
 		t.Fatal(err)
 	}
 	receive(t, initializedDone)
@@ -330,10 +329,10 @@ func TestPromptAndResourceAttributes(t *testing.T) {
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 	ctx := testContext(t)
 
-	if _, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "review"}); err != nil {
+	if _, err := cs.GetPrompt(ctx, "review", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "file:///notes.txt"}); err != nil {
+	if _, err := cs.ReadResource(ctx, "file:///notes.txt"); err != nil {
 		t.Fatal(err)
 	}
 	for _, kind := range []trace.SpanKind{trace.SpanKindClient, trace.SpanKindServer} {
@@ -382,7 +381,7 @@ func TestHandlerPanicEndsSpanWithError(t *testing.T) {
 	}
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	if _, err := cs.GetPrompt(testContext(t), &protocol.GetPromptParams{Name: "boom"}); err == nil {
+	if _, err := cs.GetPrompt(testContext(t), "boom", nil); err == nil {
 		t.Fatal("GetPrompt succeeded")
 	}
 	s := findSpan(t, rec, "prompts/get boom", trace.SpanKindServer)
@@ -404,7 +403,7 @@ func TestTimeoutMarksClientSpan(t *testing.T) {
 	}
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "slow"}, mcp.WithTimeout(20*time.Millisecond))
+	_, err := cs.CallTool(testContext(t), "slow", nil, mcp.WithTimeout(20*time.Millisecond))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CallTool error %v, want a timeout", err)
 	}
@@ -424,7 +423,7 @@ func TestLongNameStaysOutOfSpanName(t *testing.T) {
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
 	long := strings.Repeat("x", 200)
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: long}); err == nil {
+	if _, err := cs.CallTool(testContext(t), long, nil); err == nil {
 		t.Fatal("unknown tool accepted")
 	}
 	s := findSpan(t, rec, "tools/call", trace.SpanKindServer)
@@ -438,7 +437,7 @@ func TestCustomPropagator(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, &otelmcp.Options{Propagator: fixedPropagator{}}), nil)
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+	if _, err := cs.CallTool(testContext(t), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
 	s := findSpan(t, rec, "tools/call echo", trace.SpanKindServer)

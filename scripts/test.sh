@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every mcpkit test on a fresh machine: installs what the tests need (Go
 # modules, the pinned npm peers, Node.js and nginx from Debian if missing), then
-# vets, tests with -race, and runs each benchmark briefly so a broken one shows up.
+# vets, tests with -race, runs each benchmark briefly so a broken one shows up, and
+# fuzzes every fuzz target for a short budget (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,5 +39,8 @@ go test -run '^$' -bench . -benchtime 200x -benchmem ./... >/dev/null
 
 echo "== cross-SDK benchmark harness (bench/, its own module): every server and mode, briefly"
 (cd bench && go vet ./... && go test -count=1 -timeout 10m ./...)
+
+echo "== fuzz (every Fuzz target of both modules: 30s each when CI=true, 5s otherwise; MCPKIT_FUZZTIME overrides)"
+scripts/fuzz.sh
 
 echo "== ok"

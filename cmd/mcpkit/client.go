@@ -15,27 +15,27 @@ import (
 // newClientCmds returns the commands that talk to a target server.
 func newClientCmds(g *globalFlags) []*cobra.Command {
 	return []*cobra.Command{
-		clientCmd(g, "tools", "List the server's tools", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		clientCmd(g, "tools", "List the server's tools", toolsExample, 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			return listAll(g, cs.Tools(ctx), printTool)
 		}),
-		clientCmd(g, "resources", "List the server's resources and resource templates", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		clientCmd(g, "resources", "List the server's resources and resource templates", resourcesExample, 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			if err := listAll(g, cs.Resources(ctx), printResource); err != nil {
 				return err
 			}
 			return listAll(g, cs.ResourceTemplates(ctx), printTemplate)
 		}),
-		clientCmd(g, "prompts", "List the server's prompts", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		clientCmd(g, "prompts", "List the server's prompts", promptsExample, 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			return listAll(g, cs.Prompts(ctx), printPrompt)
 		}),
-		clientCmd(g, "ping", "Check that the server answers", 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		clientCmd(g, "ping", "Check that the server answers", pingExample, 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			if err := cs.Ping(ctx); err != nil {
 				return err
 			}
 			fmt.Println("pong")
 			return nil
 		}),
-		clientCmd(g, "read URI", "Read a resource", 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: args[0]})
+		clientCmd(g, "read URI", "Read a resource", readExample, 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			res, err := cs.ReadResource(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -47,14 +47,14 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			}
 			return nil
 		}),
-		clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			p := &protocol.GetPromptParams{Name: args[0]}
+		clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", getExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+			var pargs map[string]string
 			if len(args) > 1 {
-				if err := json.Unmarshal([]byte(args[1]), &p.Arguments); err != nil {
+				if err := json.Unmarshal([]byte(args[1]), &pargs); err != nil {
 					return fmt.Errorf("prompt arguments must be a JSON object of strings: %w", err)
 				}
 			}
-			res, err := cs.GetPrompt(ctx, p)
+			res, err := cs.GetPrompt(ctx, args[0], pargs)
 			if err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			}
 			return nil
 		}),
-		clientCmd(g, "call TOOL [ARGS_JSON]", "Call a tool, with arguments as a JSON object", -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		clientCmd(g, "call TOOL [ARGS_JSON]", "Call a tool, with arguments as a JSON object", callExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			return callTool(ctx, g, cs, args)
 		}),
 	}
@@ -79,12 +79,13 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 // clientCmd builds a command that connects to the target after "--" and runs do.
 // nargs is the exact number of the command's own arguments, or -n for 1 to n.
 // Every such command detects the server's era, or speaks the version --protocol
-// names.
-func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Context, *mcp.ClientSession, []string) error) *cobra.Command {
+// names, and answers the server's requests (see clientOptions).
+func clientCmd(g *globalFlags, use, short, example string, nargs int, do func(context.Context, *mcp.ClientSession, []string) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   use + " (--url URL | -- COMMAND [ARGS...])",
-		Short: short,
-		Args:  cobra.ArbitraryArgs,
+		Use:     use + " (--url URL | -- COMMAND [ARGS...])",
+		Short:   short,
+		Example: example,
+		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			own, target, err := splitTarget(cmd, g, args)
 			if err != nil {
@@ -96,7 +97,11 @@ func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Con
 			if err := validProtocol(g.protocol); err != nil {
 				return err
 			}
-			cs, err := connect(cmd.Context(), g, target, nil)
+			opts, err := clientOptions(g, os.Stdin, isTerminal(os.Stdin), os.Stderr)
+			if err != nil {
+				return err
+			}
+			cs, err := connect(cmd.Context(), g, target, opts)
 			if err != nil {
 				return err
 			}
@@ -104,20 +109,20 @@ func clientCmd(g *globalFlags, use, short string, nargs int, do func(context.Con
 			return do(cmd.Context(), cs, own)
 		},
 	}
-	cmd.Flags().StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
+	addClientFlags(cmd, g)
 	return cmd
 }
 
 func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {
-	p := &protocol.CallToolParams{Name: args[0]}
+	var targs json.RawMessage // sent as it is; CallTool checks it is an object
 	if len(args) > 1 {
 		if !json.Valid([]byte(args[1])) {
 			return fmt.Errorf("tool arguments are not valid JSON: %s", args[1])
 		}
-		p.Arguments = json.RawMessage(args[1])
+		targs = json.RawMessage(args[1])
 	}
-	bar := newProgressBar(os.Stderr)
-	res, err := cs.CallTool(ctx, p, mcp.WithProgress(bar.update))
+	bar := newProgressBar(os.Stderr, isTerminal(os.Stderr))
+	res, err := cs.CallTool(ctx, args[0], targs, mcp.WithProgress(bar.update))
 	bar.finish()
 	if err != nil {
 		return err
@@ -133,7 +138,7 @@ func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args [
 		if !g.json {
 			for _, c := range res.Content {
 				if c.Type == protocol.ContentTypeText {
-					fmt.Fprintln(os.Stderr, "error:", c.Text)
+					fmt.Fprintln(os.Stderr, "mcpkit:", c.Text)
 				}
 			}
 		}
@@ -141,3 +146,32 @@ func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args [
 	}
 	return nil
 }
+
+// The Example sections of the client commands' --help. Every line is a working
+// invocation (TestHelpExamplesRun runs them against the demo server).
+const (
+	toolsExample = `  mcpkit tools -- mcpkit serve
+  mcpkit tools --json -- mcpkit serve
+  mcpkit tools --url http://127.0.0.1:8080/mcp`
+	resourcesExample = `  mcpkit resources -- mcpkit serve
+  mcpkit resources --url http://127.0.0.1:8080/mcp --header 'Authorization: Bearer TOKEN'`
+	promptsExample = `  mcpkit prompts -- mcpkit serve`
+	pingExample    = `  mcpkit ping -- mcpkit serve
+  # fail after 5 s without an answer (the default is 60 s; 0 waits for ever)
+  mcpkit ping --timeout 5s --url http://127.0.0.1:8080/mcp`
+	readExample = `  mcpkit read demo://items/42 -- mcpkit serve
+  mcpkit read demo://readme --json -- mcpkit serve`
+	getExample  = `  mcpkit get greet '{"name":"Ada","style":"pirate"}' -- mcpkit serve`
+	callExample = `  mcpkit call echo '{"message":"hi"}' -- mcpkit serve
+  # a progress bar on stderr (plain lines when stderr is not a terminal), then "5"
+  mcpkit call count '{"n":5}' -- mcpkit serve
+  # the server asks for your name: a prompt on the terminal
+  mcpkit call ask_name -- mcpkit serve
+  # ... or the answers from a file, e.g. {"name":"Ada"}
+  mcpkit call ask_name --elicit-answers answers.json -- mcpkit serve
+  # offer directories to the server as roots
+  mcpkit call list_roots --root . -- mcpkit serve
+  # speak a legacy protocol version instead of detecting the server's era
+  mcpkit call echo '{"message":"hi"}' --protocol 2025-11-25 -- mcpkit serve
+  mcpkit call add '{"a":1,"b":2}' --json --url http://127.0.0.1:8080/mcp`
+)

@@ -38,19 +38,41 @@ func main() {
 }
 
 func newRootCmd() *cobra.Command {
+	bv := readBuildVersion()
 	root := &cobra.Command{
-		Use:           "mcpkit",
-		Short:         "Serve, call and inspect Model Context Protocol servers",
+		Use:   "mcpkit",
+		Short: "Serve, call and inspect Model Context Protocol servers",
+		Long: `mcpkit serves, calls and inspects Model Context Protocol servers.
+
+The client commands (tools, resources, prompts, ping, read, get, call) take the server
+to talk to as a command to run after "--" (stdio), or as --url (Streamable HTTP, falling
+back to HTTP+SSE). They answer what the server asks of them: elicitation (a prompt on
+the terminal, or --elicit-answers), roots (--root) and sampling (refused: no model is
+configured). Shell completion: see "mcpkit completion --help".`,
+		Example: `  mcpkit call echo '{"message":"hi"}' -- mcpkit serve
+  mcpkit tools -- mcpkit serve
+  mcpkit --version`,
+		Version:       bv.module,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version prints what `mcpkit version` prints (a module version is semver:
+	// it holds no template braces).
+	root.SetVersionTemplate(bv.String())
 	g := &globalFlags{}
-	root.PersistentFlags().BoolVar(&g.json, "json", false, "print raw JSON results")
-	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 0, "bound each request (e.g. 30s); 0 means no bound")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "show the target server's stderr and protocol diagnostics")
-	root.PersistentFlags().StringVar(&g.url, "url", "", "the target server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
-	root.PersistentFlags().StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable)")
-	root.AddCommand(newServeCmd(g))
+	serve := newServeCmd(g)
+	serve.Example = serveExample
+	root.AddCommand(serve, newVersionCmd())
 	root.AddCommand(newClientCmds(g)...)
+	root.AddCommand(newAuthCmd())
 	return root
 }
+
+// serveExample is the Example section of `mcpkit serve --help`.
+const serveExample = `  # the demo server on stdio, as an MCP client starts it
+  mcpkit serve
+  # over HTTP: Streamable HTTP at http://127.0.0.1:8080/mcp, HTTP+SSE at /sse
+  mcpkit serve --http 127.0.0.1:8080
+  # Streamable HTTP without sessions: every POST stands alone
+  mcpkit serve --http :8080 --sessionless`

@@ -18,7 +18,15 @@ import (
 // mcpkitBin is the CLI built once for these tests.
 var mcpkitBin string
 
+// silentServerEnv makes the test binary a stdio "server" that reads its input and
+// never answers (for the request timeout tests).
+const silentServerEnv = "MCPKIT_TEST_SILENT_SERVER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(silentServerEnv) == "1" {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "mcpkit-cli")
 	if err != nil {
 		panic(err)
@@ -36,9 +44,16 @@ func TestMain(m *testing.M) {
 // the exit status.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return runIn(t, "", args...)
+}
+
+// runIn is run in the directory dir ("" for the test's own).
+func runIn(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpkitBin, append(args, "--", mcpkitBin, "serve")...)
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -59,9 +74,11 @@ func TestCallEcho(t *testing.T) {
 	}
 }
 
-func TestCallWithProgressDrawsABar(t *testing.T) {
+// When stderr is not a terminal, progress comes as plain lines without escape
+// codes (TestProgressBarOnATerminal covers the terminal).
+func TestCallWithProgressPrintsPlainLines(t *testing.T) {
 	out, errOut, code := run(t, "call", "count", `{"n":3}`)
-	if out != "3\n" || code != 0 || !strings.Contains(errOut, "2/3 Step 2 of 3") {
+	if out != "3\n" || code != 0 || !strings.Contains(errOut, "progress 2/3 Step 2 of 3\n") || strings.Contains(errOut, "\x1b[") {
 		t.Fatalf("stdout %q stderr %q exit %d", out, errOut, code)
 	}
 }
@@ -74,6 +91,7 @@ func TestCallFailures(t *testing.T) {
 		{[]string{"call", "test_throw"}, "test_throw always fails"},
 		{[]string{"call", "nope"}, "-32602"},
 		{[]string{"call", "echo", `{"message":`}, "not valid JSON"},
+		{[]string{"call", "echo", `["hi"]`}, "the arguments must be a JSON object, not an array"},
 		// The stateless era reports an unknown resource as invalid params; a legacy
 		// session as -32002.
 		{[]string{"read", "demo://items/7"}, "-32602: Resource not found"},
@@ -83,6 +101,12 @@ func TestCallFailures(t *testing.T) {
 		out, errOut, code := run(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.stderr) {
 			t.Errorf("%v: stdout %q stderr %q exit %d", c.args, out, errOut, code)
+		}
+		// Every failure is reported under one prefix.
+		for line := range strings.Lines(errOut) {
+			if !strings.HasPrefix(line, "mcpkit: ") {
+				t.Errorf("%v: stderr line %q lacks the prefix \"mcpkit: \"", c.args, line)
+			}
 		}
 	}
 }
@@ -227,5 +251,23 @@ func TestProtocolEraSelectionOverHTTP(t *testing.T) {
 	}
 	if _, errOut, code := runURL(t, base+"/sse", "ping", "--protocol", "2026-07-28"); code == 0 || !strings.Contains(errOut, "does not speak protocol version 2026-07-28") {
 		t.Errorf("forcing 2026-07-28 on the HTTP+SSE endpoint: stderr %q exit %d", errOut, code)
+	}
+}
+
+// A target server that exits instead of answering is reported with its exit status
+// and its last stderr lines, not as a broken pipe or a closed connection.
+func TestServerExitIsReported(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpkitBin, "tools", "--", mcpkitBin, "no-such-command")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	// The request may have been written before the server exited or not: the
+	// error is a closed connection or a failed write, with the same cause.
+	want := `stdio: the server exited (status 1): mcpkit: unknown command "no-such-command" for "mcpkit"`
+	got := stderr.String()
+	if err == nil || !strings.HasPrefix(got, "mcpkit: mcp: initialize: ") || !strings.Contains(got, want) || strings.Contains(got, "broken pipe") {
+		t.Fatalf("exit %v, stderr %q\nwant it to report %q", err, got, want)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/term"
+
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -43,11 +45,18 @@ func printJSON(v any) error {
 }
 
 func printTool(t *protocol.Tool) {
-	fmt.Printf("%s", t.Name)
+	fmt.Print(toolText(t))
+}
+
+// toolText describes a tool: its name and description, then one line per input
+// property with its JSON type, whether it is required, and its description.
+func toolText(t *protocol.Tool) string {
+	var b strings.Builder
+	b.WriteString(t.Name)
 	if t.Description != "" {
-		fmt.Printf(" — %s", t.Description)
+		b.WriteString(" — " + t.Description)
 	}
-	fmt.Println()
+	b.WriteString("\n")
 	var s struct {
 		Properties map[string]struct {
 			Type        any    `json:"type"`
@@ -58,15 +67,40 @@ func printTool(t *protocol.Tool) {
 	if json.Unmarshal(t.InputSchema, &s) == nil {
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
-			req := ""
-			for _, r := range s.Required {
-				if r == name {
-					req = ", required"
-				}
+			kind := schemaType(p.Type)
+			if slices.Contains(s.Required, name) {
+				kind += ", required"
 			}
-			fmt.Printf("    %s (%v%s) %s\n", name, p.Type, req, p.Description)
+			fmt.Fprintf(&b, "    %s (%s)", name, kind)
+			if p.Description != "" {
+				b.WriteString(" " + p.Description)
+			}
+			b.WriteString("\n")
 		}
 	}
+	return b.String()
+}
+
+// schemaType renders a JSON Schema "type": a name, names joined with "|", or "any"
+// when the schema gives none (or one mcpkit cannot read).
+func schemaType(t any) string {
+	switch t := t.(type) {
+	case string:
+		if t != "" {
+			return t
+		}
+	case []any:
+		names := make([]string, 0, len(t))
+		for _, n := range t {
+			if s, ok := n.(string); ok && s != "" {
+				names = append(names, s)
+			}
+		}
+		if len(names) > 0 {
+			return strings.Join(names, "|")
+		}
+	}
+	return "any"
 }
 
 func printResource(r *protocol.Resource) {
@@ -137,23 +171,37 @@ func printResourceContents(c *protocol.ResourceContents) {
 	fmt.Println(c.Text)
 }
 
-// progressBar draws notifications/progress on a terminal line.
+// progressBar shows notifications/progress: on a terminal, one line redrawn in
+// place; elsewhere (a file, a pipe, a CI log) plain lines without escape codes.
 type progressBar struct {
 	w     io.Writer
+	tty   bool
 	mu    sync.Mutex
 	drawn bool
 }
 
-func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
+// newProgressBar returns a bar writing to w; tty says whether w is a terminal.
+func newProgressBar(w io.Writer, tty bool) *progressBar { return &progressBar{w: w, tty: tty} }
 
 const barWidth = 30
 
 func (b *progressBar) update(p *protocol.ProgressParams) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !b.tty {
+		line := fmt.Sprintf("progress %g", p.Progress)
+		if p.Total > 0 {
+			line += fmt.Sprintf("/%g", p.Total)
+		}
+		if p.Message != "" {
+			line += " " + p.Message
+		}
+		fmt.Fprintln(b.w, line)
+		return
+	}
 	line := fmt.Sprintf("%g", p.Progress)
 	if p.Total > 0 {
-		filled := min(int(p.Progress/p.Total*barWidth), barWidth)
+		filled := max(0, min(int(p.Progress/p.Total*barWidth), barWidth))
 		line = fmt.Sprintf("[%s%s] %g/%g", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), p.Progress, p.Total)
 	}
 	if p.Message != "" {
@@ -163,6 +211,7 @@ func (b *progressBar) update(p *protocol.ProgressParams) {
 	b.drawn = true
 }
 
+// finish clears the bar's line on a terminal.
 func (b *progressBar) finish() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -170,3 +219,6 @@ func (b *progressBar) finish() {
 		fmt.Fprint(b.w, "\r\033[K")
 	}
 }
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

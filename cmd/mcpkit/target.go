@@ -19,16 +19,33 @@ import (
 	"github.com/mcpkit/mcpkit/transport/stdio"
 )
 
-// globalFlags are the flags every command shares.
+// globalFlags hold the command line's flags: -v, which every command has, and the
+// client commands' own flags (registered on each of them by addClientFlags).
 type globalFlags struct {
+	verbose bool
 	json    bool
 	timeout time.Duration
-	verbose bool
 	url     string
 	headers []string
 	// protocol forces a protocol version (and so an era) on the client commands;
 	// empty detects the server's era.
 	protocol string
+	// roots are the directories offered to the server as roots (--root).
+	roots []string
+	// elicitAnswers names a JSON file of answers to the server's elicitation forms.
+	elicitAnswers string
+}
+
+// addClientFlags registers the flags of a command that talks to a target server.
+func addClientFlags(cmd *cobra.Command, g *globalFlags) {
+	f := cmd.Flags()
+	f.BoolVar(&g.json, "json", false, "print raw JSON results")
+	f.DurationVar(&g.timeout, "timeout", defaultTimeout, "give up on a request the server has not answered in this long (time spent answering a prompt does not count); 0 waits for ever")
+	f.StringVar(&g.url, "url", "", "the target server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
+	f.StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable)")
+	f.StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
+	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
+	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With
@@ -64,14 +81,13 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 		opts = &mcp.ClientOptions{}
 	}
 	opts.Logger = logger
-	opts.RequestTimeout = g.timeout
 	opts.ProtocolVersion = g.protocol
 	if g.url == "" {
 		// A server started with npx or uvx may take seconds to install before it
 		// reads its input: its era probe gets longer than the default to answer.
 		opts.ProbeTimeout = stdioProbeTimeout
 	}
-	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: version}, opts)
+	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
 	var cs *mcp.ClientSession
 	var err error
 	if g.url != "" {
@@ -158,6 +174,3 @@ func connectURL(ctx context.Context, g *globalFlags, client *mcp.Client, logger 
 // package runner to install it, since a server that is silent until then is taken
 // for a legacy one.
 const stdioProbeTimeout = 10 * time.Second
-
-// version is mcpkit's version, as the CLI reports it to servers.
-const version = "0.1.0"

@@ -62,6 +62,7 @@ type scenario struct {
 
 // scenarioContext is the JSON the suite passes in MCP_CONFORMANCE_CONTEXT.
 type scenarioContext struct {
+	authContext
 	// ToolCalls are the calls a scenario wants made, in order.
 	ToolCalls []struct {
 		Name      string          `json:"name"`
@@ -111,7 +112,7 @@ var scenarios = map[string]scenario{
 			t.DisableStandaloneStream = true
 		},
 		play: ignoreContext(func(ctx context.Context, cs *mcp.ClientSession) error {
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "test_reconnection"})
+			res, err := cs.CallTool(ctx, "test_reconnection", nil)
 			if err != nil {
 				return fmt.Errorf("calling test_reconnection: %w", err)
 			}
@@ -132,6 +133,9 @@ func init() {
 // run connects to url, plays the named scenario and disconnects.
 func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 	sc, ok := scenarios[name]
+	if !ok && isAuthScenario(name) {
+		sc, ok = scenario{play: playAuth}, true
+	}
 	if !ok {
 		return fmt.Errorf("unknown scenario %q (MCP_CONFORMANCE_SCENARIO)", name)
 	}
@@ -141,6 +145,11 @@ func run(ctx context.Context, name, url string, logger *slog.Logger) error {
 	}
 	copts := &mcp.ClientOptions{RequestTimeout: runTimeout, Logger: logger}
 	topts := &streamable.ClientOptions{Logger: logger}
+	if isAuthScenario(name) {
+		if topts.HTTPClient, err = authHTTPClient(name, &data.authContext, logger); err != nil {
+			return err
+		}
+	}
 	if sc.options != nil {
 		sc.options(copts, topts)
 	}
@@ -175,7 +184,7 @@ func callAddNumbers(ctx context.Context, cs *mcp.ClientSession) error {
 	if err := requireTool(ctx, cs, "add_numbers"); err != nil {
 		return err
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "add_numbers", Arguments: json.RawMessage(`{"a":5,"b":3}`)})
+	res, err := cs.CallTool(ctx, "add_numbers", map[string]any{"a": 5, "b": 3})
 	if err != nil {
 		return fmt.Errorf("calling add_numbers: %w", err)
 	}
@@ -191,7 +200,7 @@ func callListedTool(ctx context.Context, cs *mcp.ClientSession, name string) err
 	if err := requireTool(ctx, cs, name); err != nil {
 		return err
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: name})
+	res, err := cs.CallTool(ctx, name, nil)
 	if err != nil {
 		return fmt.Errorf("calling %s: %w", name, err)
 	}

@@ -15,7 +15,8 @@ import (
 //
 // A response with an error returns that *jsonrpc.Error. If ctx ends first, Call returns
 // ctx's error and ConnOptions.CallCancelled is told. If the connection ends first,
-// Call returns an error wrapping jsonrpc.ErrClosed.
+// Call returns an error wrapping jsonrpc.ErrClosed and, when the stream ended with more to
+// say than a bare io.EOF (a read error, a stdio server's exit), that error too.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {
@@ -44,8 +45,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	ch := make(chan *jsonrpc.Message, 1)
 	c.mu.Lock()
 	if c.closed {
+		err := c.closedErrorLocked(method)
 		c.mu.Unlock()
-		return nil, fmt.Errorf("calling %s: %w", method, jsonrpc.ErrClosed)
+		return nil, err
 	}
 	if c.pending == nil {
 		c.pending = make(map[jsonrpc.ID]chan *jsonrpc.Message) // most server connections never call
@@ -65,7 +67,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	select {
 	case resp, ok := <-ch:
 		if !ok {
-			return nil, fmt.Errorf("calling %s: %w", method, jsonrpc.ErrClosed)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return nil, c.closedErrorLocked(method)
 		}
 		if resp.Error != nil {
 			return nil, resp.Error

@@ -31,6 +31,21 @@ type Handler interface {
 	Handle(ctx context.Context, msg *jsonrpc.Message) (result any, err error)
 }
 
+// OrderedHandler is a Handler some of whose requests change what later messages
+// of the connection mean (MCP's initialize, for one), so that they must take effect
+// in arrival order. The read loop asks InOrder about every request it reads, before
+// it reads the next message; a request for which it reports true runs on the read
+// loop, like a notification, and has finished (its answer written) before the next
+// message is handled. Such a handler must not make calls on the same connection and
+// wait for their answers. Every other request runs concurrently as usual. Requests
+// inside a batch, and requests pushed with Receive, are not asked about.
+type OrderedHandler interface {
+	Handler
+	// InOrder reports whether msg, a request, must run in arrival order. It is
+	// called on the read loop and should be quick.
+	InOrder(msg *jsonrpc.Message) bool
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, msg *jsonrpc.Message) (any, error)
 
@@ -46,7 +61,8 @@ type ConnOptions struct {
 	// each on its own goroutine (goroutines are reused from one request to the next);
 	// notifications run one at a time, in arrival order, on
 	// the connection's read loop (so they must not make calls on the same connection
-	// and wait for the answer). On a connection started with StartPush, both run on
+	// and wait for the answer), as do the requests an OrderedHandler wants run in
+	// arrival order. On a connection started with StartPush, both run on
 	// the goroutine that called Receive (see Receive).
 	Handler Handler
 	// AllowBatch reports whether an incoming JSON array (a batch) is accepted now.
@@ -78,15 +94,17 @@ type ConnHooks interface {
 // Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
 // to outgoing calls and runs the handler for incoming requests.
 type Conn struct {
-	stream Stream
-	opts   ConnOptions
-	log    *slog.Logger
+	stream  Stream
+	opts    ConnOptions
+	log     *slog.Logger
+	ordered OrderedHandler // opts.Handler, when it has requests to run in arrival order
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]chan *jsonrpc.Message // outgoing calls awaiting a response
 	running inflight                             // incoming requests being handled
 	closed  bool
+	cause   error       // what the stream said of its end, beyond a bare io.EOF; set with closed
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
 
 	handlers sync.WaitGroup // incoming requests running
@@ -119,6 +137,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.ordered, _ = opts.Handler.(OrderedHandler)
 	return c
 }
 
@@ -192,8 +211,14 @@ func (c *Conn) readLoop(ctx context.Context) {
 	if errors.Is(err, io.EOF) && !c.closing.Load() {
 		// The peer has finished sending, not necessarily reading: answer what
 		// it asked before going (stdio clients often close stdin right after
-		// their last request). Calls of ours can get no reply any more.
-		c.failPending()
+		// their last request). Calls of ours can get no reply any more; they
+		// learn what the stream said of its end, if more than io.EOF (a stdio
+		// server's clean exit and its last stderr lines).
+		cause := err
+		if cause == io.EOF {
+			cause = nil
+		}
+		c.failPending(cause)
 		c.waitHandlers()
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -203,10 +228,12 @@ func (c *Conn) readLoop(ctx context.Context) {
 }
 
 // failPending ends every call waiting for a reply, and every later one, with
-// jsonrpc.ErrClosed.
-func (c *Conn) failPending() {
+// jsonrpc.ErrClosed, joined with cause (what the stream said of its end) when it is not nil.
+func (c *Conn) failPending(cause error) {
 	c.mu.Lock()
-	c.closed = true
+	if !c.closed {
+		c.closed, c.cause = true, cause
+	}
 	for id, ch := range c.pending {
 		delete(c.pending, id)
 		close(ch)
@@ -251,8 +278,17 @@ func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
 	}
 }
 
+// closedErrorLocked is what a call of method returns once the connection has
+// ended: jsonrpc.ErrClosed, and why (a stdio server's exit status, say). c.mu is held.
+func (c *Conn) closedErrorLocked(method string) error {
+	if c.cause != nil {
+		return fmt.Errorf("calling %s: %w: %w", method, jsonrpc.ErrClosed, c.cause)
+	}
+	return fmt.Errorf("calling %s: %w", method, jsonrpc.ErrClosed)
+}
+
 func (c *Conn) shutdown(err error) {
-	c.failPending()
+	c.failPending(err)
 	c.cancel()
 	c.err = err
 	if c.opts.OnDone != nil {
@@ -292,7 +328,10 @@ func (c *Conn) dispatch(ctx context.Context, msg *jsonrpc.Message, collect func(
 			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
 		}
 	default:
-		c.startRequest(ctx, msg, collect, false)
+		// A request that must take effect in arrival order runs here, on the read
+		// loop, before the next message is read.
+		inOrder := collect == nil && c.ordered != nil && c.ordered.InOrder(msg)
+		c.startRequest(ctx, msg, collect, inOrder)
 	}
 }
 
@@ -314,7 +353,8 @@ var errCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
 
 // startRequest runs the handler of one incoming request: on a handler goroutine
 // (the read loop's requests), on the caller's goroutine (sync: a pushed
-// request, see Receive), or in place for a batch element (collect set).
+// request, see Receive, or one the read loop runs in arrival order, see
+// OrderedHandler), or in place for a batch element (collect set).
 func (c *Conn) startRequest(ctx context.Context, msg *jsonrpc.Message, collect func(*jsonrpc.Message), sync bool) {
 	// The context points at the message's own id: no copy of it to allocate.
 	replyCtx := context.WithValue(ctx, rpcshared.RelatedKey{}, &msg.ID)

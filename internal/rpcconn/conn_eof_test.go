@@ -2,6 +2,7 @@ package rpcconn
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -94,5 +95,47 @@ func TestConnOnDoneRunsBeforeDone(t *testing.T) {
 	case <-ran:
 	default:
 		t.Fatal("Done closed before OnDone ran")
+	}
+}
+
+// failingStream is a Stream whose Read fails with err once its peer sends "fail".
+type failingStream struct {
+	*pipe
+	err error
+}
+
+func (s *failingStream) Read(ctx context.Context) ([]byte, error) {
+	msg, err := s.pipe.Read(ctx)
+	if err == nil && string(msg) == "fail" {
+		return nil, s.err
+	}
+	return msg, err
+}
+
+// When the stream fails (a stdio server exits, say), a call waiting for its reply
+// and every later call report why, not only that the connection closed.
+func TestConnCallsReportWhyTheStreamFailed(t *testing.T) {
+	exited := errors.New("the server exited (status 3): fatal: out of memory")
+	a, b := newPipe()
+	client := NewConn(&failingStream{pipe: b, err: exited}, ConnOptions{Logger: slog.New(slog.DiscardHandler)})
+	client.Start(t.Context())
+	t.Cleanup(func() { _ = client.Close() })
+	errc := make(chan error, 1)
+	go func() { errc <- client.Call(t.Context(), "pending", nil, nil) }()
+	<-a.in // the request was sent
+	a.out <- []byte("fail")
+	var pending error
+	select {
+	case pending = <-errc:
+	case <-time.After(5 * time.Second): // a bound, not a synchronisation
+		t.Fatal("the pending call did not return after the stream failed")
+	}
+	for _, err := range []error{pending, client.Call(t.Context(), "later", nil, nil)} {
+		if !jsonrpc.IsClosed(err) || !errors.Is(err, exited) || !strings.Contains(err.Error(), exited.Error()) {
+			t.Errorf("call = %v, want ErrClosed and %q", err, exited)
+		}
+	}
+	if !errors.Is(client.Err(), exited) {
+		t.Errorf("Err = %v", client.Err())
 	}
 }

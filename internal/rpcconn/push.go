@@ -79,13 +79,13 @@ func (c *Conn) isClosed() bool {
 func (c *Conn) End(err error) {
 	c.push.endOnce.Do(func() {
 		c.readEnded.Store(true)
-		c.failPending() // sets closed: nothing new starts
-		c.mu.Lock()
-		c.running.each(func(cancel context.CancelCauseFunc) { cancel(errEnded) })
-		c.mu.Unlock()
 		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 			err = nil
 		}
+		c.failPending(err) // sets closed: nothing new starts
+		c.mu.Lock()
+		c.running.each(func(cancel context.CancelCauseFunc) { cancel(errEnded) })
+		c.mu.Unlock()
 		c.shutdown(err)
 	})
 }

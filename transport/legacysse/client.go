@@ -212,6 +212,9 @@ func resolveEndpoint(base *url.URL, data string, crossOrigin bool) (string, erro
 		return "", fmt.Errorf("legacysse: the endpoint %q is not on the stream's origin %s://%s", u.Redacted(), base.Scheme, base.Host)
 	}
 	u.Fragment, u.RawFragment = "", ""
+	if u.Path == "" && u.RawPath == "" {
+		u.Path = "/" // "//host:port" names the origin's root
+	}
 	return u.String(), nil
 }
 

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 )
@@ -100,7 +99,7 @@ func TestRefusedPostFailsOneRequest(t *testing.T) {
 	proxy := relay(t, strings.TrimSuffix(url, "/sse"), func(body []byte) bool { return bytes.Contains(body, []byte("refuse-me")) })
 
 	cs, _ := connectClient(t, proxy.URL+"/sse")
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"refuse-me"}`)})
+	_, err := cs.CallTool(testContext(t), "echo", map[string]any{"message": "refuse-me"})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "502") {
 		t.Fatalf("refused call: %v, want a -32603 error naming HTTP 502", err)
@@ -113,7 +112,7 @@ func TestRefusedPostFailsOneRequest(t *testing.T) {
 		t.Errorf("error data %s", rpcErr.Data)
 	}
 	// The connection goes on.
-	if res := callTool(t, cs, "echo", `{"message":"again"}`); res.Content[0].Text != "hello again" {
+	if res := callTool(t, cs, "echo", map[string]any{"message": "again"}); res.Content[0].Text != "hello again" {
 		t.Errorf("echo after a refusal = %+v", res)
 	}
 }

@@ -2,7 +2,6 @@ package legacysse_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -104,13 +103,9 @@ func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn
 	return cs, rec
 }
 
-func callTool(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.RequestOption) *protocol.CallToolResult {
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	p := &protocol.CallToolParams{Name: name}
-	if args != "" {
-		p.Arguments = json.RawMessage(args)
-	}
-	res, err := cs.CallTool(testContext(t), p, opts...)
+	res, err := cs.CallTool(testContext(t), name, args, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -144,13 +139,13 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		}
 	}
 
-	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.IsError || res.Content[0].Text != "hello hi" {
+	if res := callTool(t, cs, "echo", map[string]any{"message": "hi"}); res.IsError || res.Content[0].Text != "hello hi" {
 		t.Errorf("echo = %+v", res)
 	}
 
 	var mu sync.Mutex
 	var progress []float64
-	res := callTool(t, cs, "count", `{"n":3}`, mcp.WithProgress(func(p *protocol.ProgressParams) {
+	res := callTool(t, cs, "count", map[string]any{"n": 3}, mcp.WithProgress(func(p *protocol.ProgressParams) {
 		mu.Lock()
 		progress = append(progress, p.Progress)
 		mu.Unlock()
@@ -175,11 +170,11 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		}
 	}
 
-	if res := callTool(t, cs, "test_throw", ""); !res.IsError || !strings.Contains(res.Content[0].Text, "test_throw always fails") {
+	if res := callTool(t, cs, "test_throw", nil); !res.IsError || !strings.Contains(res.Content[0].Text, "test_throw always fails") {
 		t.Errorf("test_throw = %+v, want isError", res)
 	}
 	// The session's Conn is a PeerConn: the tool sees the client's address.
-	if res := callTool(t, cs, "echo_ip", ""); !strings.HasPrefix(res.Content[0].Text, "127.0.0.1:") {
+	if res := callTool(t, cs, "echo_ip", nil); !strings.HasPrefix(res.Content[0].Text, "127.0.0.1:") {
 		t.Errorf("echo_ip = %q, want the client's 127.0.0.1 address", res.Content[0].Text)
 	}
 }
@@ -194,7 +189,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			cs, _ := connectClient(t, url)
 			sessions[i] = cs
 			for range 5 {
-				res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)})
+				res, err := cs.CallTool(testContext(t), "echo", map[string]any{"message": "x"})
 				if err != nil || res.Content[0].Text != "hello x" {
 					t.Errorf("client %d: %+v %v", i, res, err)
 				}
@@ -229,7 +224,7 @@ func TestMountedUnderSubPath(t *testing.T) {
 		t.Errorf("endpoint %q, want /api/mcp/messages?sessionId=...", ev.Data)
 	}
 	cs, _ := connectClient(t, ts.URL+"/api/mcp/sse")
-	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.Content[0].Text != "hello hi" {
+	if res := callTool(t, cs, "echo", map[string]any{"message": "hi"}); res.Content[0].Text != "hello hi" {
 		t.Errorf("echo = %+v", res)
 	}
 }

@@ -175,7 +175,7 @@ func TestDialFramingVariants(t *testing.T) {
 			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "greet" {
 				t.Fatalf("tools/list = %+v %v", tools, err)
 			}
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "greet"})
+			res, err := cs.CallTool(ctx, "greet", nil)
 			if err != nil || res.Content[0].Text != "old server says hi" {
 				t.Fatalf("tools/call = %+v %v", res, err)
 			}

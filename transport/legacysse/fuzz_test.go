@@ -80,6 +80,7 @@ func TestResolveEndpoint(t *testing.T) {
 		"../post?a=b#frag":         "http://127.0.0.1:8080/sub/post?a=b",
 		" /padded\r\n":             "http://127.0.0.1:8080/padded",
 		"HTTP://127.0.0.1:8080/x":  "http://127.0.0.1:8080/x",
+		"//127.0.0.1:8080":         "http://127.0.0.1:8080/",
 		"//evil.example/x":         "",
 		"https://127.0.0.1:8080/x": "",
 		"javascript:alert(1)":      "",

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -216,10 +217,11 @@ func (c *CommandConn) ProcessState() *os.ProcessState {
 
 // Read returns the next message from the server, a slice the caller owns. An error
 // wrapping jsonrpc.ErrMessageTooLarge means one oversized line was dropped and
-// reading goes on. When the server's output ends, Read returns io.EOF if the server
-// exited with status 0 (or is still running, having closed its output), and an
-// *ExitError with the exit status and the last lines of its stderr otherwise. After
-// Close, Read returns io.EOF.
+// reading goes on. When the server's output ends, Read returns an *ExitError with
+// the exit status and the last lines of its stderr once the server has exited; for
+// status 0 it wraps io.EOF, the stream having ended cleanly. It returns io.EOF itself
+// if the server is still running, having closed its output. After Close, Read
+// returns io.EOF.
 func (c *CommandConn) Read(ctx context.Context) ([]byte, error) {
 	msg, err := c.lines.read(ctx)
 	switch {
@@ -242,34 +244,68 @@ func (c *CommandConn) endOfOutput(ctx context.Context, outputErr error) error {
 	}
 	timer := time.NewTimer(c.closeTimeout)
 	defer timer.Stop()
-	select {
-	case <-c.exited:
-	case <-timer.C:
+	switch err := c.awaitExit(ctx, timer); {
+	case errors.Is(err, errStillRunning):
 		c.outputEnd = outputErr // it closed its output but keeps running
 		return outputErr
+	case err != nil:
+		return err
+	}
+	if c.waitErr == nil && outputErr != io.EOF {
+		c.outputEnd = outputErr // a read error says more than the clean exit after it
+		return outputErr
+	}
+	c.outputEnd = c.exitError(ctx, timer)
+	return c.outputEnd
+}
+
+// errStillRunning is awaitExit's answer when the process outlives the wait.
+var errStillRunning = errors.New("stdio: the server is still running")
+
+// awaitExit waits until the process has exited (nil), timer fires
+// (errStillRunning), Close is called (io.EOF) or ctx ends (its error).
+func (c *CommandConn) awaitExit(ctx context.Context, timer *time.Timer) error {
+	select {
+	case <-c.exited:
+		return nil
+	case <-timer.C:
+		return errStillRunning
 	case <-c.lines.closed:
 		return io.EOF
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if c.waitErr == nil {
-		c.outputEnd = outputErr
-		return outputErr
-	}
+}
+
+// exitError describes the exit of a process that has exited, with its last stderr
+// lines, waiting for them until timer fires or ctx ends.
+func (c *CommandConn) exitError(ctx context.Context, timer *time.Timer) *ExitError {
 	select {
 	case <-c.stderrDone:
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	c.outputEnd = &ExitError{Err: c.waitErr, Stderr: c.tail.snapshot()}
-	return c.outputEnd
+	return &ExitError{Err: c.waitErr, Stderr: c.tail.snapshot()}
 }
 
 // Write sends msg to the server followed by a newline, in one write. It rejects a
 // message that contains a newline. Concurrent Writes are serialized; a Write waiting
 // for another gives up when its context ends or on Close.
+//
+// When a write fails because the server has exited, Write returns an *ExitError
+// with the exit status (0 included) and the last lines of its stderr, rather than
+// the broken pipe it hit; it waits up to CloseTimeout for the exit to be known.
 func (c *CommandConn) Write(ctx context.Context, msg []byte) error {
-	return c.lines.write(ctx, msg)
+	err := c.lines.write(ctx, msg)
+	if !errors.Is(err, errWriting) {
+		return err // written, or refused before writing
+	}
+	timer := time.NewTimer(c.closeTimeout)
+	defer timer.Stop()
+	if c.awaitExit(ctx, timer) != nil {
+		return err
+	}
+	return c.exitError(ctx, timer)
 }
 
 // Close stops the server, in the order the MCP specification describes: it closes the
@@ -345,11 +381,13 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// ExitError reports that a server process exited unsuccessfully. Its message holds
+// ExitError reports that a server process exited: Read and Write return it once
+// the server has exited, Close when the exit status is not 0. Its message holds
 // the exit status and the last lines the server wrote to standard error, which
-// usually say what went wrong.
+// usually say what went wrong: "stdio: the server exited (status N): <lines>".
 type ExitError struct {
-	// Err is the error from waiting for the process, usually an *exec.ExitError.
+	// Err is the error from waiting for the process, usually an *exec.ExitError;
+	// nil when the process exited with status 0.
 	Err error
 	// Stderr holds the last non-blank lines of the server's standard error, oldest
 	// first (at most 10, each cut to 512 bytes).
@@ -359,24 +397,50 @@ type ExitError struct {
 // Error describes the exit status and the stderr tail.
 func (e *ExitError) Error() string {
 	var b strings.Builder
-	b.WriteString("stdio: server process exited: ")
-	b.WriteString(e.Err.Error())
-	if len(e.Stderr) > 0 {
-		b.WriteString("; its last stderr lines:")
-		for _, line := range e.Stderr {
+	b.WriteString("stdio: the server exited (")
+	b.WriteString(e.status())
+	b.WriteString(")")
+	for i, line := range e.Stderr {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
 			b.WriteString("\n\t")
-			b.WriteString(line)
 		}
+		b.WriteString(line)
 	}
 	return b.String()
 }
 
-// Unwrap returns Err.
-func (e *ExitError) Unwrap() error { return e.Err }
+// status describes how the process ended: "status N", "signal: killed", or the
+// error from waiting for it.
+func (e *ExitError) status() string {
+	if e.Err == nil {
+		return "status 0"
+	}
+	var ee *exec.ExitError
+	if !errors.As(e.Err, &ee) {
+		return e.Err.Error()
+	}
+	if code := ee.ExitCode(); code >= 0 {
+		return "status " + strconv.Itoa(code)
+	}
+	return ee.ProcessState.String()
+}
+
+// Unwrap returns Err, or io.EOF for a clean exit (status 0): the end of a stream.
+func (e *ExitError) Unwrap() error {
+	if e.Err == nil {
+		return io.EOF
+	}
+	return e.Err
+}
 
 // ExitCode returns the exit status of the process, or -1 if it was ended by a signal
 // or its status is unknown.
 func (e *ExitError) ExitCode() int {
+	if e.Err == nil {
+		return 0
+	}
 	var ee *exec.ExitError
 	if errors.As(e.Err, &ee) {
 		return ee.ExitCode()

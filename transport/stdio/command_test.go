@@ -1,6 +1,7 @@
 package stdio
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 )
 
 // childEnv turns the test binary into one of the child programs below.
@@ -55,6 +58,16 @@ func runChild(mode string) int {
 	case "exit0":
 		fmt.Println(`{"bye":true}`)
 		return 0
+	case "exit0-stderr":
+		fmt.Fprintln(os.Stderr, "usage: server [--port N]")
+		return 0
+	case "die-on-request":
+		// Reads one message, then dies without answering it.
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			return 10
+		}
+		fmt.Fprintln(os.Stderr, "fatal: out of memory")
+		return 3
 	}
 	fmt.Fprintln(os.Stderr, "unknown child mode", mode)
 	return 2
@@ -206,7 +219,7 @@ func TestCommandExitStatusAndStderrInReadError(t *testing.T) {
 	if want := []string{"starting up", "fatal: cannot load config /etc/nope.json"}; !slices.Equal(exitErr.Stderr, want) {
 		t.Errorf("stderr tail %q, want %q", exitErr.Stderr, want)
 	}
-	for _, want := range []string{"exit status 3", "fatal: cannot load config /etc/nope.json"} {
+	for _, want := range []string{"stdio: the server exited (status 3): starting up", "fatal: cannot load config /etc/nope.json"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
@@ -233,8 +246,10 @@ func TestCommandCleanExitReadsEOF(t *testing.T) {
 	if msg := mustRead(t, ctx, c); string(msg) != `{"bye":true}` {
 		t.Fatalf("read %q", msg)
 	}
-	if _, err := c.Read(ctx); err != io.EOF {
-		t.Fatalf("after a clean exit: %v, want io.EOF", err)
+	_, err := c.Read(ctx)
+	var exitErr *ExitError
+	if !errors.Is(err, io.EOF) || !errors.As(err, &exitErr) || exitErr.ExitCode() != 0 || err.Error() != "stdio: the server exited (status 0)" {
+		t.Fatalf("after a clean exit: %v, want an *ExitError wrapping io.EOF", err)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -282,7 +297,7 @@ func TestExitErrorWithoutExecError(t *testing.T) {
 	if e.ExitCode() != -1 {
 		t.Errorf("ExitCode = %d, want -1", e.ExitCode())
 	}
-	if e.Error() != "stdio: server process exited: wait failed" {
+	if e.Error() != "stdio: the server exited (wait failed)" {
 		t.Errorf("Error = %q", e.Error())
 	}
 }
@@ -341,4 +356,53 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// exitCase is a child mode that exits, with the status and the error it must
+// be reported with.
+type exitCase struct {
+	mode string
+	code int
+	want string
+}
+
+// A write to a server that has exited reports the exit, whatever its status, with
+// the last stderr lines: not the broken pipe it hit.
+func TestCommandWriteAfterExitReportsTheExit(t *testing.T) {
+	for _, tt := range []exitCase{
+		{"exit3", 3, "stdio: the server exited (status 3): starting up\n\tfatal: cannot load config /etc/nope.json"},
+		{"exit0", 0, "stdio: the server exited (status 0)"},
+		{"exit0-stderr", 0, "stdio: the server exited (status 0): usage: server [--port N]"},
+	} {
+		c := startChild(t, tt.mode, nil)
+		<-c.Exited()
+		for range 2 { // the first write fails, and every later one the same way
+			err := c.Write(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			var exitErr *ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != tt.code || err.Error() != tt.want {
+				t.Fatalf("%s: Write = %v, want %q", tt.mode, err, tt.want)
+			}
+		}
+	}
+}
+
+// A server that dies while a call waits for its answer: that call, and every later
+// one, fails with the exit status and the server's last stderr lines.
+func TestCommandCallsReportTheServerExit(t *testing.T) {
+	for _, tt := range []exitCase{
+		{"die-on-request", 3, "stdio: the server exited (status 3): fatal: out of memory"},
+		{"exit0-stderr", 0, "stdio: the server exited (status 0): usage: server [--port N]"},
+	} {
+		c := startChild(t, tt.mode, nil)
+		client := rpcconn.NewConn(c, rpcconn.ConnOptions{Logger: slog.New(slog.DiscardHandler)})
+		client.Start(t.Context())
+		t.Cleanup(func() { _ = client.Close() })
+		for _, method := range []string{"tools/call", "ping"} {
+			err := client.Call(t.Context(), method, nil, nil)
+			var exitErr *ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != tt.code || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Errorf("%s, %s: %v, want an error ending %q", tt.mode, method, err, tt.want)
+			}
+		}
+	}
 }

@@ -20,6 +20,10 @@ var ErrNewlineInMessage = errors.New("stdio: message contains a newline")
 // would skip as a blank line.
 var errEmptyMessage = errors.New("stdio: empty message")
 
+// errWriting is wrapped by the error of a write the underlying writer failed (a
+// broken pipe, say), as opposed to one refused before writing.
+var errWriting = errors.New("stdio: writing")
+
 // errClosedLocally is what lineConn.read returns after close; the exported Read
 // methods turn it into io.EOF.
 var errClosedLocally = errors.New("stdio: connection closed")
@@ -160,7 +164,7 @@ func (c *lineConn) write(ctx context.Context, msg []byte) error {
 	}
 	if err != nil {
 		// A partly written line cannot be taken back: fail every later write too.
-		c.writeErr = fmt.Errorf("stdio: writing: %w", err)
+		c.writeErr = fmt.Errorf("%w: %w", errWriting, err)
 		return c.writeErr
 	}
 	return nil

@@ -92,7 +92,9 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 	blank := true
 	chunk, err := first, error(bufio.ErrBufferFull)
 	for {
-		if n+len(chunk) <= limit {
+		// The first chunk is always kept, even past the limit: a dropped line is
+		// reported with its own first bytes (for its id), never a previous line's.
+		if n == 0 || n+len(chunk) <= limit {
 			r.store(n, chunk)
 		}
 		n += len(chunk)
@@ -121,7 +123,7 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 	case blank:
 		return nil, nil
 	case size > r.max:
-		return nil, r.tooLarge(size, r.spill[0])
+		return nil, r.tooLarge(size, r.spill[0][:min(size, len(r.spill[0]))])
 	}
 	msg := make([]byte, size)
 	block := r.br.Size()

@@ -14,12 +14,13 @@ import (
 // readOutcome is one outcome of lineReader.next, in a form tests can compare.
 type readOutcome struct {
 	msg      string
-	tooLarge int // size of a dropped line, or 0
+	tooLarge int    // size of a dropped line, or 0
+	prefix   string // the first bytes of a dropped line kept for its id
 }
 
 func (o readOutcome) String() string {
 	if o.tooLarge > 0 {
-		return fmt.Sprintf("<dropped %d bytes>", o.tooLarge)
+		return fmt.Sprintf("<dropped %d bytes starting %q>", o.tooLarge, o.prefix)
 	}
 	return fmt.Sprintf("%q", o.msg)
 }
@@ -58,7 +59,7 @@ func readAll(t *testing.T, r *lineReader) []readOutcome {
 			if limit != r.max || size <= limit {
 				t.Fatalf("too-large error %q: size %d, limit %d, bound %d", err, size, limit, r.max)
 			}
-			out = append(out, readOutcome{tooLarge: size})
+			out = append(out, readOutcome{tooLarge: size, prefix: string(tl.Prefix)})
 		case err == io.EOF:
 			if _, again := r.next(); again != io.EOF {
 				t.Fatalf("after io.EOF, next returned %v", again)
@@ -70,8 +71,10 @@ func readAll(t *testing.T, r *lineReader) []readOutcome {
 	}
 }
 
-// modelRead is the specification of lineReader, written as plainly as possible.
-func modelRead(data []byte, max int) []readOutcome {
+// modelRead is the specification of lineReader, written as plainly as possible. A
+// dropped line keeps as many of its first bytes as the buffer of bufSize holds, up to
+// tooLargePrefix.
+func modelRead(data []byte, max, bufSize int) []readOutcome {
 	var out []readOutcome
 	lines := bytes.Split(data, []byte("\n"))
 	for _, line := range lines {
@@ -80,7 +83,8 @@ func modelRead(data []byte, max int) []readOutcome {
 			continue
 		}
 		if len(line) > max {
-			out = append(out, readOutcome{tooLarge: len(line)})
+			keep := min(len(line), bufSize, tooLargePrefix)
+			out = append(out, readOutcome{tooLarge: len(line), prefix: string(line[:keep])})
 			continue
 		}
 		out = append(out, readOutcome{msg: string(line)})
@@ -138,6 +142,7 @@ func TestLineReaderCases(t *testing.T) {
 		{"exactly at bound", "12345\n123456\n1234\n", 5},
 		{"cr does not count", "12345\r\n123456\r\n", 5},
 		{"too large then ok", strings.Repeat("x", 300) + "\nok\n", 100},
+		{"bound below the buffer", strings.Repeat("y", 5000) + "\r\n" + strings.Repeat("z", 9) + "\n", 8},
 		{"empty input", "", 100},
 		{"inner spaces kept", "  {\"a\": 1}  \n", 100},
 	}
@@ -146,7 +151,7 @@ func TestLineReaderCases(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/buf%d", tt.name, bufSize), func(t *testing.T) {
 				r := newLineReader(strings.NewReader(tt.in), tt.max, bufSize)
 				got := readAll(t, r)
-				want := modelRead([]byte(tt.in), tt.max)
+				want := modelRead([]byte(tt.in), tt.max, bufSize)
 				if !sameOutcomes(got, want) {
 					t.Fatalf("got %v, want %v", got, want)
 				}
@@ -218,7 +223,8 @@ func (r *errReader) Read([]byte) (int, error) { return 0, r.err }
 // FuzzReadLine feeds arbitrary bytes, split into arbitrary pieces, through the line
 // reader and compares the result with a plain model: it must never panic, never
 // return a message with a newline or over the bound, and agree with the model on
-// every message and every dropped line.
+// every message and every dropped line. The bound ranges over 1..512 and the buffer
+// over 16..128 bytes, so bounds both below and above the buffer size are covered.
 func FuzzReadLine(f *testing.F) {
 	f.Add([]byte("{\"a\":1}\n{\"b\":2}\n"), uint16(100), []byte{3, 1, 7})
 	f.Add([]byte("\r\n\r\n  \n{}\r\n"), uint16(2), []byte{1})
@@ -226,8 +232,10 @@ func FuzzReadLine(f *testing.F) {
 	f.Add([]byte("12345678901234567\r"), uint16(17), []byte{16})
 	f.Add([]byte("1234567890123456\r\n"), uint16(16), []byte{})
 	f.Add([]byte("\n\n\n"), uint16(0), []byte{2})
+	f.Add([]byte(strings.Repeat("x", 300)+"\nok\n"), uint16(3<<9|9), []byte{200})
 	f.Fuzz(func(t *testing.T, data []byte, max uint16, splits []byte) {
 		limit := int(max%512) + 1
+		bufSize := 16 << (max >> 9 % 4)
 		if len(splits) > 40 {
 			splits = splits[:40] // bufio gives up after 100 empty reads in a row
 		}
@@ -238,9 +246,9 @@ func FuzzReadLine(f *testing.F) {
 		if len(sizes) > 0 && allZero(sizes) {
 			sizes = append(sizes, 1) // a reader must make progress eventually
 		}
-		r := newLineReader(&chunkReader{data: data, sizes: sizes}, limit, 16)
+		r := newLineReader(&chunkReader{data: data, sizes: sizes}, limit, bufSize)
 		got := readAll(t, r)
-		if want := modelRead(data, limit); !sameOutcomes(got, want) {
+		if want := modelRead(data, limit, bufSize); !sameOutcomes(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 	})
@@ -254,3 +262,7 @@ func allZero(s []int) bool {
 	}
 	return true
 }
+
+// tooLargePrefix is how many leading bytes of a dropped line a TooLargeError
+// keeps, read from jsonrpc itself rather than restated.
+var tooLargePrefix = len(jsonrpc.NewTooLargeError(1<<20, 0, make([]byte, 1<<20)).Prefix)

@@ -92,6 +92,28 @@ func TestServerMaxMessageSizeOption(t *testing.T) {
 	}
 }
 
+// A line longer than the read buffer (64 KiB) under a bound smaller than the buffer is
+// dropped with its own first bytes, so the connection can answer it by id; it used to
+// panic the process.
+func TestServerSmallLimitDropsLineLongerThanBuffer(t *testing.T) {
+	head := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"`
+	long := head + strings.Repeat("x", 70<<10) + `"}}`
+	in := strings.NewReader(long + "\n" + `{"after":true}` + "\n")
+	c := NewServerConn(in, io.Discard, &Options{MaxMessageSize: 1 << 10})
+	defer c.Close()
+	_, err := c.Read(t.Context())
+	var tl *jsonrpc.TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("got %v, want a TooLargeError", err)
+	}
+	if tl.Size != len(long) || tl.Limit != 1<<10 || !strings.HasPrefix(long, string(tl.Prefix)) || len(tl.Prefix) != tooLargePrefix {
+		t.Fatalf("dropped line reported as %d bytes over %d, prefix %q", tl.Size, tl.Limit, tl.Prefix)
+	}
+	if got := mustRead(t, t.Context(), c); string(got) != `{"after":true}` {
+		t.Fatalf("after the dropped line: read %q", got)
+	}
+}
+
 func TestServerSkipsBlankLinesAndCR(t *testing.T) {
 	ctx := testCtx(t)
 	in := strings.NewReader("\n\r\n{\"a\":1}\r\n   \n\t\r\n[{\"b\":2}]\r\n\n{\"c\":3}")

@@ -106,9 +106,9 @@ func erasClient(t *testing.T, url string, version string, changed ...chan<- stru
 	return cs
 }
 
-func erasCall(t *testing.T, cs *mcp.ClientSession, name, args, want string) {
+func erasCall(t *testing.T, cs *mcp.ClientSession, name string, args any, want string) {
 	t.Helper()
-	res, err := cs.CallTool(clientTestContext(t), &protocol.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	res, err := cs.CallTool(clientTestContext(t), name, args)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -128,8 +128,8 @@ func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	if _, err := stateless.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	erasCall(t, stateless, "weather", `{"region":"Zürich"}`, "sunny in Zürich")
-	erasCall(t, stateless, "ask", `{}`, "hi ada")
+	erasCall(t, stateless, "weather", map[string]any{"region": "Zürich"}, "sunny in Zürich")
+	erasCall(t, stateless, "ask", nil, "hi ada")
 	calls := log.of("tools/call")
 	if len(calls) != 3 { // weather, then ask twice (an input round)
 		t.Fatalf("%d tools/call POSTs, want 3", len(calls))
@@ -147,8 +147,8 @@ func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	if legacy.IsStateless() || legacy.ProtocolVersion() != protocol.LatestLegacy {
 		t.Fatalf("pinned client: stateless %v, version %q", legacy.IsStateless(), legacy.ProtocolVersion())
 	}
-	erasCall(t, legacy, "weather", `{"region":"Oslo"}`, "sunny in Oslo")
-	erasCall(t, legacy, "ask", `{}`, "hi ada")
+	erasCall(t, legacy, "weather", map[string]any{"region": "Oslo"}, "sunny in Oslo")
+	erasCall(t, legacy, "ask", nil, "hi ada")
 	calls = log.of("tools/call")
 	if h := calls[len(calls)-1]; h.Get(HeaderSessionID) == "" || h.Get("Mcp-Method") != "" {
 		t.Errorf("legacy tools/call headers: %v", h)
@@ -169,7 +169,7 @@ func TestClientFallsBackToALegacyOnlyHTTPServer(t *testing.T) {
 	if cs.IsStateless() {
 		t.Fatal("a server refusing stateless requests was taken for a stateless one")
 	}
-	erasCall(t, cs, "weather", `{"region":"Rome"}`, "sunny in Rome")
+	erasCall(t, cs, "weather", map[string]any{"region": "Rome"}, "sunny in Rome")
 	var methods []string
 	for _, m := range []string{"server/discover", "initialize", "notifications/initialized", "tools/call"} {
 		if len(log.of(m)) > 0 {

@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -61,7 +60,7 @@ func TestClientWithRealHandler(t *testing.T) {
 			callCount := func() {
 				t.Helper()
 				var got []float64
-				res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":3}`)},
+				res, err := cs.CallTool(ctx, "count", map[string]any{"n": 3},
 					mcp.WithProgress(func(p *protocol.ProgressParams) { got = append(got, p.Progress) }))
 				if err != nil || res.IsError || res.Content[0].Text != "counted" {
 					t.Fatalf("CallTool: %+v, %v", res, err)

@@ -212,7 +212,7 @@ func TestClientTransientFailureFailsOneRequest(t *testing.T) {
 	}
 	defer cs.Close()
 	call := func(name string) (*protocol.CallToolResult, error) {
-		return cs.CallTool(ctx, &protocol.CallToolParams{Name: name})
+		return cs.CallTool(ctx, name, nil)
 	}
 	for _, failing := range []string{"cut", "busy"} {
 		if _, err := call(failing); err == nil {
@@ -281,7 +281,7 @@ func clientFallsBackOn405(t *testing.T, opts *mcp.ClientOptions, posts int) {
 	if got := cs.InitializeResult().ServerInfo.Name; got != "old-server" {
 		t.Fatalf("server %q", got)
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "legacy"})
+	res, err := cs.CallTool(ctx, "legacy", nil)
 	if err != nil || res.Content[0].Text != "via fallback" {
 		t.Fatalf("CallTool: %+v, %v", res, err)
 	}

@@ -217,21 +217,39 @@ func parseBody(w http.ResponseWriter, in *incoming) bool {
 }
 
 // sessionFor finds the session a request names and counts the request on it. It
-// answers 400 for a missing id or an unsupported MCP-Protocol-Version and 404 for a
-// session that does not exist (any more).
+// answers 400 for a missing id, an unsupported MCP-Protocol-Version or one of
+// 2025-06-18 or later that contradicts the version the session negotiated
+// (2025-06-18 asks for 400 on an invalid one; a missing header is accepted), and
+// 404 for a session that does not exist (any more).
 func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request) (*session, bool) {
 	id := r.Header.Get(HeaderSessionID)
 	if id == "" {
 		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
 		return nil, false
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !protocol.IsLegacy(v) {
+	v := r.Header.Get(HeaderProtocolVersion)
+	if v != "" && !protocol.IsLegacy(v) {
 		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: unsupported "+HeaderProtocolVersion+" "+quote(v))
 		return nil, false
 	}
 	s := h.lookupSession(id)
-	if s == nil || !s.begin(r.RemoteAddr) {
+	if s == nil {
 		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		return nil, false
+	}
+	negotiated, ok := s.begin(r.RemoteAddr)
+	if !ok {
+		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		return nil, false
+	}
+	// Only a version that defines the header can contradict the session: one from
+	// before it (2024-11-05, 2025-03-26) says no more than a missing header, and
+	// is taken the same way (the official conformance suite sends 2025-03-26 in
+	// sessions of any version).
+	if v != negotiated && negotiated != "" && protocol.HasProtocolVersionHeader(v) {
+		s.finish()
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+			"bad request: "+HeaderProtocolVersion+" "+quote(v)+" contradicts the session's negotiated version "+quote(negotiated))
 		return nil, false
 	}
 	return s, true

@@ -251,7 +251,7 @@ func TestResumePOSTStreamAfterDisconnect(t *testing.T) {
 	resumed.end()
 
 	// Resuming again from the same point replays the same events (from the store).
-	again := newEventReader(t, getStream(t, hs, ctx, sid, map[string]string{HeaderLastEventID: last}))
+	again := newEventReader(t, getStream(t, hs, ctx, sid, map[string]string{HeaderLastEventID: last, HeaderProtocolVersion: "2025-11-25"}))
 	_, m = again.next()
 	progressOf(t, m)
 	_, m = again.next()

@@ -364,9 +364,30 @@ func TestProtocolVersionHeader(t *testing.T) {
 	for _, v := range []string{"1999-01-01", "latest", "2026-07-28"} {
 		wantStatus(t, hs.post(sid, v, list), http.StatusBadRequest, -32600)
 	}
-	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+	// A version from before the header existed says no more than a missing
+	// header: the negotiated version is assumed.
+	for _, v := range []string{"2024-11-05", "2025-03-26"} {
 		wantStatus(t, hs.post(sid, v, list), http.StatusOK, 0)
 	}
+	// One that has the header and contradicts the negotiated version: 400 as well,
+	// on every method, and the session is left usable.
+	for _, v := range []string{"2025-11-25"} {
+		resp := hs.post(sid, v, list)
+		if body := readBody(t, resp); resp.StatusCode != http.StatusBadRequest ||
+			!strings.Contains(body, `contradicts the session's negotiated version \"2025-06-18\"`) {
+			t.Errorf("POST with version %s: %d %s", v, resp.StatusCode, body)
+		}
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			resp := hs.request(testCtx(t), method, map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: v, "Accept": "text/event-stream"}, "")
+			if body := readBody(t, resp); resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s with version %s: %d %s", method, v, resp.StatusCode, body)
+			}
+		}
+	}
+	wantStatus(t, hs.post(sid, "2025-06-18", list), http.StatusOK, 0)
+	newer := hs.initialize("2025-11-25")
+	wantStatus(t, hs.post(newer, "2025-06-18", list), http.StatusBadRequest, -32600)
+	wantStatus(t, hs.post(newer, "2025-11-25", list), http.StatusOK, 0)
 }
 
 func TestContentNegotiation(t *testing.T) {

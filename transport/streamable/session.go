@@ -165,19 +165,20 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 	return s
 }
 
-// begin records the start of an HTTP request on the session. It reports false if the
-// session has ended.
-func (s *session) begin(remote string) bool {
+// begin records the start of an HTTP request on the session and returns the
+// negotiated protocol version ("" if not known yet). It reports false if the session
+// has ended.
+func (s *session) begin(remote string) (version string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
 	case <-s.done:
-		return false
+		return "", false
 	default:
 	}
 	s.open++ // not idle while open: finish records the time
 	s.remote = remote
-	return true
+	return s.version, true
 }
 
 // finish records the end of an HTTP request begun with begin or newSession.

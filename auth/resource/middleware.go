@@ -1,0 +1,264 @@
+// Package resource makes an MCP server an OAuth 2.0 protected resource: a
+// middleware that requires a valid access token on every request to the MCP
+// endpoint (401 with a WWW-Authenticate challenge that points to the Protected
+// Resource Metadata, 403 insufficient_scope for step-up), a JWT verifier that
+// checks tokens against the authorization server's keys, and the handler that
+// serves the Protected Resource Metadata (RFC 9728).
+//
+// It wraps the transports' handlers (streamable.NewHandler, legacysse) and is
+// never imported by them. The verified principal reaches handlers through the
+// request context: mcp.PrincipalFrom and TokenInfoFrom.
+package resource
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Options configure Middleware.
+type Options struct {
+	// Verifier checks access tokens. Required.
+	Verifier TokenVerifier
+	// ResourceMetadataURL is the URL of this resource's Protected Resource
+	// Metadata, sent in every challenge.
+	ResourceMetadataURL string
+	// Scopes are required on every request.
+	Scopes []string
+	// MethodScopes are required, in addition, for the JSON-RPC methods named
+	// ("tools/call", "resources/read", ...).
+	MethodScopes map[string][]string
+	// ToolScopes are required, in addition, to call the tools named.
+	ToolScopes map[string][]string
+	// MaxBodySize bounds the request body read to find the method and tool name
+	// when MethodScopes or ToolScopes are set (default 4 MiB).
+	MaxBodySize int64
+	// NoSessionBinding turns off session binding: by default a legacy session
+	// (Mcp-Session-Id, or HTTP+SSE's sessionId) may only be used by the principal
+	// whose request created it; another principal gets 403.
+	NoSessionBinding bool
+}
+
+type tokenInfoKey struct{}
+
+// TokenInfoFrom returns the verified token of the request whose context ctx is,
+// or nil. The value is shared: do not modify it.
+func TokenInfoFrom(ctx context.Context) *TokenInfo {
+	t, _ := ctx.Value(tokenInfoKey{}).(*TokenInfo)
+	return t
+}
+
+// Principal is the principal a token stands for: its subject, or its client for
+// a token without a subject (client credentials).
+func (t *TokenInfo) Principal() string {
+	if t.Subject != "" {
+		return t.Issuer + "#" + t.Subject
+	}
+	return t.Issuer + "#client:" + t.ClientID
+}
+
+// Middleware returns a middleware that lets a request through only with a valid
+// bearer token that grants the scopes the request needs. The request's context
+// then carries the token (TokenInfoFrom) and the principal (mcp.PrincipalFrom).
+// CORS preflight requests (OPTIONS) pass without a token.
+func Middleware(o Options) func(http.Handler) http.Handler {
+	if o.MaxBodySize <= 0 {
+		o.MaxBodySize = 4 << 20
+	}
+	sessions := &sessionTable{}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodOptions {
+				next.ServeHTTP(w, r)
+				return
+			}
+			need := o.Scopes
+			if len(o.MethodScopes) > 0 || len(o.ToolScopes) > 0 {
+				extra, err := o.requestScopes(r)
+				if err != nil {
+					o.challenge(w, http.StatusBadRequest, "invalid_request", err.Error(), nil)
+					return
+				}
+				need = append(need[:len(need):len(need)], extra...)
+			}
+			token, scheme := bearer(r)
+			if token == "" {
+				o.challenge(w, http.StatusUnauthorized, "", "", need)
+				return
+			}
+			info, err := o.Verifier.Verify(r.Context(), token)
+			if err != nil {
+				o.challenge(w, http.StatusUnauthorized, "invalid_token", describe(err), need)
+				return
+			}
+			if info.Confirmation != "" || scheme != "bearer" {
+				// A DPoP-bound token needs a proof this middleware does not check.
+				o.challenge(w, http.StatusUnauthorized, "invalid_token", "sender-constrained tokens are not accepted", need)
+				return
+			}
+			if !info.HasScopes(need) {
+				o.challenge(w, http.StatusForbidden, "insufficient_scope", "the token lacks a required scope", need)
+				return
+			}
+			principal := info.Principal()
+			ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
+			ctx = mcp.WithPrincipal(ctx, principal)
+			r = r.WithContext(ctx)
+			if o.NoSessionBinding {
+				next.ServeHTTP(w, r)
+				return
+			}
+			id := sessionOf(r)
+			switch {
+			case id != "" && !sessions.check(id, principal):
+				http.Error(w, "the session belongs to another principal", http.StatusForbidden)
+			case id != "" && r.Method == http.MethodDelete:
+				next.ServeHTTP(w, r)
+				sessions.forget(id)
+			case id != "":
+				next.ServeHTTP(w, r)
+			default:
+				next.ServeHTTP(&bindingWriter{ResponseWriter: w, table: sessions, principal: principal, sse: r.Method == http.MethodGet}, r)
+			}
+		})
+	}
+}
+
+// bearer returns the token of the Authorization header and its scheme, lower
+// case.
+func bearer(r *http.Request) (token, scheme string) {
+	h := r.Header.Get("Authorization")
+	s, t, ok := strings.Cut(h, " ")
+	if !ok {
+		return "", ""
+	}
+	t = strings.TrimSpace(t)
+	switch {
+	case strings.EqualFold(s, "Bearer"):
+		return t, "bearer"
+	case strings.EqualFold(s, "DPoP"):
+		return t, "dpop"
+	}
+	return "", ""
+}
+
+// describe is the error description of a refused token: the verifier's reason,
+// without anything the token said.
+func describe(err error) string {
+	msg := err.Error()
+	if errors.Is(err, ErrInvalidToken) {
+		msg = strings.TrimPrefix(msg, ErrInvalidToken.Error()+": ")
+	}
+	if len(msg) > 200 {
+		msg = msg[:200]
+	}
+	return msg
+}
+
+// challenge answers with status and a Bearer challenge naming the resource
+// metadata and the scopes needed (RFC 6750 §3, RFC 9728 §5.1).
+func (o *Options) challenge(w http.ResponseWriter, status int, code, desc string, scopes []string) {
+	var b strings.Builder
+	b.WriteString("Bearer")
+	sep := " "
+	param := func(name, value string) {
+		b.WriteString(sep)
+		b.WriteString(name)
+		b.WriteString(`="`)
+		b.WriteString(quoteEscape(value))
+		b.WriteByte('"')
+		sep = ", "
+	}
+	if code != "" {
+		param("error", code)
+	}
+	if desc != "" {
+		param("error_description", desc)
+	}
+	if len(scopes) > 0 {
+		param("scope", strings.Join(scopes, " "))
+	}
+	if o.ResourceMetadataURL != "" {
+		param("resource_metadata", o.ResourceMetadataURL)
+	}
+	h := w.Header()
+	h.Set("WWW-Authenticate", b.String())
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if code == "" {
+		code = "invalid_token"
+	}
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
+}
+
+// quoteEscape escapes a quoted-string's value and drops control characters.
+func quoteEscape(s string) string {
+	if !strings.ContainsAny(s, "\"\\") && !hasControl(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// requestScopes reads the JSON-RPC method (and tool name) of a POST, from the
+// Mcp-Method and Mcp-Name headers of the stateless protocol or else from the
+// body, and returns the scopes they need beyond Options.Scopes. The body is put
+// back for the next handler.
+func (o *Options) requestScopes(r *http.Request) ([]string, error) {
+	if r.Method != http.MethodPost {
+		return nil, nil
+	}
+	method, name := r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name")
+	if method == "" && r.Body != nil {
+		data, err := io.ReadAll(io.LimitReader(r.Body, o.MaxBodySize+1))
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > o.MaxBodySize {
+			return nil, errors.New("request body too large")
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
+			_ = json.Unmarshal(data, &msg) // a body that does not parse is the handler's to refuse
+		}
+		method, name = msg.Method, msg.Params.Name
+	}
+	out := o.MethodScopes[method]
+	if method == "tools/call" {
+		out = append(out[:len(out):len(out)], o.ToolScopes[name]...)
+	}
+	return out, nil
+}

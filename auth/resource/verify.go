@@ -1,0 +1,315 @@
+package resource
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/mcpkit/mcpkit/auth"
+)
+
+// TokenInfo is what a verified access token says.
+type TokenInfo struct {
+	// Issuer and Subject identify the principal (iss, sub).
+	Issuer, Subject string
+	// ClientID is the OAuth client the token was issued to.
+	ClientID string
+	// Audience lists the resources the token is for.
+	Audience []string
+	// Scopes are the granted scopes.
+	Scopes []string
+	// Expiration is when the token expires (zero: never said).
+	Expiration time.Time
+	// Confirmation is the JWK thumbprint the token is bound to (cnf.jkt, DPoP),
+	// or "".
+	Confirmation string
+}
+
+// HasScopes reports whether the token grants every scope of want.
+func (t *TokenInfo) HasScopes(want []string) bool {
+	for _, s := range want {
+		if !slices.Contains(t.Scopes, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// A TokenVerifier checks an access token presented to this resource server and
+// says what it grants. An error means the token is invalid (401 invalid_token);
+// wrap ErrInvalidToken or return any error.
+type TokenVerifier interface {
+	Verify(ctx context.Context, token string) (*TokenInfo, error)
+}
+
+// ErrInvalidToken is the error of a token that failed verification.
+var ErrInvalidToken = errors.New("invalid token")
+
+// JWTVerifier verifies JWT access tokens (RFC 9068) signed by the authorization
+// server's keys (its jwks_uri): the signature (asymmetric algorithms only), the
+// issuer, that the audience includes this resource, and the validity period.
+// Tokens that verified are remembered until they expire (at most CacheTTL), so a
+// client that presents the same token again costs a map lookup rather than a
+// signature check; a change of the key set forgets them.
+type JWTVerifier struct {
+	// Issuer is the authorization server's issuer; tokens must carry it as iss.
+	Issuer string
+	// Audience is this resource's identifier (its canonical URL, as in its
+	// Protected Resource Metadata); tokens must list it in aud.
+	Audience string
+	// JWKSURL is the authorization server's jwks_uri.
+	JWKSURL string
+	// HTTPClient fetches the key set; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// Leeway is the clock skew allowed on exp and nbf (default 30 s).
+	Leeway time.Duration
+	// AllowMissingExpiration accepts tokens without exp.
+	AllowMissingExpiration bool
+	// MinRefetch is the least time between key set fetches caused by unknown key
+	// ids (default 10 s); MaxKeyAge is when the key set is fetched again anyway
+	// (default one hour).
+	MinRefetch, MaxKeyAge time.Duration
+	// CacheSize bounds the tokens remembered (default 10,000; negative: none);
+	// CacheTTL bounds how long one is (default 5 minutes).
+	CacheSize int
+	CacheTTL  time.Duration
+
+	once  sync.Once
+	keys  *keySet
+	cache tokenCache
+}
+
+// signatureAlgorithms are the JWS algorithms accepted (no "none", no HMAC).
+var signatureAlgorithms = []jose.SignatureAlgorithm{
+	jose.ES256, jose.ES384, jose.ES512, jose.RS256, jose.RS384, jose.RS512,
+	jose.PS256, jose.PS384, jose.PS512, jose.EdDSA,
+}
+
+func (v *JWTVerifier) init() {
+	v.once.Do(func() {
+		c := v.HTTPClient
+		if c == nil {
+			c = http.DefaultClient
+		}
+		v.keys = &keySet{url: v.JWKSURL, client: c, minRefetch: orDefault(v.MinRefetch, 10*time.Second), maxAge: orDefault(v.MaxKeyAge, time.Hour)}
+		size := v.CacheSize
+		if size == 0 {
+			size = 10000
+		}
+		v.cache = tokenCache{max: size, ttl: orDefault(v.CacheTTL, 5*time.Minute), entries: map[[32]byte]cached{}}
+		v.keys.onChange = v.cache.clear
+	})
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Verify checks token and returns what it grants.
+func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
+	v.init()
+	now := time.Now()
+	key := sha256.Sum256([]byte(token))
+	if info, ok := v.cache.get(key, now); ok {
+		return info, nil
+	}
+	info, err := v.verify(ctx, token, now)
+	if err != nil {
+		return nil, err
+	}
+	v.cache.put(key, info, now)
+	return info, nil
+}
+
+// claims are the access token claims read.
+type claims struct {
+	Iss      string          `json:"iss"`
+	Sub      string          `json:"sub"`
+	Aud      json.RawMessage `json:"aud"`
+	Exp      *float64        `json:"exp"`
+	Nbf      *float64        `json:"nbf"`
+	Scope    string          `json:"scope"`
+	Scp      []string        `json:"scp"`
+	ClientID string          `json:"client_id"`
+	Azp      string          `json:"azp"`
+	Cnf      *struct {
+		Jkt string `json:"jkt"`
+	} `json:"cnf"`
+}
+
+func (v *JWTVerifier) verify(ctx context.Context, token string, now time.Time) (*TokenInfo, error) {
+	jws, err := jose.ParseSignedCompact(token, signatureAlgorithms)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, fmt.Errorf("%w: want one signature", ErrInvalidToken)
+	}
+	h := jws.Signatures[0].Header
+	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); typ != "" && !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") && !strings.EqualFold(typ, "JWT") {
+		return nil, fmt.Errorf("%w: token type %q", ErrInvalidToken, typ)
+	}
+	pub, err := v.keys.key(ctx, h.KeyID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	payload, err := jws.Verify(pub)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	var c claims
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return nil, fmt.Errorf("%w: claims: %w", ErrInvalidToken, err)
+	}
+	return v.check(&c, now)
+}
+
+// check validates the claims of a token whose signature verified.
+func (v *JWTVerifier) check(c *claims, now time.Time) (*TokenInfo, error) {
+	leeway := orDefault(v.Leeway, 30*time.Second)
+	info := &TokenInfo{Issuer: c.Iss, Subject: c.Sub, ClientID: c.ClientID}
+	if info.ClientID == "" {
+		info.ClientID = c.Azp
+	}
+	if c.Iss != v.Issuer {
+		return nil, fmt.Errorf("%w: issuer %q", ErrInvalidToken, c.Iss)
+	}
+	aud, err := audience(c.Aud)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	info.Audience = aud
+	if !slices.ContainsFunc(aud, func(a string) bool { return sameResource(a, v.Audience) }) {
+		return nil, fmt.Errorf("%w: the token is for %v, not %s", ErrInvalidToken, aud, v.Audience)
+	}
+	switch {
+	case c.Exp != nil:
+		info.Expiration = time.Unix(int64(*c.Exp), 0)
+		if now.After(info.Expiration.Add(leeway)) {
+			return nil, fmt.Errorf("%w: expired", ErrInvalidToken)
+		}
+	case !v.AllowMissingExpiration:
+		return nil, fmt.Errorf("%w: no expiration", ErrInvalidToken)
+	}
+	if c.Nbf != nil && now.Add(leeway).Before(time.Unix(int64(*c.Nbf), 0)) {
+		return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)
+	}
+	if c.Scope != "" {
+		info.Scopes = strings.Fields(c.Scope)
+	} else {
+		info.Scopes = c.Scp
+	}
+	if c.Cnf != nil {
+		info.Confirmation = c.Cnf.Jkt
+	}
+	return info, nil
+}
+
+// audience reads aud, a string or an array of strings.
+func audience(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("no audience")
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("audience: %w", err)
+		}
+		return []string{s}, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("audience: %w", err)
+	}
+	return list, nil
+}
+
+// sameResource compares resource identifiers, ignoring one trailing slash.
+func sameResource(a, b string) bool {
+	return a == b || strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// tokenCache remembers verified tokens by their SHA-256.
+type tokenCache struct {
+	max     int
+	ttl     time.Duration
+	mu      sync.RWMutex
+	entries map[[32]byte]cached
+}
+
+type cached struct {
+	info  *TokenInfo
+	until time.Time
+}
+
+func (c *tokenCache) get(key [32]byte, now time.Time) (*TokenInfo, bool) {
+	if c.max < 0 {
+		return nil, false
+	}
+	c.mu.RLock()
+	e, ok := c.entries[key]
+	c.mu.RUnlock()
+	if !ok || now.After(e.until) {
+		return nil, false
+	}
+	return e.info, true
+}
+
+func (c *tokenCache) put(key [32]byte, info *TokenInfo, now time.Time) {
+	if c.max < 0 {
+		return
+	}
+	until := now.Add(c.ttl)
+	if !info.Expiration.IsZero() && info.Expiration.Before(until) {
+		until = info.Expiration
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= c.max {
+		for k, e := range c.entries { // drop the expired, or else any one
+			if now.After(e.until) || len(c.entries) >= c.max {
+				delete(c.entries, k)
+			}
+			if len(c.entries) < c.max/2 {
+				break
+			}
+		}
+	}
+	c.entries[key] = cached{info: info, until: until}
+}
+
+func (c *tokenCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+}
+
+// DiscoverVerifier returns a JWTVerifier for tokens of the authorization server
+// issuer addressed to audience, with the key set its metadata names (RFC 8414
+// discovery, the issuer checked). client fetches the metadata and, later, the
+// keys; nil means http.DefaultClient.
+func DiscoverVerifier(ctx context.Context, client *http.Client, issuer, audience string) (*JWTVerifier, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	md, err := auth.DiscoverServer(ctx, client, issuer)
+	if err != nil {
+		return nil, err
+	}
+	if md.JWKSURI == "" {
+		return nil, fmt.Errorf("resource: authorization server %s publishes no jwks_uri", issuer)
+	}
+	return &JWTVerifier{Issuer: md.Issuer, Audience: audience, JWKSURL: md.JWKSURI, HTTPClient: client}, nil
+}

@@ -169,6 +169,12 @@ func ExampleConnectCommand() {
 	}
 	defer cs.Close()
 	printTools(ctx, cs)
+	res, err := cs.CallTool(ctx, "greet", GreetInput{Name: "Ada"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].Text)
 	// Output:
 	// tool: greet
+	// hello Ada
 }

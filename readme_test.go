@@ -77,4 +77,8 @@ func TestREADMEQuickStart(t *testing.T) {
 	if len(names) != 1 || names[0] != "greet" {
 		t.Fatalf("tools %v, want [greet]", names)
 	}
+	res, err := cs.CallTool(ctx, "greet", GreetInput{Name: "Ada"})
+	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].Text != "hello Ada" {
+		t.Fatalf("greet: %+v, %v", res, err)
+	}
 }

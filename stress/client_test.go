@@ -27,6 +27,7 @@ import (
 type client struct {
 	base string // http://host:port
 	http *http.Client
+	ids  atomic.Int64 // request ids: unique within the client's sessions
 }
 
 // newClient returns a client connecting from localIP ("" for any).
@@ -118,13 +119,14 @@ func (e *errWrongAnswer) Error() string { return "wrong answer: " + e.got }
 // is not msg's is an *errWrongAnswer.
 func (c *client) echo(ctx context.Context, sid, msg string) error {
 	args, _ := json.Marshal(map[string]string{"message": msg})
+	id := c.ids.Add(1) + 100
 	var body string
 	var hdr []string
 	if sid != "" {
-		body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":` + string(args) + `}}`
+		body = `{"jsonrpc":"2.0","id":` + fmt.Sprint(id) + `,"method":"tools/call","params":{"name":"echo","arguments":` + string(args) + `}}`
 		hdr = []string{"Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18"}
 	} else {
-		body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":` + string(args) +
+		body = `{"jsonrpc":"2.0","id":` + fmt.Sprint(id) + `,"method":"tools/call","params":{"name":"echo","arguments":` + string(args) +
 			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 		hdr = []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo"}
 	}
@@ -136,14 +138,14 @@ func (c *client) echo(ctx context.Context, sid, msg string) error {
 		return fmt.Errorf("echo: %d %s", r.status, r.body)
 	}
 	var res struct {
-		ID     int `json:"id"`
+		ID     int64 `json:"id"`
 		Result struct {
 			Content []struct {
 				Text string `json:"text"`
 			} `json:"content"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal(r.body, &res); err != nil || res.ID != 7 || len(res.Result.Content) != 1 || res.Result.Content[0].Text != "hello "+msg {
+	if err := json.Unmarshal(r.body, &res); err != nil || res.ID != id || len(res.Result.Content) != 1 || res.Result.Content[0].Text != "hello "+msg {
 		return &errWrongAnswer{got: string(r.body)}
 	}
 	return nil
@@ -195,8 +197,12 @@ func verifyService(t *testing.T, addr string) {
 	if !strings.Contains(strings.Join(tools, ","), "echo") {
 		t.Errorf("tools over HTTP+SSE: %v", tools)
 	}
-	if err := cs.Ping(ctx); err != nil {
-		t.Errorf("ping over HTTP+SSE: %v", err)
+	for i := range 10 {
+		msg := fmt.Sprint("over HTTP+SSE ", i)
+		res, err := cs.CallTool(ctx, "echo", map[string]string{"message": msg})
+		if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].Text != "hello "+msg {
+			t.Errorf("echo over HTTP+SSE: %+v, %v", res, err)
+		}
 	}
 }
 

@@ -7,9 +7,11 @@
 //     gracefully: Streamable HTTP at /mcp and the older HTTP+SSE transport at
 //     /sse and /messages, with the limits that keep a flood of connections,
 //     sessions or streams from exhausting the process (see [HTTPOptions]);
+//   - [Serve] does the same on a listener of your own ([Listen] makes one);
 //   - [NewHTTPHandler] is the same as an http.Handler to mount in a server of
-//     your own ([NewHTTPServer] has the recommended settings), with a Shutdown
-//     that stops everything in order;
+//     your own ([NewHTTPServer] has the recommended settings, and
+//     [LimitListener] caps the connections), with a Shutdown that stops
+//     everything in order;
 //   - [ConnectCommand] starts a server subprocess and connects to it, and
 //     [ConnectURL] connects to a server's URL, by Streamable HTTP or, for an old
 //     server, HTTP+SSE.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // serve calls the handler directly, as net/http would, and returns the recorder.
@@ -45,7 +46,9 @@ func TestAbandonedSessionsAreFreed(t *testing.T) {
 	const n = 5000
 	srv := newDemo(t)
 	store := NewMemoryEventStore(nil)
-	h := NewHandler(srv, &HandlerOptions{SessionIdleTimeout: 10 * time.Minute, EventStore: store, ResponseMode: ResponseAlwaysSSE})
+	// Every session comes from one client address: no per-client cap.
+	h := NewHandler(srv, &HandlerOptions{SessionIdleTimeout: 10 * time.Minute, EventStore: store, ResponseMode: ResponseAlwaysSSE,
+		Limits: &transport.Limits{MaxSessionsPerClient: -1}})
 	defer h.Close()
 	clock := testkit.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
 	h.now = clock.Now

@@ -126,7 +126,8 @@ func (cs *ClientSession) ListTasks(ctx context.Context, cursor protocol.Cursor, 
 
 // AwaitTask follows a tool-call task to its end and returns the tool's result.
 // A task that failed with a JSON-RPC error returns that error (a
-// *jsonrpc.Error); a cancelled one ErrTaskCancelled.
+// *jsonrpc.Error); a cancelled one an error that matches ErrTaskCancelled
+// (errors.Is).
 //
 // In 2025-11-25 it asks for the result at once (tasks/result, which the server
 // answers when the task ends). In the stateless era it polls tasks/get at the
@@ -141,6 +142,11 @@ func (cs *ClientSession) AwaitTask(ctx context.Context, id string, opts ...Reque
 		p := &protocol.GetTaskPayloadParams{TaskID: id}
 		var res protocol.CallToolResult
 		if err := cs.request(ctx, &outgoing{method: protocol.MethodTasksResult, params: p, meta: &p.Meta}, &res, opts); err != nil {
+			// The server refuses the result of a cancelled task with an
+			// error of its own; say which, keeping that error too.
+			if t, gerr := cs.GetTask(ctx, id, opts...); gerr == nil && t.Status == protocol.TaskStatusCancelled {
+				return nil, fmt.Errorf("%w: %w", ErrTaskCancelled, err)
+			}
 			return nil, err
 		}
 		return &res, nil

@@ -328,8 +328,8 @@ func TestTaskLegacyCancel(t *testing.T) {
 	if err := cs.CancelTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInvalidParams {
 		t.Errorf("cancelling a cancelled task: %v, want -32602", err)
 	}
-	if _, err := cs.AwaitTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInvalidParams {
-		t.Errorf("tasks/result of a cancelled task: %v, want -32602", err)
+	if _, err := cs.AwaitTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInvalidParams || !errors.Is(err, mcp.ErrTaskCancelled) {
+		t.Errorf("tasks/result of a cancelled task: %v, want -32602 and ErrTaskCancelled", err)
 	}
 	// The task stays cancelled although its handler returned afterwards.
 	got, err = cs.GetTask(ctx, task.TaskID)

@@ -1,7 +1,7 @@
 // Package docs holds mcpkit's design documents. Its tests keep them true: the
-// import graph and the import rules of design.md are checked against the code, every
-// file and qualified Go name design.md cites must exist, and every doc link ([Name],
-// [pkg.Name]) in the module's doc comments must resolve.
+// import graph, the layer diagram and the import rules of design.md are checked
+// against the code, every file and qualified Go name design.md cites must exist,
+// and every doc link ([Name], [pkg.Name]) in the module's doc comments must resolve.
 package docs
 
 import (

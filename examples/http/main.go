@@ -35,16 +35,13 @@ type EchoInput struct {
 }
 
 // newServer returns a server with one tool; any server works the same way.
-func newServer() *mcp.Server {
+func newServer() (*mcp.Server, error) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "http-example", Version: "1.0.0"}, nil)
 	err := mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Sends the message back"},
 		func(ctx context.Context, req *mcp.ToolRequest, in EchoInput) (string, error) {
 			return "echo: " + in.Message, nil
 		})
-	if err != nil {
-		panic(err) // only a tool definition mistake can fail here
-	}
-	return srv
+	return srv, err
 }
 
 // options are the limits that bound what clients can make the server hold.
@@ -81,6 +78,10 @@ func main() {
 	// mcpkit.ListenAndServe(ctx, *addr, srv, opts) does Listen and Serve in
 	// one call. They are split here to print the address the system picked
 	// when the port is 0.
+	srv, err := newServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ln, err := mcpkit.Listen(*addr)
 	if err != nil {
 		log.Fatal(err)
@@ -89,7 +90,7 @@ func main() {
 	fmt.Printf("serving Streamable HTTP at %s/mcp and HTTP+SSE at %s/sse\n", url, url)
 
 	served := make(chan error, 1)
-	go func() { served <- mcpkit.Serve(ctx, ln, newServer(), options(logger)) }()
+	go func() { served <- mcpkit.Serve(ctx, ln, srv, options(logger)) }()
 
 	if *demo {
 		err := callSelf(ctx, url)

@@ -82,10 +82,11 @@ func TestClientLegacyRequestsCarryNoStatelessHeaders(t *testing.T) {
 }
 
 func TestClientStatelessCancelClosesTheStream(t *testing.T) {
-	gone := make(chan struct{})
+	started, gone := make(chan struct{}), make(chan struct{})
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if msg != nil && msg.Method == "tools/call" {
 			clientStartSSE(w)
+			close(started)
 			clientWaitClosed(r)
 			close(gone)
 			return
@@ -95,6 +96,10 @@ func TestClientStatelessCancelClosesTheStream(t *testing.T) {
 	c := clientDial(t, f.URL, nil)
 	ctx := testkit.Context(t)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+statelessMeta+`,"name":"slow"}}`)
+	// Write returns once the request is written, which may be before the
+	// server reads it; cancelled then, it may never reach the handler (a
+	// correct cancellation, but not the one this test is about).
+	testkit.Receive(t, started)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"enough"}}`)
 	select {
 	case <-gone:

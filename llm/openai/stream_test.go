@@ -1,0 +1,203 @@
+package openai_test
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/llmtest"
+	"github.com/mcpkit/mcpkit/llm"
+	"github.com/mcpkit/mcpkit/llm/openai"
+)
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func client(srv *llmtest.Server, key string) *openai.Client {
+	return openai.New(openai.Options{BaseURL: srv.BaseURL(), APIKey: key, MaxRetries: -1})
+}
+
+// collect runs a request and returns the events and the assembled answer.
+func collect(t *testing.T, p llm.Provider, req *llm.Request) ([]llm.Event, *llm.Response, error) {
+	t.Helper()
+	var evs []llm.Event
+	res, err := llm.Generate(t.Context(), p, req, func(ev llm.Event) { evs = append(evs, ev) })
+	return evs, res, err
+}
+
+func TestStreamParallelToolCalls(t *testing.T) {
+	srv := llmtest.NewOpenAI(t, "sk-test", llmtest.Reply{Body: fixture(t, "parallel_tool_calls.sse")})
+	evs, res, err := collect(t, client(srv, "sk-test"), &llm.Request{Model: "gpt-4o", Messages: []llm.Message{llm.UserText("weather and time in Paris?")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := res.Message.ToolCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d tool calls, want 2: %+v", len(calls), res.Message)
+	}
+	want := []llm.ToolCall{
+		{ID: "call_8Rk2VwQn5mTy3LpXc0Hb7Jd1", Name: "get_weather", Arguments: `{"location": "Paris, France", "unit": "celsius"}`},
+		{ID: "call_Zt4Nq0Gm6Xs9Wb2Kd5Yr1Lc8", Name: "get_time", Arguments: `{"tz": "Europe/Paris"}`},
+	}
+	for i, c := range calls {
+		if *c != want[i] {
+			t.Errorf("call %d = %+v, want %+v", i, *c, want[i])
+		}
+	}
+	if res.StopReason != llm.StopToolUse || res.Model != "gpt-4o-2024-08-06" {
+		t.Errorf("stop %q model %q", res.StopReason, res.Model)
+	}
+	if res.Usage != (llm.Usage{InputTokens: 214, OutputTokens: 52, CacheReadTokens: 128}) {
+		t.Errorf("usage %+v", res.Usage)
+	}
+	// The first call ends when the second starts; the second at the end;
+	// usage and stop come last.
+	var kinds []string
+	for _, ev := range evs {
+		switch ev.Type {
+		case llm.EventToolCallStart:
+			kinds = append(kinds, "start"+ev.Name)
+		case llm.EventToolCallEnd:
+			kinds = append(kinds, "end"+string(rune('0'+ev.Index)))
+		case llm.EventUsage:
+			kinds = append(kinds, "usage")
+		case llm.EventStop:
+			kinds = append(kinds, "stop")
+		}
+	}
+	if w := []string{"startget_weather", "end0", "startget_time", "end1", "usage", "stop"}; !slices.Equal(kinds, w) {
+		t.Errorf("events %v, want %v", kinds, w)
+	}
+	// What was sent: a streaming request asking for usage.
+	body := srv.Requests()[0].JSON
+	if body["stream"] != true || body["stream_options"].(map[string]any)["include_usage"] != true || body["model"] != "gpt-4o" {
+		t.Errorf("request %v", body)
+	}
+}
+
+func TestStreamText(t *testing.T) {
+	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: fixture(t, "text.sse")})
+	evs, res, err := collect(t, client(srv, ""), &llm.Request{Model: "gpt-4o", Messages: []llm.Message{llm.UserText("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Message.Text(); got != "It’s 18°C in Paris." {
+		t.Errorf("text %q", got)
+	}
+	deltas := 0
+	for _, ev := range evs {
+		if ev.Type == llm.EventTextDelta {
+			deltas++
+		}
+	}
+	if deltas != 6 || res.StopReason != llm.StopEndTurn || res.Usage.InputTokens != 301 || res.Usage.OutputTokens != 9 {
+		t.Errorf("%d deltas, stop %q, usage %+v", deltas, res.StopReason, res.Usage)
+	}
+	if h := srv.Requests()[0].Header.Get("Authorization"); h != "" {
+		t.Errorf("no key configured, yet Authorization %q was sent", h)
+	}
+}
+
+// Ollama's compatible endpoint numbers every call 0, sends each whole, and
+// finishes with "stop" after tool calls.
+func TestStreamOllamaToolCalls(t *testing.T) {
+	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: fixture(t, "ollama_tool_calls.sse")})
+	_, res, err := collect(t, client(srv, ""), &llm.Request{Model: "qwen3:8b", Messages: []llm.Message{llm.UserText("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := res.Message.ToolCalls()
+	if len(calls) != 2 || calls[0].Name != "echo" || calls[0].Arguments != `{"message":"hi"}` ||
+		calls[1].Name != "add" || calls[1].Arguments != `{"a":2,"b":3}` || calls[1].ID != "call_x5t1kw9a" {
+		t.Fatalf("calls %+v %+v", calls[0], calls[len(calls)-1])
+	}
+	if res.StopReason != llm.StopToolUse || res.Usage.InputTokens != 190 {
+		t.Errorf("stop %q usage %+v", res.StopReason, res.Usage)
+	}
+}
+
+// The generated fixtures cut arguments every few bytes, inside keys and
+// escapes; the assembled arguments are exact.
+func TestStreamFragmentedArguments(t *testing.T) {
+	args := `{"message":"a \"quoted\" word, é and \\ too","n":12.5}`
+	srv := llmtest.NewOpenAI(t, "k", llmtest.Reply{Body: llmtest.OpenAI("Calling.", llmtest.Call{Name: "echo", Args: args})})
+	_, res, err := collect(t, client(srv, "k"), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := res.Message.ToolCalls(); len(calls) != 1 || calls[0].Arguments != args {
+		t.Fatalf("calls %+v", calls)
+	}
+	if res.Message.Text() != "Calling." || res.Message.Parts[0].Type != llm.PartText {
+		t.Errorf("message %+v", res.Message)
+	}
+}
+
+func TestStreamErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		reply llmtest.Reply
+		check func(t *testing.T, err error)
+	}{
+		{"HTTP 401", llmtest.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
+			func(t *testing.T, err error) {
+				var ae *llm.APIError
+				if !errors.As(err, &ae) || ae.StatusCode != 401 || ae.Type != "invalid_request_error, invalid_api_key" || !strings.HasPrefix(ae.Message, "Incorrect API key") {
+					t.Errorf("err %#v", err)
+				}
+			}},
+		{"Ollama error", llmtest.Reply{Status: 404, Body: `{"error":"model \"llama9\" not found, try pulling it first"}`},
+			func(t *testing.T, err error) {
+				var ae *llm.APIError
+				if !errors.As(err, &ae) || ae.StatusCode != 404 || ae.Message != `model "llama9" not found, try pulling it first` {
+					t.Errorf("err %#v", err)
+				}
+			}},
+		{"error inside the stream", llmtest.Reply{Body: "data: {\"error\":{\"message\":\"The server had an error while processing your request. Sorry about that!\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"},
+			func(t *testing.T, err error) {
+				var ae *llm.APIError
+				if !errors.As(err, &ae) || ae.StatusCode != 0 || ae.Type != "server_error" {
+					t.Errorf("err %#v", err)
+				}
+			}},
+		{"cut before finish_reason", llmtest.Reply{Body: strings.SplitAfter(fixture(t, "text.sse"), "\n\n")[3]},
+			func(t *testing.T, err error) {
+				if !errors.Is(err, llm.ErrIncomplete) {
+					t.Errorf("err %v, want ErrIncomplete", err)
+				}
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.NewOpenAI(t, "sk-bad", c.reply)
+			_, _, err := collect(t, client(srv, "sk-bad"), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			c.check(t, err)
+		})
+	}
+}
+
+// A 429 with Retry-After is sent again; the second answer is used.
+func TestStreamRetriesWhenRateLimited(t *testing.T) {
+	srv := llmtest.NewOpenAI(t, "k",
+		llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "0"}, Body: `{"error":{"message":"Rate limit reached for gpt-4o","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
+		llmtest.Reply{Body: fixture(t, "text.sse")})
+	p := openai.New(openai.Options{BaseURL: srv.BaseURL(), APIKey: "k"})
+	_, res, err := collect(t, p, &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Message.Text() == "" || len(srv.Requests()) != 2 {
+		t.Errorf("text %q after %d requests", res.Message.Text(), len(srv.Requests()))
+	}
+}

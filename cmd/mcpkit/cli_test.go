@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/spf13/pflag"
 )
 
@@ -121,6 +123,16 @@ func TestHelpExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "answers.json"), []byte(`{"name":"Ada"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The host examples talk to scripted models (each says hello), with the
+	// prompt on standard input when the example has none.
+	hello := func(p func(string, ...llmtest.Call) string) []llmtest.Reply {
+		return []llmtest.Reply{{Body: p("Hello from the model.")}, {Body: p("Hello again.")}}
+	}
+	oa := llmtest.NewOpenAI(t, "sk-example", hello(llmtest.OpenAI)...)
+	ol := llmtest.NewOpenAI(t, "", hello(llmtest.OpenAI)...)
+	an := llmtest.NewAnthropic(t, "sk-ant-example", hello(llmtest.Anthropic)...)
+	hostEnv := append(os.Environ(), "OPENAI_API_KEY=sk-example", "OPENAI_BASE_URL="+oa.BaseURL(),
+		"ANTHROPIC_API_KEY=sk-ant-example", "ANTHROPIC_BASE_URL="+an.BaseURL(), "OLLAMA_HOST="+ol.URL)
 	root := newRootCmd()
 	cmds := append([]*cobra.Command{root}, root.Commands()...)
 	for _, cmd := range cmds {
@@ -144,6 +156,9 @@ func TestHelpExamplesRun(t *testing.T) {
 				if strings.HasPrefix(a, "http://127.0.0.1:8080") {
 					args[i] = base + strings.TrimPrefix(a, "http://127.0.0.1:8080")
 				}
+				if strings.HasSuffix(a, "=mcpkit serve") || a == "mcpkit serve" {
+					args[i] = strings.Replace(a, "mcpkit serve", mcpkitBin+" serve", 1)
+				}
 			}
 			if args[1] == "auth" {
 				// auth needs an authorization server: check the example names a
@@ -166,6 +181,9 @@ func TestHelpExamplesRun(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			c := exec.CommandContext(ctx, args[0], args[1:]...)
 			c.Dir = dir
+			if args[1] == "host" {
+				c.Env, c.Stdin = hostEnv, strings.NewReader("Say hello.")
+			}
 			out, err := c.CombinedOutput()
 			cancel()
 			if err != nil {

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -53,36 +54,20 @@ func taskFixtureServer(t *testing.T) (*mcp.Server, *taskFixtureStore) {
 // elicitation with content.
 func legacyTaskClient(t *testing.T, srv *mcp.Server, content map[string]any) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+	client := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: protocol.Version20251125,
 		ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: content}, nil
 		},
-	}).Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	})
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	return cs
-}
-
-func taskTestContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // awaitFixture runs tool as a 2025-11-25 task and returns its result (or error).
 func awaitFixture(t *testing.T, cs *mcp.ClientSession, tool string, args any) (*protocol.CallToolResult, error) {
 	t.Helper()
-	ctx := taskTestContext(t)
+	ctx := testkit.Context(t)
 	task, err := cs.CallToolAsTask(ctx, tool, args, time.Minute)
 	if err != nil {
 		t.Fatalf("%s as a task: %v", tool, err)
@@ -117,7 +102,7 @@ func TestTaskFixturesLegacy(t *testing.T) {
 		t.Errorf("protocol_error_job: %v, want a -32603 error", err)
 	}
 	// failing_job requires a task; greet never runs as one.
-	ctx := taskTestContext(t)
+	ctx := testkit.Context(t)
 	if _, err := cs.CallTool(ctx, "failing_job", nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("failing_job without a task: %v, want -32601", err)
 	}
@@ -138,7 +123,7 @@ func TestTaskFixturesLegacy(t *testing.T) {
 func TestTaskFixturesCancelSlowCompute(t *testing.T) {
 	srv, _ := taskFixtureServer(t)
 	cs := legacyTaskClient(t, srv, nil)
-	ctx := taskTestContext(t)
+	ctx := testkit.Context(t)
 	task, err := cs.CallToolAsTask(ctx, "slow_compute", map[string]any{"seconds": 600, "label": "long"}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +143,7 @@ func TestTaskFixturesCancelSlowCompute(t *testing.T) {
 func rawTaskCall(t *testing.T, c transport.Conn, id int, method, caps, fields string) map[string]any {
 	t.Helper()
 	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, fields, statelessMeta(caps))
-	ctx := taskTestContext(t)
+	ctx := testkit.Context(t)
 	if err := c.Write(ctx, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +187,7 @@ func waitTaskStatus(t *testing.T, c transport.Conn, store *taskFixtureStore, id 
 func TestTaskFixturesStateless(t *testing.T) {
 	srv, store := taskFixtureServer(t)
 	c, s := memory.NewPair()
-	ss, err := srv.Connect(taskTestContext(t), s)
+	ss, err := srv.Connect(testkit.Context(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/memory"
@@ -46,23 +46,12 @@ func connectFixtures(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 		o.ProtocolVersion = protocol.LatestLegacy
 	}
 	opts = &o
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
 	srv := mcp.NewServer(protocol.Implementation{Name: "fixtures", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err := addConformanceFixtures(srv, &Options{CountInterval: 2 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, opts).
-		Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	client := mcp.NewClient(protocol.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, opts)
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	return cs
 }
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -17,18 +17,11 @@ import (
 // sends is checked against the schema of the negotiated version.
 func connect(t *testing.T, version string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
 	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "demo-test", Version: "1"}, &mcp.ClientOptions{
+	client := mcp.NewClient(protocol.Implementation{Name: "demo-test", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: version,
 		Roots:           []protocol.Root{{URI: "file:///home/ada", Name: "home"}},
 		CreateMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
@@ -37,11 +30,8 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 		ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}, nil
 		},
-	}).Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	})
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	return cs
 }
 

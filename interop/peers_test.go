@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/stdio"
@@ -215,7 +216,7 @@ func startNodeServer(ctx context.Context, t *testing.T, node string, client *mcp
 		default:
 			t.Errorf("server process %d still running after Close; killing it", pid)
 		}
-		killProcessTree(pid)
+		testkit.KillGroup(pid)
 	})
 	t.Cleanup(func() {
 		if t.Failed() {

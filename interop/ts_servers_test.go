@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/stdio"
@@ -198,7 +199,7 @@ func TestMcpkitClientAgainstTypeScript1Server(t *testing.T) {
 			t.Fatal(err)
 		}
 		pid := conn.Pid()
-		t.Cleanup(func() { killProcessTree(pid) })
+		t.Cleanup(func() { testkit.KillGroup(pid) })
 		clientLog := newEventLog()
 		dumpOnFailure(t, "mcpkit client log", clientLog)
 		var elicited elicitLog

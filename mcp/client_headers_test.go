@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -91,7 +92,7 @@ func TestClientDropsToolsWithInvalidHeaderDeclarations(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	cs, err := connectTo(t, conn, &mcp.ClientOptions{Logger: logger})
 	must(t, err)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	var names []string
 	for tool, err := range cs.Tools(ctx) {
 		must(t, err)
@@ -166,7 +167,7 @@ func TestClientRelistsToolsOnHeaderMismatch(t *testing.T) {
 	})}
 	cs, err := connectTo(t, conn, nil)
 	must(t, err)
-	_, err = cs.CallTool(testContext(t), "regional", map[string]any{"region": "eu"})
+	_, err = cs.CallTool(testkit.Context(t), "regional", map[string]any{"region": "eu"})
 	must(t, err)
 	mu.Lock()
 	defer mu.Unlock()

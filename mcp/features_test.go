@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -41,7 +42,7 @@ func resourceServer(t *testing.T) *mcp.Server {
 
 func TestResourcesListAndRead(t *testing.T) {
 	cs, _ := connect(t, resourceServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	list, err := cs.ListResources(ctx, nil)
 	must(t, err)
 	if len(list.Resources) != 2 || list.Resources[0].URI != "file:///a.txt" {
@@ -82,18 +83,18 @@ func TestResourceSubscriptions(t *testing.T) {
 	cs, _ := connect(t, srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ResourceUpdatedParams) {
 		updated <- p.URI
 	}})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	must(t, cs.Subscribe(ctx, &protocol.SubscribeParams{URI: "file:///a.txt"}))
 	srv.NotifyResourceUpdated(ctx, "file:///b.bin") // not subscribed: nothing
 	srv.NotifyResourceUpdated(ctx, "file:///a.txt")
-	if got := waitFor(t, updated); got != "file:///a.txt" {
+	if got := testkit.Receive(t, updated); got != "file:///a.txt" {
 		t.Fatalf("updated %s", got)
 	}
 	must(t, cs.Unsubscribe(ctx, &protocol.UnsubscribeParams{URI: "file:///a.txt"}))
 	must(t, cs.Subscribe(ctx, &protocol.SubscribeParams{URI: "file:///b.bin"}))
 	srv.NotifyResourceUpdated(ctx, "file:///a.txt") // unsubscribed: nothing
 	srv.NotifyResourceUpdated(ctx, "file:///b.bin")
-	if got := waitFor(t, updated); got != "file:///b.bin" {
+	if got := testkit.Receive(t, updated); got != "file:///b.bin" {
 		t.Fatalf("after unsubscribe got %s first", got)
 	}
 }
@@ -120,7 +121,7 @@ func promptServer(t *testing.T) *mcp.Server {
 
 func TestPrompts(t *testing.T) {
 	cs, _ := connect(t, promptServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	list, err := cs.ListPrompts(ctx, nil)
 	must(t, err)
 	if len(list.Prompts) != 1 || len(list.Prompts[0].Arguments) != 2 {
@@ -143,7 +144,7 @@ func TestPrompts(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	srv := promptServer(t)
 	cs, _ := connect(t, srv, nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	res, err := cs.Complete(ctx, &protocol.CompleteParams{Ref: protocol.CompleteReference{Type: protocol.RefTypePrompt, Name: "greet"}, Argument: protocol.CompleteArgument{Name: "style", Value: "f"}})
 	must(t, err)
 	if len(res.Completion.Values) != 100 || !res.Completion.HasMore || res.Completion.Total == nil || *res.Completion.Total != 150 || res.Completion.Values[0] != "f" {
@@ -182,7 +183,7 @@ func TestLoggingFollowsSetLevel(t *testing.T) {
 	cs, _ := connect(t, srv, &mcp.ClientOptions{LoggingMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.LoggingMessageParams) {
 		got <- string(p.Level)
 	}})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	_, err := cs.CallTool(ctx, "log", nil)
 	must(t, err)
 	if len(got) != 0 {
@@ -239,7 +240,7 @@ func TestServerToClientRequests(t *testing.T) {
 		},
 		Roots: []protocol.Root{{URI: "file:///work", Name: "work"}},
 	})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	for tool, want := range map[string]string{"sample": "4 from test-model", "elicit": "accept Ada", "roots": "file:///work"} {
 		res, err := cs.CallTool(ctx, tool, nil)
 		must(t, err)
@@ -257,7 +258,7 @@ func TestServerToClientRequests(t *testing.T) {
 
 func TestUndeclaredCapabilitiesAreNeverUsed(t *testing.T) {
 	cs, _ := connect(t, interactiveServer(t), nil) // the client declares nothing
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	for _, tool := range []string{"sample", "elicit", "roots"} {
 		res, err := cs.CallTool(ctx, tool, nil)
 		must(t, err)
@@ -273,8 +274,8 @@ func TestRootsListChangedReachesServer(t *testing.T) {
 		changed <- ss.ClientInfo().Name
 	}})
 	cs, _ := connect(t, srv, &mcp.ClientOptions{Roots: []protocol.Root{}})
-	must(t, cs.SetRoots(testContext(t), []protocol.Root{{URI: "file:///a"}}))
-	if got := waitFor(t, changed); got != "test-client" {
+	must(t, cs.SetRoots(testkit.Context(t), []protocol.Root{{URI: "file:///a"}}))
+	if got := testkit.Receive(t, changed); got != "test-client" {
 		t.Fatalf("handler saw client %q", got)
 	}
 }
@@ -340,7 +341,7 @@ func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
 			},
 		}
 	}
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	capable, _ := connect(t, srv, opts(true))
 	for tool, want := range map[string]string{"url": "accept", "sample_tools": "sampled"} {
 		res, err := capable.CallTool(ctx, tool, nil)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -215,7 +216,7 @@ func rpcCode(err error) int64 {
 func TestTaskLegacyLifecycle(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, statuses := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	task, err := cs.CallToolAsTask(ctx, "job", map[string]any{"label": "x"}, time.Minute)
 	must(t, err)
@@ -225,7 +226,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, task.CreatedAt); err != nil {
 		t.Errorf("createdAt %q: %v", task.CreatedAt, err)
 	}
-	if label := waitFor(t, f.started); label != "x" {
+	if label := testkit.Receive(t, f.started); label != "x" {
 		t.Errorf("the job started with %q", label)
 	}
 	got, err := cs.GetTask(ctx, task.TaskID)
@@ -253,7 +254,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 	if got.Status != protocol.TaskStatusCompleted {
 		t.Errorf("after the result: %s, want completed", got.Status)
 	}
-	if st := waitFor(t, statuses); st.TaskID != task.TaskID || st.Status != protocol.TaskStatusCompleted {
+	if st := testkit.Receive(t, statuses); st.TaskID != task.TaskID || st.Status != protocol.TaskStatusCompleted {
 		t.Errorf("status notification = %+v, want completed", st)
 	}
 }
@@ -261,7 +262,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 func TestTaskLegacyNegotiation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	caps := cs.InitializeResult().Capabilities
 	if caps.Tasks == nil || caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil || caps.Tasks.Requests.Tools.Call == nil ||
@@ -307,13 +308,13 @@ func TestTaskLegacyNegotiation(t *testing.T) {
 func TestTaskLegacyCancel(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, statuses := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	task, err := cs.CallToolAsTask(ctx, "job", map[string]any{"label": "c"}, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	must(t, cs.CancelTask(ctx, task.TaskID))
-	if cause := waitFor(t, f.stopped); cause == nil {
+	if cause := testkit.Receive(t, f.stopped); cause == nil {
 		t.Error("the handler's context ended without a cause")
 	}
 	got, err := cs.GetTask(ctx, task.TaskID)
@@ -321,7 +322,7 @@ func TestTaskLegacyCancel(t *testing.T) {
 	if got.Status != protocol.TaskStatusCancelled {
 		t.Errorf("after tasks/cancel: %s, want cancelled", got.Status)
 	}
-	if st := waitFor(t, statuses); st.Status != protocol.TaskStatusCancelled {
+	if st := testkit.Receive(t, statuses); st.Status != protocol.TaskStatusCancelled {
 		t.Errorf("status notification = %s, want cancelled", st.Status)
 	}
 	if err := cs.CancelTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInvalidParams {
@@ -341,7 +342,7 @@ func TestTaskLegacyCancel(t *testing.T) {
 func TestTaskLegacyFailures(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	task, err := cs.CallToolAsTask(ctx, "tool_error", nil, 0)
 	must(t, err)
@@ -378,7 +379,7 @@ func TestTaskLegacyIsolation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	alice, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	bob, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	task, err := alice.CallToolAsTask(ctx, "quick", nil, 0)
 	must(t, err)
@@ -399,7 +400,7 @@ func TestTaskLegacyIsolation(t *testing.T) {
 func TestTaskLegacyListPages(t *testing.T) {
 	f := newTaskFixture(t, &mcp.ServerOptions{PageSize: 2}, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	want := map[string]bool{}
 	for i := range 5 {
 		task, err := cs.CallToolAsTask(ctx, "quick", map[string]any{"label": fmt.Sprint(i)}, 0)
@@ -436,7 +437,7 @@ func TestTaskLegacyListPages(t *testing.T) {
 func TestTaskLegacyOlderVersion(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20250618)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	// Before 2025-11-25 there are no tasks: a tool requiring one runs as usual.
 	res, err := cs.CallTool(ctx, "must", nil)
 	must(t, err)
@@ -457,7 +458,7 @@ func TestTaskLegacyOlderVersion(t *testing.T) {
 func TestTaskTTLExpiry(t *testing.T) {
 	f := newTaskFixture(t, nil, &mcp.TaskOptions{MaxTTL: time.Hour})
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	task, err := cs.CallToolAsTask(ctx, "quick", nil, time.Minute)
 	must(t, err)
@@ -491,11 +492,11 @@ func TestTaskLimitPerRequestor(t *testing.T) {
 	f := newTaskFixture(t, nil, &mcp.TaskOptions{MaxPerRequestor: 1})
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	other, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	first, err := cs.CallToolAsTask(ctx, "job", nil, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	if _, err := cs.CallToolAsTask(ctx, "quick", nil, 0); rpcCode(err) != mcp.CodeInvalidRequest {
 		t.Errorf("a second unfinished task: %v, want -32600", err)
 	}
@@ -513,11 +514,11 @@ func TestTaskLimitPerRequestor(t *testing.T) {
 func TestTaskShutdown(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	task, err := cs.CallToolAsTask(ctx, "job", nil, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	must(t, f.srv.ShutdownTasks(ctx))
 	select {
 	case <-f.stopped:
@@ -537,12 +538,12 @@ func TestTaskShutdown(t *testing.T) {
 func TestTaskEndsWithItsSession(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	task, err := cs.CallToolAsTask(ctx, "job", nil, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	must(t, cs.Close())
-	if cause := waitFor(t, f.stopped); cause == nil {
+	if cause := testkit.Receive(t, f.stopped); cause == nil {
 		t.Error("the handler stopped without a cause")
 	}
 	rec := f.waitStatus(t, task.TaskID, protocol.TaskStatusFailed)

@@ -13,12 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/stdio"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // globalFlags hold the command line's flags: -v, which every command has, and the
@@ -79,16 +77,6 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 	if g.verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	var conn transport.Conn
-	var err error
-	if g.url != "" {
-		conn, err = dialURL(ctx, g, logger)
-	} else {
-		conn, err = startCommand(ctx, g, target, logger)
-	}
-	if err != nil {
-		return nil, err
-	}
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
@@ -100,9 +88,14 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 		opts.ProbeTimeout = stdioProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
-	cs, err := client.Connect(ctx, conn)
+	var cs *mcp.ClientSession
+	var err error
+	if g.url != "" {
+		cs, err = connectURL(ctx, g, client, logger)
+	} else {
+		cs, err = connectCommand(ctx, g, client, target, logger)
+	}
 	if err != nil {
-		_ = conn.Close()
 		return nil, err
 	}
 	if g.verbose {
@@ -136,7 +129,7 @@ func validProtocol(v string) error {
 	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", "))
 }
 
-func startCommand(ctx context.Context, g *globalFlags, target []string, logger *slog.Logger) (transport.Conn, error) {
+func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, target []string, logger *slog.Logger) (*mcp.ClientSession, error) {
 	copts := &stdio.CommandOptions{Logger: logger}
 	if g.verbose {
 		copts.Stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
@@ -147,10 +140,17 @@ func startCommand(ctx context.Context, g *globalFlags, target []string, logger *
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", target[0], err)
 	}
-	return conn, nil
+	cs, err := client.Connect(ctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return cs, nil
 }
 
-func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transport.Conn, error) {
+// connectURL connects to --url: Streamable HTTP, falling back to the old HTTP+SSE
+// transport for a server that only speaks that.
+func connectURL(ctx context.Context, g *globalFlags, client *mcp.Client, logger *slog.Logger) (*mcp.ClientSession, error) {
 	header := http.Header{}
 	for _, h := range g.headers {
 		k, v, ok := strings.Cut(h, ":")
@@ -159,7 +159,7 @@ func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transpor
 		}
 		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	conn, err := streamable.NewClientConn(ctx, g.url, &streamable.ClientOptions{
+	return mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
 		Header: header,
 		Logger: logger,
 		OnSessionExpired: func(oldID, newID string, err error) {
@@ -167,16 +167,7 @@ func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transpor
 				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)
 			}
 		},
-		// An old server (2024-11-05) answers the initialize POST with 400/404/405:
-		// then speak HTTP+SSE to the same URL.
-		Fallback: func(ctx context.Context) (transport.Conn, error) {
-			return legacysse.Dial(ctx, g.url, &legacysse.ClientOptions{Header: header, Logger: logger})
-		},
 	})
-	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", g.url, err)
-	}
-	return conn, nil
 }
 
 // stdioProbeTimeout bounds the era probe of a server the CLI starts: time for a

@@ -21,17 +21,9 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// testContext is a context that ends with the test, bounded in time.
-func testContext(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // serveDemo serves the demo server through NewHandler on 127.0.0.1 and returns the
 // URL of its event stream.
-func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse.Handler) {
+func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, served) {
 	t.Helper()
 	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond, Logger: quiet})
 	if err != nil {
@@ -41,10 +33,27 @@ func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse
 		opts = &legacysse.HandlerOptions{}
 	}
 	opts.Logger = quiet
-	h := legacysse.NewHandler(srv, opts)
-	ts := testkit.NewServer(t, h)
+	h := served{Handler: legacysse.NewHandler(srv, opts), reqs: new(testkit.Requests)}
+	ts := testkit.NewServer(t, h.reqs.Handler(h))
 	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts.URL + "/sse", h
+}
+
+// served is a Handler under test, with the requests it is serving counted.
+type served struct {
+	*legacysse.Handler
+	reqs *testkit.Requests
+}
+
+// waitFreed waits until every stream's GET has been served to its end — the
+// handler frees a session as its stream's GET returns — and fails the test if a
+// session is left.
+func (s served) waitFreed(t testing.TB) {
+	t.Helper()
+	s.reqs.WaitIdle(t, http.MethodGet)
+	if n := s.SessionCount(); n != 0 {
+		t.Errorf("%d sessions left once every stream was served to its end, want 0", n)
+	}
 }
 
 // recordingConn remembers what the client read, in order.
@@ -81,7 +90,7 @@ func (r *recordingConn) kinds() []string {
 
 func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	conn, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
@@ -105,7 +114,7 @@ func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn
 
 func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	res, err := cs.CallTool(testContext(t), name, args, opts...)
+	res, err := cs.CallTool(testkit.Context(t), name, args, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -125,7 +134,7 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		t.Errorf("SessionCount = %d, want 1", n)
 	}
 
-	tools, err := cs.ListTools(testContext(t), nil)
+	tools, err := cs.ListTools(testkit.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +198,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			cs, _ := connectClient(t, url)
 			sessions[i] = cs
 			for range 5 {
-				res, err := cs.CallTool(testContext(t), "echo", map[string]any{"message": "x"})
+				res, err := cs.CallTool(testkit.Context(t), "echo", map[string]any{"message": "x"})
 				if err != nil || res.Content[0].Text != "hello x" {
 					t.Errorf("client %d: %+v %v", i, res, err)
 				}
@@ -205,7 +214,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			_ = cs.Close()
 		}
 	}
-	waitFor(t, "all sessions freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 }
 
 func TestMountedUnderSubPath(t *testing.T) {
@@ -226,17 +235,5 @@ func TestMountedUnderSubPath(t *testing.T) {
 	cs, _ := connectClient(t, ts.URL+"/api/mcp/sse")
 	if res := callTool(t, cs, "echo", map[string]any{"message": "hi"}); res.Content[0].Text != "hello hi" {
 		t.Errorf("echo = %+v", res)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a bounded time.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -157,7 +157,7 @@ func TestDialFramingVariants(t *testing.T) {
 	for _, f := range cases {
 		t.Run(f.name, func(t *testing.T) {
 			ts := testkit.NewServer(t, oldServer(t, f))
-			ctx := testContext(t)
+			ctx := testkit.Context(t)
 			conn, err := legacysse.Dial(ctx, ts.URL+f.streamPath, &legacysse.ClientOptions{Logger: quiet})
 			if err != nil {
 				t.Fatalf("Dial: %v", err)

@@ -170,7 +170,7 @@ func (p *clientReplayer) rewrite(body string, rec, live *jsonrpc.Message) string
 // notifications/initialized, GET refused with 405, progress before a result, a tool
 // error result and a JSON-RPC error.
 func TestClientReplaysCSharpServer(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	capt := loadClientCapture(t, testkit.CaptureCSharpStreamableHTTP)
 	rp := &clientReplayer{t: t, ex: capt.Exchanges, used: make([]bool, len(capt.Exchanges)), gets: make(chan struct{}, 10)}
 	f := newClientFake(t, rp.serve)

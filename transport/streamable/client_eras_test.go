@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -79,14 +80,15 @@ func erasServer(t *testing.T, mws ...mcp.Middleware) (*httptest.Server, *postLog
 		t.Fatal(err)
 	}
 	var log postLog
-	ts := httptest.NewServer(log.wrap(NewHandler(srv, nil)))
-	t.Cleanup(ts.Close)
+	h := NewHandler(srv, nil)
+	ts := testkit.NewServer(t, log.wrap(h))
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts, &log, srv
 }
 
 func erasClient(t *testing.T, url string, version string, changed ...chan<- struct{}) *mcp.ClientSession {
 	t.Helper()
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	conn := clientDial(t, url, nil)
 	opts := &mcp.ClientOptions{
 		ProtocolVersion: version,
@@ -108,7 +110,7 @@ func erasClient(t *testing.T, url string, version string, changed ...chan<- stru
 
 func erasCall(t *testing.T, cs *mcp.ClientSession, name string, args any, want string) {
 	t.Helper()
-	res, err := cs.CallTool(clientTestContext(t), name, args)
+	res, err := cs.CallTool(testkit.Context(t), name, args)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -119,7 +121,7 @@ func erasCall(t *testing.T, cs *mcp.ClientSession, name string, args any, want s
 
 func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	ts, log, _ := erasServer(t)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 
 	stateless := erasClient(t, ts.URL, "")
 	if !stateless.IsStateless() || stateless.InitializeResult().ServerInfo.Name != "both" {
@@ -194,7 +196,7 @@ func TestClientListensOverHTTP(t *testing.T) {
 	ts, log, srv := erasServer(t)
 	changed := make(chan struct{}, 1)
 	cs := erasClient(t, ts.URL, "", changed)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	sub, err := cs.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
 	if err != nil {
 		t.Fatal(err)

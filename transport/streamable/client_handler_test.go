@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -29,8 +30,8 @@ func clientRealServer(t *testing.T, opts *HandlerOptions) *httptest.Server {
 		t.Fatal(err)
 	}
 	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts
 }
 
@@ -43,7 +44,7 @@ func TestClientWithRealHandler(t *testing.T) {
 		opts *HandlerOptions
 	}{{"stateful", nil}, {"sessionless", &HandlerOptions{Sessionless: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := clientTestContext(t)
+			ctx := testkit.Context(t)
 			ts := clientRealServer(t, tc.opts)
 			expired := make(chan clientExpiry, 1)
 			conn := clientDial(t, ts.URL, &ClientOptions{OnSessionExpired: func(o, n string, err error) {

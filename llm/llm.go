@@ -11,7 +11,7 @@
 //
 // The package also converts MCP values to this model: tool definitions with
 // their JSON Schema mapped to what providers accept ([MapSchema]), tool names
-// made valid for models ([ToolName]), and tool results with every kind of
+// made valid for models ([ModelToolNames]), and tool results with every kind of
 // content ([ToolResultFromMCP]).
 package llm
 

@@ -44,7 +44,7 @@ var OpenAIUsage = [2]int{152, 18}
 // content deltas, then each tool call (id, name and empty arguments first,
 // then the arguments in fragments cut mid-token), a chunk with the
 // finish_reason ("tool_calls" or "stop"), a chunk with no choices and the
-// usage, and [DONE].
+// usage, and the DONE sentinel.
 func OpenAI(text string, calls ...Call) string {
 	var b strings.Builder
 	chunk := func(choices string, usage string) {

@@ -3,7 +3,7 @@
 // server, OpenRouter, ...): POST {BaseURL}/chat/completions with "stream":
 // true, the answer read as server-sent events of chat.completion.chunk
 // objects, tool-call arguments assembled from their fragments, usage taken
-// from the last chunk (stream_options.include_usage), up to "data: [DONE]".
+// from the last chunk (stream_options.include_usage), up to the DONE sentinel.
 //
 // It is written on net/http and the repository's sse decoder rather than on
 // the official Go SDK: the SDK brings a large generated API surface and its

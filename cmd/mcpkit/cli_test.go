@@ -22,12 +22,15 @@ import (
 // clientFlags are the flags of the commands that talk to a server.
 var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers"}
 
+// hostClientFlags are the client flags host has too: they apply to its servers.
+var hostClientFlags = []string{"timeout", "root", "elicit-answers"}
+
 func isClientCmd(name string) bool {
 	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call"}, name)
 }
 
 // Each command has the flags that apply to it: serve and version none of the
-// client's; -v everywhere.
+// client's, host those that apply to its servers; -v everywhere.
 func TestFlagsBelongToTheirCommands(t *testing.T) {
 	root := newRootCmd()
 	if names := flagNames(root.PersistentFlags()); strings.Join(names, " ") != "verbose" {
@@ -37,7 +40,8 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 	for _, cmd := range root.Commands() {
 		seen = append(seen, cmd.Name())
 		for _, f := range clientFlags {
-			if has := cmd.Flags().Lookup(f) != nil; has != isClientCmd(cmd.Name()) {
+			want := isClientCmd(cmd.Name()) || cmd.Name() == "host" && slices.Contains(hostClientFlags, f)
+			if has := cmd.Flags().Lookup(f) != nil; has != want {
 				t.Errorf("%s has --%s: %v", cmd.Name(), f, has)
 			}
 		}
@@ -45,7 +49,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call get ping prompts read resources serve tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call get host ping prompts read resources serve tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer

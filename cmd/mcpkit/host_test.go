@@ -1,14 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpkit/mcpkit/internal/llmtest"
 )
@@ -17,22 +11,7 @@ import (
 // returns stdout, stderr and the exit status.
 func runHostCmd(t *testing.T, env []string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpkitBin, append([]string{"host"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return execCLI(t, cliRun{env: env, stdin: stdin, args: append([]string{"host"}, args...)})
 }
 
 func openAIEnv(srv *llmtest.Server) []string {

@@ -63,20 +63,8 @@ func New(opts Options) *Client {
 		base = DefaultBaseURL
 	}
 	base = strings.TrimSuffix(base, "/v1")
-	h := opts.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if opts.APIKey != "" {
-		h.Set("X-Api-Key", opts.APIKey)
-	}
-	h.Set("Anthropic-Version", APIVersion)
-	retries := opts.MaxRetries
-	if retries == 0 {
-		retries = DefaultMaxRetries
-	}
-	return &Client{ep: wire.Endpoint{Provider: "anthropic", Client: opts.HTTPClient, URL: base + "/v1/messages",
-		Header: h, MaxRetries: retries}}
+	return &Client{ep: wire.NewEndpoint("anthropic", base+"/v1/messages", opts.HTTPClient, opts.Header,
+		map[string]string{"X-Api-Key": opts.APIKey, "Anthropic-Version": APIVersion}, opts.MaxRetries, DefaultMaxRetries)}
 }
 
 // Stream implements llm.Provider.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,27 +12,10 @@ import (
 	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/anthropic"
-	"github.com/mcpkit/mcpkit/protocol"
 )
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 func client(srv *llmtest.Server) *anthropic.Client {
 	return anthropic.New(anthropic.Options{BaseURL: srv.BaseURL(), APIKey: "sk-ant-test", MaxRetries: -1})
-}
-
-func collect(t *testing.T, p llm.Provider, req *llm.Request) ([]llm.Event, *llm.Response, error) {
-	t.Helper()
-	var evs []llm.Event
-	res, err := llm.Generate(t.Context(), p, req, func(ev llm.Event) { evs = append(evs, ev) })
-	return evs, res, err
 }
 
 func hello() *llm.Request {
@@ -41,8 +23,8 @@ func hello() *llm.Request {
 }
 
 func TestStreamParallelToolUse(t *testing.T) {
-	srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: fixture(t, "parallel_tool_use.sse")})
-	evs, res, err := collect(t, client(srv), hello())
+	srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: llmtest.Fixture(t, "parallel_tool_use.sse")})
+	evs, res, err := llmtest.Collect(t, client(srv), hello())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,17 +35,8 @@ func TestStreamParallelToolUse(t *testing.T) {
 		{ID: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", Name: "get_weather", Arguments: `{"location": "Paris, France", "unit": "celsius"}`},
 		{ID: "toolu_01RxS6Fu2Kj9WmQ4Bh7Ec3Vn", Name: "get_time", Arguments: `{"tz": "Europe/Paris"}`},
 	}
-	calls := res.Message.ToolCalls()
-	if len(calls) != 2 || *calls[0] != want[0] || *calls[1] != want[1] {
-		t.Fatalf("calls %+v", calls)
-	}
-	if res.StopReason != llm.StopToolUse || res.Model != "claude-sonnet-4-5-20250929" {
-		t.Errorf("stop %q model %q", res.StopReason, res.Model)
-	}
 	// Input tokens count the cached ones too.
-	if res.Usage != (llm.Usage{InputTokens: 3069, OutputTokens: 131, CacheReadTokens: 2048}) {
-		t.Errorf("usage %+v", res.Usage)
-	}
+	llmtest.CheckToolCalls(t, res, want, "claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 3069, OutputTokens: 131, CacheReadTokens: 2048})
 	var kinds []string
 	for _, ev := range evs {
 		switch ev.Type {
@@ -87,8 +60,8 @@ func TestStreamParallelToolUse(t *testing.T) {
 }
 
 func TestStreamText(t *testing.T) {
-	srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: fixture(t, "text.sse")})
-	_, res, err := collect(t, client(srv), hello())
+	srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: llmtest.Fixture(t, "text.sse")})
+	_, res, err := llmtest.Collect(t, client(srv), hello())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,15 +79,15 @@ func TestStreamErrors(t *testing.T) {
 		typ, msg string
 		cut      bool
 	}{
-		{name: "overloaded inside the stream", reply: llmtest.Reply{Body: fixture(t, "overloaded.sse")}, typ: "overloaded_error", msg: "Overloaded"},
+		{name: "overloaded inside the stream", reply: llmtest.Reply{Body: llmtest.Fixture(t, "overloaded.sse")}, typ: "overloaded_error", msg: "Overloaded"},
 		{name: "HTTP 400", reply: llmtest.Reply{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"},"request_id":"req_011CZpnkmpwNvTGPtRWhYXMV"}`},
 			status: 400, typ: "invalid_request_error", msg: "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"},
-		{name: "cut before message_stop", reply: llmtest.Reply{Body: strings.Split(fixture(t, "text.sse"), "event: message_delta")[0]}, cut: true},
+		{name: "cut before message_stop", reply: llmtest.Reply{Body: strings.Split(llmtest.Fixture(t, "text.sse"), "event: message_delta")[0]}, cut: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewAnthropic(t, "sk-ant-test", c.reply)
-			_, _, err := collect(t, client(srv), hello())
+			_, _, err := llmtest.Collect(t, client(srv), hello())
 			if c.cut {
 				if !errors.Is(err, llm.ErrIncomplete) {
 					t.Fatalf("err %v, want ErrIncomplete", err)
@@ -133,27 +106,11 @@ func TestStreamErrors(t *testing.T) {
 func TestStreamRetriesWhenOverloaded(t *testing.T) {
 	srv := llmtest.NewAnthropic(t, "sk-ant-test",
 		llmtest.Reply{Status: 529, Header: map[string]string{"Retry-After": "0"}, Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
-		llmtest.Reply{Body: fixture(t, "text.sse")})
+		llmtest.Reply{Body: llmtest.Fixture(t, "text.sse")})
 	p := anthropic.New(anthropic.Options{BaseURL: srv.BaseURL() + "/v1", APIKey: "sk-ant-test"})
-	_, res, err := collect(t, p, hello())
+	_, res, err := llmtest.Collect(t, p, hello())
 	if err != nil || res.Message.Text() == "" || len(srv.Requests()) != 2 {
 		t.Fatalf("err %v, %d requests", err, len(srv.Requests()))
-	}
-}
-
-func richResult() *protocol.CallToolResult {
-	size := int64(2048)
-	return &protocol.CallToolResult{
-		Content: []protocol.Content{
-			protocol.NewTextContent("18C"),
-			protocol.NewImageContent([]byte{0x89, 'P', 'N', 'G'}, "image/png"),
-			protocol.NewAudioContent([]byte("RIFF"), "audio/wav"),
-			protocol.NewResourceLink(&protocol.Resource{URI: "file:///forecast.csv", Name: "forecast", MimeType: "text/csv", Size: &size, Description: "next 7 days"}),
-			protocol.NewEmbeddedResource(protocol.NewTextResourceContents("file:///notes.txt", "text/plain", "hello notes")),
-			protocol.NewEmbeddedResource(protocol.NewBlobResourceContents("file:///docs/report.pdf", "application/pdf", []byte("%PDF"))),
-			protocol.NewEmbeddedResource(protocol.NewBlobResourceContents("file:///blob.bin", "application/octet-stream", []byte{1, 2, 3})),
-		},
-		StructuredContent: map[string]any{"temp": 18},
 	}
 }
 
@@ -162,30 +119,13 @@ func richResult() *protocol.CallToolResult {
 // user text after the tool results comes after them in the same message.
 func TestRequestMessages(t *testing.T) {
 	srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: llmtest.Anthropic("ok")})
-	req := &llm.Request{
-		Model:  "claude-sonnet-4-5",
-		System: "Be brief.",
-		Messages: []llm.Message{
-			llm.UserText("Weather in Paris?"),
-			{Role: llm.RoleAssistant, Parts: []llm.Part{
-				{Type: llm.PartText, Text: "Checking."},
-				{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "toolu_1", Name: "get_weather", Arguments: `{"location":"Paris"}`}},
-				{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "toolu_2", Name: "render"}},
-				{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "toolu_3", Name: "get_time", Arguments: `{"x":`}},
-			}},
-			{Role: llm.RoleUser, Parts: []llm.Part{
-				{Type: llm.PartText, Text: "and hurry"},
-				{Type: llm.PartToolResult, ToolResult: llm.ToolResultFromMCP("toolu_1", "get_weather", richResult())},
-				{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "toolu_2", IsError: true, Content: []llm.Part{{Type: llm.PartText, Text: "boom"}}}},
-			}},
-			{Role: llm.RoleUser, Parts: []llm.Part{
-				{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "toolu_3", IsError: true, Content: []llm.Part{{Type: llm.PartText, Text: "bad JSON"}}}},
-			}},
-		},
-		Tools:      []llm.Tool{{Name: "create_event", Description: "Creates an event.", InputSchema: []byte(llmtest.RichSchema)}},
-		ToolChoice: llm.ToolChoiceRequired,
-		MaxTokens:  300,
-	}
+	req := llmtest.Conversation()
+	req.ToolChoice = llm.ToolChoiceRequired
+	// A user's text before the results, and the last result in a message of
+	// its own: the text moves after the results, the messages merge.
+	results := req.Messages[2].Parts
+	req.Messages[2].Parts = append([]llm.Part{{Type: llm.PartText, Text: "and hurry"}}, results[:2]...)
+	req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Parts: results[2:]})
 	if _, err := llm.Generate(t.Context(), client(srv), req, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +134,11 @@ func TestRequestMessages(t *testing.T) {
 	  {"role":"user","content":[{"type":"text","text":"Weather in Paris?"}]},
 	  {"role":"assistant","content":[
 	    {"type":"text","text":"Checking."},
-	    {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"Paris"}},
-	    {"type":"tool_use","id":"toolu_2","name":"render","input":{}},
-	    {"type":"tool_use","id":"toolu_3","name":"get_time","input":{}}]},
+	    {"type":"tool_use","id":"call_1","name":"get_weather","input":{"location":"Paris"}},
+	    {"type":"tool_use","id":"call_2","name":"render","input":{}},
+	    {"type":"tool_use","id":"call_3","name":"get_time","input":{}}]},
 	  {"role":"user","content":[
-	    {"type":"tool_result","tool_use_id":"toolu_1","content":[
+	    {"type":"tool_result","tool_use_id":"call_1","content":[
 	      {"type":"text","text":"18C"},
 	      {"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}},
 	      {"type":"text","text":"[audio: audio/wav, 4 bytes, not shown to the model]"},
@@ -207,18 +147,11 @@ func TestRequestMessages(t *testing.T) {
 	      {"type":"document","title":"file:///docs/report.pdf","source":{"type":"base64","media_type":"application/pdf","data":"JVBERg=="}},
 	      {"type":"text","text":"[document file:///blob.bin: application/octet-stream, 3 bytes, not shown to the model]"},
 	      {"type":"text","text":"{\"temp\":18}"}]},
-	    {"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"boom"}],"is_error":true},
-	    {"type":"tool_result","tool_use_id":"toolu_3","content":[{"type":"text","text":"bad JSON"}],"is_error":true},
+	    {"type":"tool_result","tool_use_id":"call_2","content":[{"type":"text","text":"boom"}],"is_error":true},
+	    {"type":"tool_result","tool_use_id":"call_3","content":[{"type":"text","text":"the arguments are not valid JSON"}],"is_error":true},
 	    {"type":"text","text":"and hurry"}]}
 	]`
-	var wantMsgs any
-	if err := json.Unmarshal([]byte(want), &wantMsgs); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(body["messages"], wantMsgs) {
-		got, _ := json.MarshalIndent(body["messages"], "", "  ")
-		t.Errorf("messages:\n%s", got)
-	}
+	llmtest.SameJSON(t, "messages", body["messages"], want)
 	if body["system"] != "Be brief." || body["max_tokens"] != 300.0 || !reflect.DeepEqual(body["tool_choice"], map[string]any{"type": "any"}) {
 		t.Errorf("system %v, max_tokens %v, tool_choice %v", body["system"], body["max_tokens"], body["tool_choice"])
 	}

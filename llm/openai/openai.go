@@ -68,17 +68,6 @@ func New(opts Options) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	h := opts.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if opts.APIKey != "" {
-		h.Set("Authorization", "Bearer "+opts.APIKey)
-	}
-	retries := opts.MaxRetries
-	if retries == 0 {
-		retries = DefaultMaxRetries
-	}
 	field := opts.MaxTokensField
 	if field == "" {
 		field = "max_tokens"
@@ -86,9 +75,13 @@ func New(opts Options) *Client {
 			field = "max_completion_tokens"
 		}
 	}
+	var auth string
+	if opts.APIKey != "" {
+		auth = "Bearer " + opts.APIKey
+	}
 	return &Client{
-		ep: wire.Endpoint{Provider: "openai", Client: opts.HTTPClient, URL: base + "/chat/completions",
-			Header: h, MaxRetries: retries},
+		ep: wire.NewEndpoint("openai", base+"/chat/completions", opts.HTTPClient, opts.Header,
+			map[string]string{"Authorization": auth}, opts.MaxRetries, DefaultMaxRetries),
 		maxField:  field,
 		withMedia: !opts.NoMedia,
 	}

@@ -3,60 +3,16 @@ package openai_test
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/openai"
-	"github.com/mcpkit/mcpkit/protocol"
 )
-
-// richResult is an MCP tool result with every kind of content.
-func richResult() *protocol.CallToolResult {
-	size := int64(2048)
-	return &protocol.CallToolResult{
-		Content: []protocol.Content{
-			protocol.NewTextContent("18C"),
-			protocol.NewImageContent([]byte{0x89, 'P', 'N', 'G'}, "image/png"),
-			protocol.NewAudioContent([]byte("RIFF"), "audio/wav"),
-			protocol.NewResourceLink(&protocol.Resource{URI: "file:///forecast.csv", Name: "forecast", MimeType: "text/csv", Size: &size, Description: "next 7 days"}),
-			protocol.NewEmbeddedResource(protocol.NewTextResourceContents("file:///notes.txt", "text/plain", "hello notes")),
-			protocol.NewEmbeddedResource(protocol.NewBlobResourceContents("file:///docs/report.pdf", "application/pdf", []byte("%PDF"))),
-			protocol.NewEmbeddedResource(protocol.NewBlobResourceContents("file:///blob.bin", "application/octet-stream", []byte{1, 2, 3})),
-		},
-		StructuredContent: map[string]any{"temp": 18},
-	}
-}
-
-// conversation is a turn with text, three tool calls (one with empty and one
-// with malformed arguments) and their results.
-func conversation() *llm.Request {
-	return &llm.Request{
-		Model:  "gpt-4o",
-		System: "Be brief.",
-		Messages: []llm.Message{
-			llm.UserText("Weather in Paris?"),
-			{Role: llm.RoleAssistant, Parts: []llm.Part{
-				{Type: llm.PartText, Text: "Checking."},
-				{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"location":"Paris"}`}},
-				{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "call_2", Name: "render"}},
-				{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: "call_3", Name: "get_time", Arguments: `{"x":`}},
-			}},
-			{Role: llm.RoleUser, Parts: []llm.Part{
-				{Type: llm.PartToolResult, ToolResult: llm.ToolResultFromMCP("call_1", "get_weather", richResult())},
-				{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "call_2", Name: "render", IsError: true, Content: []llm.Part{{Type: llm.PartText, Text: "boom"}}}},
-				{Type: llm.PartToolResult, ToolResult: &llm.ToolResult{CallID: "call_3", Name: "get_time", IsError: true, Content: []llm.Part{{Type: llm.PartText, Text: "the arguments are not valid JSON"}}}},
-			}},
-		},
-		Tools:     []llm.Tool{{Name: "create_event", Description: "Creates an event.", InputSchema: []byte(llmtest.RichSchema)}},
-		MaxTokens: 300,
-	}
-}
 
 func TestRequestMessages(t *testing.T) {
 	srv := llmtest.NewOpenAI(t, "k", llmtest.Reply{Body: llmtest.OpenAI("ok")})
-	if _, err := llm.Generate(t.Context(), client(srv, "k"), conversation(), nil); err != nil {
+	if _, err := llm.Generate(t.Context(), client(srv, "k"), llmtest.Conversation(), nil); err != nil {
 		t.Fatal(err)
 	}
 	body := srv.Requests()[0].JSON
@@ -76,14 +32,7 @@ func TestRequestMessages(t *testing.T) {
 	    {"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}},
 	    {"type":"file","file":{"filename":"report.pdf","file_data":"data:application/pdf;base64,JVBERg=="}}]}
 	]`
-	var wantMsgs any
-	if err := json.Unmarshal([]byte(want), &wantMsgs); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(body["messages"], wantMsgs) {
-		got, _ := json.MarshalIndent(body["messages"], "", "  ")
-		t.Errorf("messages:\n%s", got)
-	}
+	llmtest.SameJSON(t, "messages", body["messages"], want)
 	// Not api.openai.com: max_tokens, as compatible servers read it.
 	if body["max_tokens"] != 300.0 || body["max_completion_tokens"] != nil {
 		t.Errorf("max tokens fields: %v / %v", body["max_tokens"], body["max_completion_tokens"])
@@ -97,7 +46,7 @@ func TestRequestMessages(t *testing.T) {
 // into the description; $schema dropped.
 func TestToolSchemaMapping(t *testing.T) {
 	srv := llmtest.NewOpenAI(t, "k", llmtest.Reply{Body: llmtest.OpenAI("ok")})
-	if _, err := llm.Generate(t.Context(), client(srv, "k"), conversation(), nil); err != nil {
+	if _, err := llm.Generate(t.Context(), client(srv, "k"), llmtest.Conversation(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var body struct {

@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,52 +11,21 @@ import (
 	"github.com/mcpkit/mcpkit/llm/openai"
 )
 
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func client(srv *llmtest.Server, key string) *openai.Client {
 	return openai.New(openai.Options{BaseURL: srv.BaseURL(), APIKey: key, MaxRetries: -1})
 }
 
-// collect runs a request and returns the events and the assembled answer.
-func collect(t *testing.T, p llm.Provider, req *llm.Request) ([]llm.Event, *llm.Response, error) {
-	t.Helper()
-	var evs []llm.Event
-	res, err := llm.Generate(t.Context(), p, req, func(ev llm.Event) { evs = append(evs, ev) })
-	return evs, res, err
-}
-
 func TestStreamParallelToolCalls(t *testing.T) {
-	srv := llmtest.NewOpenAI(t, "sk-test", llmtest.Reply{Body: fixture(t, "parallel_tool_calls.sse")})
-	evs, res, err := collect(t, client(srv, "sk-test"), &llm.Request{Model: "gpt-4o", Messages: []llm.Message{llm.UserText("weather and time in Paris?")}})
+	srv := llmtest.NewOpenAI(t, "sk-test", llmtest.Reply{Body: llmtest.Fixture(t, "parallel_tool_calls.sse")})
+	evs, res, err := llmtest.Collect(t, client(srv, "sk-test"), &llm.Request{Model: "gpt-4o", Messages: []llm.Message{llm.UserText("weather and time in Paris?")}})
 	if err != nil {
 		t.Fatal(err)
-	}
-	calls := res.Message.ToolCalls()
-	if len(calls) != 2 {
-		t.Fatalf("%d tool calls, want 2: %+v", len(calls), res.Message)
 	}
 	want := []llm.ToolCall{
 		{ID: "call_8Rk2VwQn5mTy3LpXc0Hb7Jd1", Name: "get_weather", Arguments: `{"location": "Paris, France", "unit": "celsius"}`},
 		{ID: "call_Zt4Nq0Gm6Xs9Wb2Kd5Yr1Lc8", Name: "get_time", Arguments: `{"tz": "Europe/Paris"}`},
 	}
-	for i, c := range calls {
-		if *c != want[i] {
-			t.Errorf("call %d = %+v, want %+v", i, *c, want[i])
-		}
-	}
-	if res.StopReason != llm.StopToolUse || res.Model != "gpt-4o-2024-08-06" {
-		t.Errorf("stop %q model %q", res.StopReason, res.Model)
-	}
-	if res.Usage != (llm.Usage{InputTokens: 214, OutputTokens: 52, CacheReadTokens: 128}) {
-		t.Errorf("usage %+v", res.Usage)
-	}
+	llmtest.CheckToolCalls(t, res, want, "gpt-4o-2024-08-06", llm.Usage{InputTokens: 214, OutputTokens: 52, CacheReadTokens: 128})
 	// The first call ends when the second starts; the second at the end;
 	// usage and stop come last.
 	var kinds []string
@@ -84,8 +52,8 @@ func TestStreamParallelToolCalls(t *testing.T) {
 }
 
 func TestStreamText(t *testing.T) {
-	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: fixture(t, "text.sse")})
-	evs, res, err := collect(t, client(srv, ""), &llm.Request{Model: "gpt-4o", Messages: []llm.Message{llm.UserText("hi")}})
+	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: llmtest.Fixture(t, "text.sse")})
+	evs, res, err := llmtest.Collect(t, client(srv, ""), &llm.Request{Model: "gpt-4o", Messages: []llm.Message{llm.UserText("hi")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +77,8 @@ func TestStreamText(t *testing.T) {
 // Ollama's compatible endpoint numbers every call 0, sends each whole, and
 // finishes with "stop" after tool calls.
 func TestStreamOllamaToolCalls(t *testing.T) {
-	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: fixture(t, "ollama_tool_calls.sse")})
-	_, res, err := collect(t, client(srv, ""), &llm.Request{Model: "qwen3:8b", Messages: []llm.Message{llm.UserText("hi")}})
+	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: llmtest.Fixture(t, "ollama_tool_calls.sse")})
+	_, res, err := llmtest.Collect(t, client(srv, ""), &llm.Request{Model: "qwen3:8b", Messages: []llm.Message{llm.UserText("hi")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +97,7 @@ func TestStreamOllamaToolCalls(t *testing.T) {
 func TestStreamFragmentedArguments(t *testing.T) {
 	args := `{"message":"a \"quoted\" word, é and \\ too","n":12.5}`
 	srv := llmtest.NewOpenAI(t, "k", llmtest.Reply{Body: llmtest.OpenAI("Calling.", llmtest.Call{Name: "echo", Args: args})})
-	_, res, err := collect(t, client(srv, "k"), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
+	_, res, err := llmtest.Collect(t, client(srv, "k"), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +136,7 @@ func TestStreamErrors(t *testing.T) {
 					t.Errorf("err %#v", err)
 				}
 			}},
-		{"cut before finish_reason", llmtest.Reply{Body: strings.SplitAfter(fixture(t, "text.sse"), "\n\n")[3]},
+		{"cut before finish_reason", llmtest.Reply{Body: strings.SplitAfter(llmtest.Fixture(t, "text.sse"), "\n\n")[3]},
 			func(t *testing.T, err error) {
 				if !errors.Is(err, llm.ErrIncomplete) {
 					t.Errorf("err %v, want ErrIncomplete", err)
@@ -178,7 +146,7 @@ func TestStreamErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewOpenAI(t, "sk-bad", c.reply)
-			_, _, err := collect(t, client(srv, "sk-bad"), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
+			_, _, err := llmtest.Collect(t, client(srv, "sk-bad"), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -191,9 +159,9 @@ func TestStreamErrors(t *testing.T) {
 func TestStreamRetriesWhenRateLimited(t *testing.T) {
 	srv := llmtest.NewOpenAI(t, "k",
 		llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "0"}, Body: `{"error":{"message":"Rate limit reached for gpt-4o","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
-		llmtest.Reply{Body: fixture(t, "text.sse")})
+		llmtest.Reply{Body: llmtest.Fixture(t, "text.sse")})
 	p := openai.New(openai.Options{BaseURL: srv.BaseURL(), APIKey: "k"})
-	_, res, err := collect(t, p, &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
+	_, res, err := llmtest.Collect(t, p, &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,25 @@ type Endpoint struct {
 	MaxRetries int
 }
 
+// NewEndpoint returns the endpoint of provider at url: a copy of header with
+// the non-empty values of set added (keys, API versions), and retries refusals
+// for load maxRetries times — zero means defaultRetries, negative never.
+func NewEndpoint(provider, url string, client *http.Client, header http.Header, set map[string]string, maxRetries, defaultRetries int) Endpoint {
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	for k, v := range set {
+		if v != "" {
+			h.Set(k, v)
+		}
+	}
+	if maxRetries == 0 {
+		maxRetries = defaultRetries
+	}
+	return Endpoint{Provider: provider, Client: client, URL: url, Header: h, MaxRetries: maxRetries}
+}
+
 // maxRetryWait is the longest Retry-After the client waits for; a provider
 // asking for more gets its error reported instead.
 const maxRetryWait = 30 * time.Second

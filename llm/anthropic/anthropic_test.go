@@ -206,3 +206,37 @@ func TestToolSchemaMapping(t *testing.T) {
 		t.Errorf("input_schema:\n got %s\nwant %s", got, compact.String())
 	}
 }
+
+// A tool_use whose input comes whole in content_block_start (no
+// input_json_delta) keeps that input; one with no input at all has none.
+func TestStreamToolUseInputAtStart(t *testing.T) {
+	body := `event: message_start
+data: {"type":"message_start","message":{"model":"claude-haiku-4-5","id":"msg_1","type":"message","role":"assistant","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_a","name":"echo","input":{"message":"whole"}}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_b","name":"list","input":{}}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":30}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`
+	srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: body})
+	_, res, err := llmtest.Collect(t, client(srv), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	llmtest.CheckToolCalls(t, res, []llm.ToolCall{{ID: "toolu_a", Name: "echo", Arguments: `{"message":"whole"}`}, {ID: "toolu_b", Name: "list"}},
+		"claude-haiku-4-5", llm.Usage{InputTokens: 10, OutputTokens: 30})
+}

@@ -170,13 +170,13 @@ func toolInput(args string) json.RawMessage {
 // imageTypes are the image media types the Messages API takes.
 var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
 
-// encodePart writes a text, image or document part as a content block. An empty
-// text is dropped (the API refuses empty text blocks); what the API cannot
-// take (audio, other files) is described in text.
+// encodePart writes a text, image or document part as a content block. A
+// text of white space only is dropped (the API refuses such text blocks);
+// what the API cannot take (audio, other files) is described in text.
 func encodePart(p *llm.Part) (contentBlock, bool) {
 	switch p.Type {
 	case llm.PartText:
-		return contentBlock{Type: "text", Text: p.Text}, p.Text != ""
+		return contentBlock{Type: "text", Text: p.Text}, strings.TrimSpace(p.Text) != ""
 	case llm.PartImage:
 		if imageTypes[p.MimeType] {
 			return contentBlock{Type: "image", Source: &source{Type: "base64", MediaType: p.MimeType,

@@ -26,10 +26,11 @@ type startMessage struct {
 }
 
 type startBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	Type  string          `json:"type"`
+	Text  string          `json:"text"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
 }
 
 type blockDelta struct {
@@ -61,8 +62,10 @@ type decoder struct {
 // number among the answer's tool calls), or a kind this client ignores
 // (thinking, server tools).
 type blockState struct {
-	kind string
-	call int
+	kind  string
+	call  int
+	input json.RawMessage // a tool_use's input given whole at its start
+	delta bool            // input_json_delta events came
 }
 
 var _ wire.Decoder = (*decoder)(nil)
@@ -93,6 +96,7 @@ func (d *decoder) Event(ev sse.Event, yield func(llm.Event) bool) (bool, error) 
 			}
 		case "tool_use":
 			b.call = d.calls
+			b.input = e.ContentBlock.Input
 			d.calls++
 			return !yield(llm.Event{Type: llm.EventToolCallStart, Index: b.call, ID: e.ContentBlock.ID, Name: e.ContentBlock.Name}), nil
 		}
@@ -109,12 +113,20 @@ func (d *decoder) Event(ev sse.Event, yield func(llm.Event) bool) (bool, error) 
 		case delta.Type == "text_delta" && b.kind == "text" && delta.Text != "":
 			return !yield(llm.Event{Type: llm.EventTextDelta, Text: delta.Text}), nil
 		case delta.Type == "input_json_delta" && b.kind == "tool_use" && delta.PartialJSON != "":
+			b.delta = true
 			return !yield(llm.Event{Type: llm.EventToolCallDelta, Index: b.call, Text: delta.PartialJSON}), nil
 		}
 	case "content_block_stop":
 		b := d.blocks[e.Index]
 		delete(d.blocks, e.Index)
 		if b != nil && b.kind == "tool_use" {
+			// Streams send the input in fragments after an empty {}; one that
+			// came whole at the start is passed on as one fragment.
+			if in := string(b.input); !b.delta && in != "" && in != "{}" {
+				if !yield(llm.Event{Type: llm.EventToolCallDelta, Index: b.call, Text: in}) {
+					return true, nil
+				}
+			}
 			return !yield(llm.Event{Type: llm.EventToolCallEnd, Index: b.call}), nil
 		}
 	case "message_delta":

@@ -181,6 +181,9 @@ func (c *Client) encodeMessage(m *llm.Message) ([]chatMessage, error) {
 			media = append(media, parts...)
 		}
 		content := strings.Join(text, "\n")
+		if content == "" {
+			content = "(the tool returned nothing)" // some compatible servers refuse an empty message
+		}
 		if tr.IsError {
 			content = "Error: " + content
 		}

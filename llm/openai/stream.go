@@ -13,11 +13,11 @@ import (
 // chunk is one chat.completion.chunk (or an error object, which some servers
 // send inside the stream).
 type chunk struct {
-	ID      string        `json:"id"`
-	Model   string        `json:"model"`
-	Choices []chunkChoice `json:"choices"`
-	Usage   *chunkUsage   `json:"usage"`
-	Error   json.RawMessage
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []chunkChoice   `json:"choices"`
+	Usage   *chunkUsage     `json:"usage"`
+	Error   json.RawMessage `json:"error"`
 }
 
 type chunkChoice struct {

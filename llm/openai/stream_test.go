@@ -169,3 +169,23 @@ func TestStreamRetriesWhenRateLimited(t *testing.T) {
 		t.Errorf("text %q after %d requests", res.Message.Text(), len(srv.Requests()))
 	}
 }
+
+// Quirks of compatible servers: a call's name after its first fragment, a
+// call without an index, no usage, and no [DONE] after the finish_reason.
+func TestStreamCompatibleQuirks(t *testing.T) {
+	body := `data: {"id":"x","object":"chat.completion.chunk","model":"local","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"c1","type":"function","function":{"arguments":"{\"a\""}}]}}]}
+
+data: {"id":"x","object":"chat.completion.chunk","model":"local","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"add","arguments":":1}"}}]}}]}
+
+data: {"id":"x","object":"chat.completion.chunk","model":"local","choices":[{"index":0,"delta":{"tool_calls":[{"id":"c2","type":"function","function":{"name":"echo","arguments":"{}"}}]}}]}
+
+data: {"id":"x","object":"chat.completion.chunk","model":"local","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+`
+	srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: body})
+	_, res, err := llmtest.Collect(t, client(srv, ""), &llm.Request{Model: "local", Messages: []llm.Message{llm.UserText("x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	llmtest.CheckToolCalls(t, res, []llm.ToolCall{{ID: "c1", Name: "add", Arguments: `{"a":1}`}, {ID: "c2", Name: "echo", Arguments: "{}"}}, "local", llm.Usage{})
+}

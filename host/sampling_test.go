@@ -63,7 +63,9 @@ func TestSamplingWithTools(t *testing.T) {
 func TestSamplingRefused(t *testing.T) {
 	srv := llmtest.NewOpenAI(t, "sk-test")
 	handler := host.SamplingHandler(providers[0].client(srv), "gpt-4o", &host.SamplingOptions{
-		Approve: func(context.Context, *mcp.ClientSession, *protocol.CreateMessageParams) (bool, error) { return false, nil },
+		Approve: func(context.Context, *mcp.ClientSession, *protocol.CreateMessageParams) (bool, error) {
+			return false, nil
+		},
 	})
 	_, err := handler(t.Context(), nil, &protocol.CreateMessageParams{MaxTokens: 5,
 		Messages: []protocol.SamplingMessage{{Role: protocol.RoleUser, Content: protocol.SamplingContent{protocol.NewTextContent("hi")}}}})

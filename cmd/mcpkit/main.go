@@ -66,6 +66,7 @@ configured). Shell completion: see "mcpkit completion --help".`,
 	root.AddCommand(serve, newVersionCmd())
 	root.AddCommand(newClientCmds(g)...)
 	root.AddCommand(newAuthCmd())
+	root.AddCommand(newHostCmd(g))
 	return root
 }
 

@@ -225,6 +225,12 @@ func (cs *ClientSession) Close() error { return cs.conn.Close() }
 // Done is closed when the session has ended.
 func (cs *ClientSession) Done() <-chan struct{} { return cs.conn.Done() }
 
+// Err returns why the session ended, once Done is closed: nil after Close or a
+// clean end of the server's stream, the transport's error otherwise (for a stdio
+// server that exited, a *stdio.ExitError with its status and last stderr lines).
+// Before the session ends it returns nil.
+func (cs *ClientSession) Err() error { return cs.conn.Err() }
+
 // SetRoots replaces the client's roots and, in the legacy era, tells the server
 // they changed. (A stateless server asks for the roots when it needs them.)
 func (cs *ClientSession) SetRoots(ctx context.Context, roots []protocol.Root) error {

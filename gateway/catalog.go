@@ -399,4 +399,6 @@ func (g *Gateway) wantResources(names []string) []wanted {
 	return out
 }
 
-func hasScheme(uri string) bool { return len(uri) >= len(schemePrefix) && uri[:len(schemePrefix)] == schemePrefix }
+func hasScheme(uri string) bool {
+	return len(uri) >= len(schemePrefix) && uri[:len(schemePrefix)] == schemePrefix
+}

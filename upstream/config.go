@@ -169,6 +169,32 @@ func Parse(path string, data []byte, env LookupEnv) (*Config, error) {
 	return cfg, nil
 }
 
+// ServerEntries returns the server entries of a configuration file as they are
+// written (each one's JSON, comments removed), from any of the layouts Parse
+// reads, without checking or substituting them: what `mcpkit config import`
+// copies from a host's files. path names the file in errors. A server defined
+// under two keys keeps its first definition.
+func ServerEntries(path string, data []byte) (map[string]json.RawMessage, error) {
+	clean := stripJSONC(data)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(clean, &top); err != nil {
+		return nil, &ConfigError{File: path, Err: syntaxMessage(clean, err)}
+	}
+	lists, err := serverLists(path, top)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]json.RawMessage{}
+	for _, list := range lists {
+		for name, raw := range list.servers {
+			if _, dup := out[name]; !dup {
+				out[name] = raw
+			}
+		}
+	}
+	return out, nil
+}
+
 // serverList is one object of servers in the file, and the key it was under.
 type serverList struct {
 	key     string

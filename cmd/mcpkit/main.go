@@ -66,6 +66,8 @@ configured). Shell completion: see "mcpkit completion --help".`,
 	root.AddCommand(serve, newVersionCmd())
 	root.AddCommand(newClientCmds(g)...)
 	root.AddCommand(newAuthCmd())
+	root.AddCommand(newGatewayCmd(g))
+	root.AddCommand(newConfigCmd())
 	return root
 }
 

@@ -67,7 +67,7 @@ seals, every key opens).`,
 			if f.http == "" {
 				err = srv.Run(cmd.Context(), stdio.NewProcessServerConn(nil))
 			} else {
-				err = serveHTTP(cmd.Context(), f, srv, logger)
+				err = serveHTTP(cmd.Context(), f, srv, logger, "the demo server")
 			}
 			if errors.Is(err, context.Canceled) {
 				return nil // interrupted: a normal way to stop a server
@@ -104,9 +104,10 @@ func keyringFromEnv() (*requeststate.Keyring, error) {
 	return kr, nil
 }
 
-// serveHTTP serves srv over both HTTP transports until ctx ends, then shuts down
-// gracefully: open streams end cleanly and requests in flight may finish.
-func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger *slog.Logger) error {
+// serveHTTP serves srv (what names it in the banner) over both HTTP transports
+// until ctx ends, then shuts down gracefully: open streams end cleanly and
+// requests in flight may finish.
+func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger *slog.Logger, what string) error {
 	host, port, err := net.SplitHostPort(f.http)
 	if err != nil {
 		return fmt.Errorf("--http %q: %w", f.http, err)
@@ -125,7 +126,7 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	mux.Handle("/sse", sseHandler)
 	mux.Handle("/messages", sseHandler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
+	fmt.Fprintf(os.Stderr, "mcpkit: serving %s at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", what, ln.Addr(), ln.Addr())
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -220,6 +220,7 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			}
 			return nil, fmt.Errorf("server %q: %w", u.name, err)
 		}
+		res.ResultType, res.Meta = "", ownMeta(res.Meta)
 		u.rewriteContent(res.Content)
 		return res, nil
 	}
@@ -237,6 +238,7 @@ func (g *Gateway) promptHandler(u *upServer, original string) mcp.PromptHandler 
 		if err != nil {
 			return nil, err
 		}
+		res.ResultType, res.Meta = "", ownMeta(res.Meta)
 		if u.renames.Load() != nil {
 			for i := range res.Messages {
 				u.rewriteBlock(&res.Messages[i].Content)
@@ -264,6 +266,7 @@ func (g *Gateway) resourceHandler(u *upServer, original string) mcp.ResourceHand
 		if err != nil {
 			return nil, err
 		}
+		res.ResultType, res.CacheHint, res.Meta = "", protocol.CacheHint{}, ownMeta(res.Meta)
 		for i := range res.Contents {
 			res.Contents[i].URI = u.gatewayURI(res.Contents[i].URI)
 		}
@@ -309,6 +312,19 @@ func passMeta(m protocol.Meta) protocol.Meta {
 		}
 	}
 	return out
+}
+
+// ownMeta returns a result's _meta without what describes the server's own
+// answer (its serverInfo in the stateless era): the gateway's engine writes its
+// own. It changes m in place, which the caller owns.
+func ownMeta(m protocol.Meta) protocol.Meta {
+	if _, ok := m[protocol.MetaKeyServerInfo]; ok {
+		delete(m, protocol.MetaKeyServerInfo)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // middleware sees every request of the gateway's clients: it gives initialize

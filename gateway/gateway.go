@@ -203,14 +203,6 @@ func (g *Gateway) event(ctx context.Context, e upstream.Event) {
 		if u := g.servers[e.Server]; u != nil {
 			g.srv.NotifyResourceUpdated(ctx, u.gatewayURI(e.URI))
 		}
-	case upstream.EventState:
-		st := e.Status
-		switch st.State {
-		case upstream.StateBackoff:
-			g.log.Warn("gateway: server down", "server", e.Server, "error", st.LastError, "stderr", strings.Join(st.Stderr, "\n"), "retry_at", st.NextAttempt)
-		case upstream.StateReady:
-			g.log.Info("gateway: server connected", "server", e.Server, "connects", st.Connects, "protocol", st.ProtocolVersion, "pid", st.PID)
-		}
 	}
 }
 

@@ -35,7 +35,7 @@ type runner struct {
 
 	mu      sync.Mutex
 	status  Status
-	stderr  []string // ring of the last lines (oldest at stderrAt)
+	stderr  []string // ring of the last lines of the current process (oldest at errAt)
 	errAt   int
 	session *mcp.ClientSession
 	changed chan struct{} // closed and replaced at every state change
@@ -102,6 +102,9 @@ func (r *runner) run(ctx context.Context) {
 	failures := 0
 	for {
 		r.setState(StateStarting, func(st *Status) { st.NextAttempt = time.Time{} })
+		r.mu.Lock()
+		r.stderr, r.errAt = r.stderr[:0], 0 // the tail is the current process's
+		r.mu.Unlock()
 		cs, pid, err := r.connect(ctx)
 		if err == nil {
 			started := time.Now()
@@ -132,7 +135,7 @@ func (r *runner) run(ctx context.Context) {
 		r.setState(StateBackoff, func(st *Status) {
 			st.Failures, st.LastError, st.NextAttempt = failures, msg, time.Now().Add(wait)
 		})
-		r.log.Warn("upstream: server down", "error", msg, "retry_in", wait)
+		r.log.Warn("upstream: server down", "error", msg, "stderr", strings.Join(r.snapshot().Stderr, "\n"), "retry_in", wait)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

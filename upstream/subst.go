@@ -10,8 +10,8 @@ type LookupEnv func(name string) (string, bool)
 
 // expand replaces the variables in s: ${env:VAR} and ${VAR} (the value of VAR,
 // which must be set), ${VAR:-default} and ${env:VAR:-default} (default when VAR
-// is unset or empty), and ${userHome} (VS Code's name for $HOME). "$$" stands
-// for one "$". Any other ${...} (VS Code's ${input:...}, ${workspaceFolder})
+// is unset or empty), and ${userHome} (VS Code's name for $HOME). "$${" stands
+// for a literal "${"; any other "$" is kept as it is. Any other ${...} (VS Code's ${input:...}, ${workspaceFolder})
 // is an error: nothing here can prompt for it or knows its value.
 func expand(s string, env LookupEnv) (string, error) {
 	if !strings.Contains(s, "$") {
@@ -27,9 +27,9 @@ func expand(s string, env LookupEnv) (string, error) {
 		b.WriteString(s[:i])
 		s = s[i:]
 		switch {
-		case strings.HasPrefix(s, "$$"):
-			b.WriteByte('$')
-			s = s[2:]
+		case strings.HasPrefix(s, "$${"):
+			b.WriteString("${")
+			s = s[3:]
 		case strings.HasPrefix(s, "${"):
 			end := strings.IndexByte(s, '}')
 			if end < 0 {

@@ -63,7 +63,8 @@ type Status struct {
 	// LastError says why the last attempt failed or the last session ended.
 	LastError string
 	// Stderr holds the last lines a stdio server wrote to its standard error,
-	// oldest first, across restarts.
+	// oldest first: those of the running process, or of the last one while the
+	// server is down.
 	Stderr []string
 	// PID is the process id of a running stdio server (0 otherwise).
 	PID int

@@ -169,7 +169,8 @@ func TestSupervisorRestartsCrashedServer(t *testing.T) {
 	if _, err := cs.CallTool(ctx, "crash", nil); err == nil {
 		t.Fatal("crash: the call succeeded, want the server's exit as an error")
 	}
-	ev := rec.wait(ctx, t, "the second connection", connectedEvent(2))
+	ev := rec.wait(ctx, t, "the backoff", func(e Event) bool { return e.Kind == EventState && e.Status.State == StateBackoff })
+	rec.wait(ctx, t, "the second connection", connectedEvent(2))
 	if !strings.Contains(ev.Status.LastError, "status 3") {
 		t.Errorf("LastError = %q, want the exit status", ev.Status.LastError)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -332,7 +333,7 @@ func (g *Gateway) wantResources(names []string) []wanted {
 			}
 		}
 	}
-	shared := func(uri string, n int) bool { return n > 1 || hasScheme(uri) }
+	shared := func(uri string, n int) bool { return n > 1 || strings.HasPrefix(uri, schemePrefix) }
 	var out []wanted
 	for _, n := range names {
 		u := g.servers[n]
@@ -397,8 +398,4 @@ func (g *Gateway) wantResources(names []string) []wanted {
 		u.renames.Store(renames)
 	}
 	return out
-}
-
-func hasScheme(uri string) bool {
-	return len(uri) >= len(schemePrefix) && uri[:len(schemePrefix)] == schemePrefix
 }

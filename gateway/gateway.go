@@ -137,8 +137,8 @@ func (g *Gateway) Start(ctx context.Context) {
 	}
 	ctx, g.cancel = context.WithCancel(ctx)
 	g.loopDone = make(chan struct{})
-	g.mu.Unlock()
 	g.unsub = g.sup.Subscribe(func(e upstream.Event) { g.event(ctx, e) })
+	g.mu.Unlock()
 	g.sup.Start(ctx)
 	go func() {
 		defer close(g.loopDone)
@@ -172,15 +172,13 @@ func (g *Gateway) Sync(ctx context.Context) error {
 // the gateway's own clients are left to the transport that serves Server().
 func (g *Gateway) Close() error {
 	g.mu.Lock()
-	cancel, done := g.cancel, g.loopDone
+	cancel, done, unsub := g.cancel, g.loopDone, g.unsub
 	g.mu.Unlock()
 	if cancel == nil {
 		return nil
 	}
 	cancel()
-	if g.unsub != nil {
-		g.unsub()
-	}
+	unsub()
 	err := g.sup.Close()
 	<-done
 	return err

@@ -105,6 +105,10 @@ func (r *runner) run(ctx context.Context) {
 		r.mu.Lock()
 		r.stderr, r.errAt = r.stderr[:0], 0 // the tail is the current process's
 		r.mu.Unlock()
+		select {
+		case <-r.restart: // asked before this attempt: the attempt is the restart
+		default:
+		}
 		cs, pid, err := r.connect(ctx)
 		if err == nil {
 			started := time.Now()

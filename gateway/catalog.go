@@ -226,88 +226,90 @@ func fingerprint(server, original string, v any, extra ...string) string {
 	return fp
 }
 
-// wantTools names every server's tools and says how to register them.
-func (g *Gateway) wantTools(names []string) []wanted {
+// named is one item of a server's list with its name on the gateway.
+type named[T any] struct {
+	u        *upServer
+	item     T
+	original string
+	name     string
+}
+
+// nameAll gives every item of every server's list (items picks the list, name
+// the item's name) its name on the gateway, in server then list order. A
+// server that lists a name twice has the first one counted.
+func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name func(T) string) []named[T] {
 	var refs []Ref
 	for _, n := range names {
-		for _, t := range g.servers[n].tools {
-			refs = append(refs, Ref{n, t.Name})
+		for _, it := range items(g.servers[n]) {
+			refs = append(refs, Ref{n, name(it)})
 		}
 	}
 	assigned := AssignNames(refs)
-	var out []wanted
+	var out []named[T]
 	for _, n := range names {
 		u := g.servers[n]
 		seen := map[string]bool{}
-		for _, t := range u.tools {
-			if seen[t.Name] {
-				continue // a server that lists a name twice: the first one counts
+		for _, it := range items(u) {
+			original := name(it)
+			if !seen[original] {
+				seen[original] = true
+				out = append(out, named[T]{u, it, original, assigned[Ref{n, original}]})
 			}
-			seen[t.Name] = true
-			tool := t
-			tool.Name = assigned[Ref{n, t.Name}]
-			tool.Execution = nil // the gateway calls the server synchronously
-			original := t.Name
-			out = append(out, wanted{
-				registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(n, original, &tool)},
-				entry:        Entry{Kind: "tool", Name: tool.Name, Server: n, Original: original},
-				add: func() error {
-					h := g.toolHandler(u, original)
-					err := g.srv.AddRawTool(&tool, h)
-					if err == nil {
-						return nil
-					}
-					// A schema this SDK cannot compile still deserves to be
-					// offered: the server checks the arguments itself.
-					g.log.Warn("gateway: tool schema not usable; offering the tool with an open schema", "server", n, "tool", original, "error", err)
-					open := tool
-					open.InputSchema = json.RawMessage(`{"type":"object"}`)
-					return g.srv.AddRawTool(&open, h)
-				},
-			})
 		}
+	}
+	return out
+}
+
+// wantTools names every server's tools and says how to register them.
+func (g *Gateway) wantTools(names []string) []wanted {
+	var out []wanted
+	for _, t := range nameAll(g, names, func(u *upServer) []protocol.Tool { return u.tools }, func(t protocol.Tool) string { return t.Name }) {
+		u, original, tool := t.u, t.original, t.item
+		tool.Name = t.name
+		tool.Execution = nil // the gateway calls the server synchronously
+		out = append(out, wanted{
+			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
+			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},
+			add: func() error {
+				h := g.toolHandler(u, original)
+				err := g.srv.AddRawTool(&tool, h)
+				if err == nil {
+					return nil
+				}
+				// A schema this SDK cannot compile still deserves to be
+				// offered: the server checks the arguments itself.
+				g.log.Warn("gateway: tool schema not usable; offering the tool with an open schema", "server", u.name, "tool", original, "error", err)
+				open := tool
+				open.InputSchema = json.RawMessage(`{"type":"object"}`)
+				return g.srv.AddRawTool(&open, h)
+			},
+		})
 	}
 	return out
 }
 
 // wantPrompts names every server's prompts and says how to register them.
 func (g *Gateway) wantPrompts(names []string) []wanted {
-	var refs []Ref
-	for _, n := range names {
-		for _, p := range g.servers[n].prompts {
-			refs = append(refs, Ref{n, p.Name})
-		}
-	}
-	assigned := AssignNames(refs)
 	var out []wanted
-	for _, n := range names {
-		u := g.servers[n]
-		seen := map[string]bool{}
-		for _, p := range u.prompts {
-			if seen[p.Name] {
-				continue
-			}
-			seen[p.Name] = true
-			prompt := p
-			prompt.Name = assigned[Ref{n, p.Name}]
-			original := p.Name
-			completions := u.completions
-			out = append(out, wanted{
-				registration: registration{kind: "prompt", name: prompt.Name, fp: fingerprint(n, original, &prompt, fmt.Sprint(completions))},
-				entry:        Entry{Kind: "prompt", Name: prompt.Name, Server: n, Original: original},
-				add: func() error {
-					if err := g.srv.AddPrompt(&prompt, g.promptHandler(u, original)); err != nil {
-						return err
+	for _, p := range nameAll(g, names, func(u *upServer) []protocol.Prompt { return u.prompts }, func(p protocol.Prompt) string { return p.Name }) {
+		u, original, prompt := p.u, p.original, p.item
+		prompt.Name = p.name
+		completions := u.completions
+		out = append(out, wanted{
+			registration: registration{kind: "prompt", name: prompt.Name, fp: fingerprint(u.name, original, &prompt, fmt.Sprint(completions))},
+			entry:        Entry{Kind: "prompt", Name: prompt.Name, Server: u.name, Original: original},
+			add: func() error {
+				if err := g.srv.AddPrompt(&prompt, g.promptHandler(u, original)); err != nil {
+					return err
+				}
+				if completions {
+					for _, a := range prompt.Arguments {
+						g.srv.AddPromptCompletion(prompt.Name, a.Name, g.completer(u, protocol.CompleteReference{Type: protocol.RefTypePrompt, Name: original}))
 					}
-					if completions {
-						for _, a := range prompt.Arguments {
-							g.srv.AddPromptCompletion(prompt.Name, a.Name, g.completer(u, protocol.CompleteReference{Type: protocol.RefTypePrompt, Name: original}))
-						}
-					}
-					return nil
-				},
-			})
-		}
+				}
+				return nil
+			},
+		})
 	}
 	return out
 }

@@ -296,20 +296,15 @@ func (g *Gateway) completer(u *upServer, ref protocol.CompleteReference) mcp.Com
 // token (the gateway's client has its own), nor the stateless era's envelope
 // (the gateway's client writes its own).
 func passMeta(m protocol.Meta) protocol.Meta {
-	keep := 0
-	for k := range m {
-		if k != "progressToken" && !strings.HasPrefix(k, "io.modelcontextprotocol/") {
-			keep++
-		}
-	}
-	if keep == 0 {
-		return nil
-	}
-	out := make(protocol.Meta, keep)
+	var out protocol.Meta
 	for k, v := range m {
-		if k != "progressToken" && !strings.HasPrefix(k, "io.modelcontextprotocol/") {
-			out[k] = v
+		if k == "progressToken" || strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			continue
 		}
+		if out == nil {
+			out = make(protocol.Meta, len(m))
+		}
+		out[k] = v
 	}
 	return out
 }

@@ -244,14 +244,19 @@ var eras = []struct {
 	{"legacy server, stateless client", protocol.LatestLegacy, protocol.Version20260728},
 }
 
+// eraServer is testServer speaking version ("" detects the era).
+func eraServer(name, kind, version string) *upstream.ServerConfig {
+	s := testServer(name, kind)
+	s.ProtocolVersion = version
+	return s
+}
+
 // TestGatewayPassesThroughClientFeatures: progress, sampling, elicitation,
 // roots and log messages cross the gateway in every combination of eras.
 func TestGatewayPassesThroughClientFeatures(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			srv := testServer("a", "demo")
-			srv.ProtocolVersion = era.upstream
-			gw := startGateway(t, nil, srv)
+			gw := startGateway(t, nil, eraServer("a", "demo", era.upstream))
 			var logMu sync.Mutex
 			var logs []string
 			cs := connectClient(t, gw, &mcp.ClientOptions{
@@ -310,9 +315,7 @@ func TestGatewayPassesThroughClientFeatures(t *testing.T) {
 func TestGatewayListChangedAndCancellation(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			srv := testServer("p", "probe")
-			srv.ProtocolVersion = era.upstream
-			gw := startGateway(t, nil, srv)
+			gw := startGateway(t, nil, eraServer("p", "probe", era.upstream))
 			changed := make(chan struct{}, 8)
 			cs := connectClient(t, gw, &mcp.ClientOptions{
 				ProtocolVersion:        era.client,

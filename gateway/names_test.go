@@ -45,17 +45,6 @@ func TestAssignNamesResolvesCollisions(t *testing.T) {
 	forged := Ref{"p", "q__" + refHash(r)[:8]}
 	refs := []Ref{{"s", "a.b"}, {"s", "a_b"}, {"x__y", "z"}, {"x", "y__z"}, r, forged, {"solo", "tool"}}
 	got := AssignNames(refs)
-	seen := map[string]Ref{}
-	for _, ref := range refs {
-		n := got[ref]
-		if !validName.MatchString(n) {
-			t.Errorf("%v → %q: not a valid name", ref, n)
-		}
-		if other, dup := seen[n]; dup {
-			t.Errorf("%v and %v both → %q", ref, other, n)
-		}
-		seen[n] = ref
-	}
 	if got[Ref{"x__y", "z"}] == "x__y__z" || got[Ref{"x", "y__z"}] == "x__y__z" {
 		t.Errorf("colliding clean names must all be suffixed, not first-come: %v", got)
 	}
@@ -68,13 +57,30 @@ func TestAssignNamesResolvesCollisions(t *testing.T) {
 	if got[Ref{"solo", "tool"}] != "solo__tool" {
 		t.Errorf("an unrelated name changed: %q", got[Ref{"solo", "tool"}])
 	}
-	// The result does not depend on the order of the refs.
+	checkNames(t, refs, got)
+}
+
+// checkNames checks that every ref has a valid name, that no two refs share
+// one, and that the refs in reverse order get the same names.
+func checkNames(t *testing.T, refs []Ref, got map[Ref]string) {
+	t.Helper()
+	seen := map[string]Ref{}
+	for _, r := range refs {
+		n, ok := got[r]
+		if !ok || !validName.MatchString(n) {
+			t.Fatalf("%q → %q: not a valid name", r, n)
+		}
+		if other, dup := seen[n]; dup && other != r {
+			t.Fatalf("%q and %q both → %q", r, other, n)
+		}
+		seen[n] = r
+	}
 	rev := slices.Clone(refs)
 	slices.Reverse(rev)
 	again := AssignNames(rev)
-	for _, ref := range refs {
-		if again[ref] != got[ref] {
-			t.Errorf("%v: %q in one order, %q in another", ref, got[ref], again[ref])
+	for _, r := range refs {
+		if again[r] != got[r] {
+			t.Fatalf("%q: %q, then %q in reverse order", r, got[r], again[r])
 		}
 	}
 }
@@ -91,28 +97,6 @@ func FuzzAssignNames(f *testing.F) {
 		for i := 0; i+1 < len(parts); i += 2 {
 			refs = append(refs, Ref{parts[i], parts[i+1]})
 		}
-		got := AssignNames(refs)
-		seen := map[string]Ref{}
-		for _, r := range refs {
-			n, ok := got[r]
-			if !ok {
-				t.Fatalf("%q: no name", r)
-			}
-			if !validName.MatchString(n) {
-				t.Fatalf("%q → %q: not a valid name", r, n)
-			}
-			if other, dup := seen[n]; dup && other != r {
-				t.Fatalf("%q and %q both → %q", r, other, n)
-			}
-			seen[n] = r
-		}
-		rev := slices.Clone(refs)
-		slices.Reverse(rev)
-		again := AssignNames(rev)
-		for _, r := range refs {
-			if again[r] != got[r] {
-				t.Fatalf("%q: %q, then %q in reverse order", r, got[r], again[r])
-			}
-		}
+		checkNames(t, refs, AssignNames(refs))
 	})
 }

@@ -136,12 +136,7 @@ func Parse(path string, data []byte, env LookupEnv) (*Config, error) {
 	if env == nil {
 		env = func(string) (string, bool) { return "", false }
 	}
-	clean := stripJSONC(data)
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(clean, &top); err != nil {
-		return nil, &ConfigError{File: path, Err: syntaxMessage(clean, err)}
-	}
-	lists, err := serverLists(path, top)
+	lists, err := readServerLists(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -175,12 +170,7 @@ func Parse(path string, data []byte, env LookupEnv) (*Config, error) {
 // copies from a host's files. path names the file in errors. A server defined
 // under two keys keeps its first definition.
 func ServerEntries(path string, data []byte) (map[string]json.RawMessage, error) {
-	clean := stripJSONC(data)
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(clean, &top); err != nil {
-		return nil, &ConfigError{File: path, Err: syntaxMessage(clean, err)}
-	}
-	lists, err := serverLists(path, top)
+	lists, err := readServerLists(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +183,17 @@ func ServerEntries(path string, data []byte) (map[string]json.RawMessage, error)
 		}
 	}
 	return out, nil
+}
+
+// readServerLists decodes a configuration file (comments and trailing commas
+// allowed) and finds its objects of servers.
+func readServerLists(path string, data []byte) ([]serverList, error) {
+	clean := stripJSONC(data)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(clean, &top); err != nil {
+		return nil, &ConfigError{File: path, Err: syntaxMessage(clean, err)}
+	}
+	return serverLists(path, top)
 }
 
 // serverList is one object of servers in the file, and the key it was under.

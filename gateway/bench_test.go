@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,10 +29,15 @@ import (
 //
 //   - direct: `mcpkit serve --http`, the server itself over HTTP;
 //   - gateway: `mcpkit gateway --http` in front of `mcpkit serve` on stdio (one
-//     more hop: the gateway's handler, its client, the stdio pipe).
+//     more hop: the gateway's handler, its client, the stdio pipe);
+//   - supergateway, mcp-proxy: the npm stdio-to-HTTP bridges pinned in
+//     bench/package.json (`npm ci --prefix bench`; skipped when missing) in
+//     front of the same `mcpkit serve` on stdio.
 //
-// Both run as real processes built from this repository; the client runs in the
-// benchmark. calls/s is the figure to compare (the goal: gateway ≥ 0.6 × direct).
+// All run as real processes; the client runs in the benchmark. calls/s is the
+// figure to compare (goals: gateway ≥ 0.6 × direct and ≥ 2 × each bridge), and
+// server-CPU-µs/call the CPU of the server's process tree (bridge or gateway and
+// its stdio child) per call.
 //
 //	go test -run '^$' -bench GatewayToolCall -benchtime 5s ./gateway/
 func BenchmarkGatewayToolCall(b *testing.B) {
@@ -41,19 +47,71 @@ func BenchmarkGatewayToolCall(b *testing.B) {
 	if err := os.WriteFile(cfg, data, 0o600); err != nil {
 		b.Fatal(err)
 	}
+	mcpkitReady := regexp.MustCompile(`serving .* at (http://127\.0\.0\.1:\d+/mcp) `)
 	for _, c := range []struct {
-		name string
-		args []string
-		tool string
+		name  string
+		peer  string // the npm package of a bridge ("" for mcpkit)
+		args  func(port string) []string
+		ready *regexp.Regexp // the line that says it listens (its group 1, if any, is the URL)
+		tool  string
 	}{
-		{"direct", []string{"serve", "--http", "127.0.0.1:0"}, "echo"},
-		{"gateway", []string{"gateway", "--config", cfg, "--http", "127.0.0.1:0"}, "demo__echo"},
+		{"direct", "", func(string) []string { return []string{bin, "serve", "--http", "127.0.0.1:0"} }, mcpkitReady, "echo"},
+		{"gateway", "", func(string) []string { return []string{bin, "gateway", "--config", cfg, "--http", "127.0.0.1:0"} }, mcpkitReady, "demo__echo"},
+		{"supergateway", "supergateway/dist/index.js", func(port string) []string {
+			return []string{"--stdio", bin + " serve", "--outputTransport", "streamableHttp", "--stateful", "--port", port, "--logLevel", "info"}
+		}, regexp.MustCompile(`Listening on port`), "echo"},
+		{"mcp-proxy", "mcp-proxy/dist/bin/mcp-proxy.mjs", func(port string) []string {
+			return []string{"--port", port, "--host", "127.0.0.1", "--", bin, "serve"}
+		}, regexp.MustCompile(`starting server on port`), "echo"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			url, pid := startHTTPServer(b, bin, c.args...)
+			port := ""
+			args := c.args("")
+			if c.peer != "" {
+				script := filepath.Join("..", "bench", "node_modules", filepath.FromSlash(c.peer))
+				if _, err := os.Stat(script); err != nil {
+					b.Skipf("%s is not installed (npm ci --prefix bench): %v", c.peer, err)
+				}
+				port = freePort(b)
+				args = append([]string{"node", script}, c.args(port)...)
+			}
+			url, pid := startHTTPServer(b, c.ready, args...)
+			if url == "" {
+				url = "http://127.0.0.1:" + port + "/mcp"
+				waitListening(b, "127.0.0.1:"+port) // mcp-proxy announces before it listens
+			}
 			benchCalls(b, url, c.tool, pid)
 		})
 	}
+}
+
+// waitListening waits (at most 10 s) until addr accepts a connection.
+func waitListening(b *testing.B, addr string) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s does not accept connections: %v", addr, err)
+		}
+		<-tick.C
+	}
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
 }
 
 // benchCalls calls tool over one session from 16 goroutines, and reports the
@@ -183,17 +241,17 @@ type buildError struct {
 
 func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
-var announcement = regexp.MustCompile(`serving .* at (http://127\.0\.0\.1:\d+/mcp) `)
-
-// startHTTPServer runs the CLI with args until the benchmark ends and returns
-// the URL it announces and its pid. It is stopped with an interrupt, then killed, by PID.
-func startHTTPServer(b *testing.B, bin string, args ...string) (url string, pid int) {
-	cmd := exec.Command(bin, args...)
+// startHTTPServer runs the command args until the benchmark ends and returns
+// the URL its ready line names (group 1 of ready; "" when it has none) and its
+// pid. It is stopped with an interrupt, then killed, by PID.
+func startHTTPServer(b *testing.B, ready *regexp.Regexp, args ...string) (url string, pid int) {
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
+	output, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
+	cmd.Stdout = cmd.Stderr // both bridges announce on stdout, mcpkit on stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -202,9 +260,10 @@ func startHTTPServer(b *testing.B, bin string, args ...string) (url string, pid 
 	urls := make(chan string, 1)
 	go func() {
 		defer close(done)
-		sc := bufio.NewScanner(stderr)
+		sc := bufio.NewScanner(output)
 		for sc.Scan() {
-			if m := announcement.FindStringSubmatch(sc.Text()); m != nil {
+			if m := ready.FindStringSubmatch(sc.Text()); m != nil {
+				m = append(m, "")
 				select {
 				case urls <- m[1]:
 				default:
@@ -228,9 +287,9 @@ func startHTTPServer(b *testing.B, bin string, args ...string) (url string, pid 
 	case url := <-urls:
 		return url, pid
 	case <-done:
-		b.Fatalf("%s %v exited before listening", bin, args)
+		b.Fatalf("%v exited before listening", args)
 	case <-ctx.Done():
-		b.Fatalf("%s %v did not announce its address", bin, args)
+		b.Fatalf("%v did not announce its address", args)
 	}
 	return "", 0
 }

@@ -27,7 +27,8 @@
 // "timeout" (a number of seconds or a Go duration such as "90s"), "disabled",
 // and "protocolVersion" (speak this version instead of detecting the server's
 // era). Strings in command, args, env, cwd, url and headers may use ${env:VAR},
-// ${VAR} and ${VAR:-default}; an unset variable without a default is an error.
+// ${VAR} and ${VAR:-default} ("$${" for a literal "${"); an unset variable
+// without a default is an error.
 // Unknown members are ignored: host configurations carry their own. The file may
 // hold JSON with comments and trailing commas, as VS Code's files do.
 //

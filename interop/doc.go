@@ -15,6 +15,10 @@
 //     envelope, resultType, input-required round trips answered by the client's
 //     elicitation handler); and mcpkit's client against a server written with it
 //     (ts2_server.mjs) over stdio and Streamable HTTP;
+//   - `mcpkit gateway --http` in front of server-everything and `mcpkit serve` (both
+//     on stdio), driven by the TypeScript SDK 1.x client (namespaced tools of both,
+//     progress, sampling round trips) and the official Inspector's CLI mode, with
+//     both servers killed and restarted by the gateway;
 //   - nginx as a reverse proxy in front of a long tool call.
 //
 // The package has no API; everything is in its tests. The npm peers are pinned to

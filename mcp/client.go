@@ -49,6 +49,11 @@ type ClientOptions struct {
 	// Roots, when non-nil (even empty), declares the roots capability and answers
 	// roots/list. Change them later with ClientSession.SetRoots.
 	Roots []protocol.Root
+	// RootsHandler, when set, declares the roots capability and answers
+	// roots/list instead of Roots: for a client whose roots are not its own
+	// (a gateway asks its own clients). ClientSession.SetRoots still tells a
+	// legacy server that they changed.
+	RootsHandler func(ctx context.Context, cs *ClientSession) (*protocol.ListRootsResult, error)
 	// CreateMessageHandler answers sampling/createMessage. This handler,
 	// ElicitationHandler and Roots answer the server in both eras: a legacy
 	// server sends its requests over the connection; a stateless server asks for
@@ -174,7 +179,7 @@ func (c *Client) capabilities(version string) protocol.ClientCapabilities {
 		return *c.opts.Capabilities
 	}
 	var caps protocol.ClientCapabilities
-	if c.opts.Roots != nil {
+	if c.opts.Roots != nil || c.opts.RootsHandler != nil {
 		caps.Roots = &protocol.RootsCapability{ListChanged: true}
 	}
 	if c.opts.CreateMessageHandler != nil {
@@ -228,6 +233,12 @@ func (cs *ClientSession) Close() error { return cs.conn.Close() }
 
 // Done is closed when the session has ended.
 func (cs *ClientSession) Done() <-chan struct{} { return cs.conn.Done() }
+
+// Err returns why the session ended, once Done is closed: nil after Close or a
+// clean end of the server's stream, the transport's error otherwise (for a stdio
+// server that exited, a *stdio.ExitError with its status and last stderr lines).
+// Before the session ends it returns nil.
+func (cs *ClientSession) Err() error { return cs.conn.Err() }
 
 // SetRoots replaces the client's roots and, in the legacy era, tells the server
 // they changed. (A stateless server asks for the roots when it needs them.)
@@ -297,6 +308,9 @@ func (cs *ClientSession) dispatch(ctx context.Context, method string, raw json.R
 		}
 		return o.ElicitationHandler(ctx, cs, &p)
 	case protocol.MethodRootsList:
+		if o.RootsHandler != nil {
+			return o.RootsHandler(ctx, cs)
+		}
 		cs.mu.Lock()
 		roots := cs.roots
 		cs.mu.Unlock()

@@ -359,3 +359,25 @@ func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
 		}
 	}
 }
+
+// TestRootsHandler: a client whose roots come from a handler declares the
+// capability and answers roots/list through it, in both eras.
+func TestRootsHandler(t *testing.T) {
+	for _, version := range []string{protocol.Version20250618, protocol.Version20260728} {
+		t.Run(version, func(t *testing.T) {
+			calls := 0
+			cs, _ := connect(t, interactiveServer(t), &mcp.ClientOptions{
+				ProtocolVersion: version,
+				RootsHandler: func(ctx context.Context, cs *mcp.ClientSession) (*protocol.ListRootsResult, error) {
+					calls++
+					return &protocol.ListRootsResult{Roots: []protocol.Root{{URI: "file:///a"}, {URI: "file:///b"}}}, nil
+				},
+			})
+			res, err := cs.CallTool(testkit.Context(t), "roots", nil)
+			must(t, err)
+			if got := text(t, res); got != "file:///a,file:///b" || calls != 1 {
+				t.Errorf("roots = %q after %d handler calls, want file:///a,file:///b after 1", got, calls)
+			}
+		})
+	}
+}

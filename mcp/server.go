@@ -88,6 +88,8 @@ type Server struct {
 	listenEnd   chan struct{}   // closed by EndSubscriptions
 	infoJSON    json.RawMessage // info, encoded once for every stateless result's _meta
 	tasks       *taskManager
+	batching    int      // Batch calls running
+	batched     []string // list_changed methods held back until they end
 }
 
 // NewServer returns a server that introduces itself as info, configured by opts
@@ -251,6 +253,9 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 // notification to every initialized legacy session. Failures are logged:
 // one broken session does not stop the others from hearing it.
 func (s *Server) notifyAll(method string, params any) {
+	if s.deferNotification(method) {
+		return
+	}
 	switch method {
 	case protocol.NotificationToolsListChanged:
 		s.publish(Change{Kind: ToolsChanged})

@@ -67,6 +67,8 @@ configured). Shell completion: see "mcpkit completion --help".`,
 	root.AddCommand(newClientCmds(g)...)
 	root.AddCommand(newAuthCmd())
 	root.AddCommand(newHostCmd(g))
+	root.AddCommand(newGatewayCmd(g))
+	root.AddCommand(newConfigCmd())
 	return root
 }
 

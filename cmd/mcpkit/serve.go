@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/demo"
@@ -73,10 +74,15 @@ seals, every key opens).`,
 			if f.http == "" {
 				return mcpkit.ServeStdio(cmd.Context(), srv)
 			}
-			return serveHTTP(cmd.Context(), f, srv, logger)
+			return serveHTTP(cmd.Context(), f, srv, logger, "the demo server")
 		},
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	return cmd, f
+}
+
+// register declares the HTTP flags of a command that serves (serve, gateway) on fl.
+func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
 	fl.BoolVar(&f.opts.Sessionless, "sessionless", false, "Streamable HTTP without sessions: every POST stands alone")
 	// --stateless was the name of --sessionless before "stateless" came to mean
@@ -94,7 +100,6 @@ seals, every key opens).`,
 	fl.DurationVar(&f.opts.BodyReadTimeout, "body-timeout", streamable.DefaultBodyReadTimeout, "time allowed to read a POST body (408 beyond; 0: no bound)")
 	fl.DurationVar(&f.opts.ReadHeaderTimeout, "header-timeout", mcpkit.DefaultReadHeaderTimeout, "time allowed to read a request's header (0: no bound)")
 	fl.DurationVar(&f.opts.ConnIdleTimeout, "conn-idle-timeout", mcpkit.DefaultConnIdleTimeout, "close a kept-alive connection idle this long (0: never)")
-	return cmd, f
 }
 
 // stateKeysEnv names the environment variable holding the requestState keys
@@ -116,14 +121,15 @@ func keyringFromEnv() (*requeststate.Keyring, error) {
 	return kr, nil
 }
 
-// serveHTTP serves srv over both HTTP transports until ctx ends, then shuts down
-// gracefully: open streams end cleanly and requests in flight may finish.
-func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog.Logger) error {
+// serveHTTP serves srv (what names it in the banner) over both HTTP transports
+// until ctx ends, then shuts down gracefully: open streams end cleanly and
+// requests in flight may finish.
+func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog.Logger, what string) error {
 	ln, err := mcpkit.Listen(f.http)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
+	fmt.Fprintf(os.Stderr, "mcpkit: serving %s at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", what, ln.Addr(), ln.Addr())
 	return mcpkit.Serve(ctx, ln, srv, f.httpOptions(logger))
 }
 

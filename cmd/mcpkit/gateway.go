@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpkit/mcpkit/gateway"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/stdio"
+	"github.com/mcpkit/mcpkit/upstream"
+)
+
+// gatewayFlags are the flags of `mcpkit gateway`.
+type gatewayFlags struct {
+	serveFlags
+	config       string
+	list         bool
+	json         bool
+	startTimeout time.Duration
+}
+
+const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
+  mcpkit gateway --config mcp.json
+  # over HTTP: Streamable HTTP at http://127.0.0.1:8080/mcp, HTTP+SSE at /sse
+  mcpkit gateway --config mcp.json --http 127.0.0.1:8080
+  # the names the gateway gives the servers' tools, prompts and resources
+  mcpkit gateway --config mcp.json --list
+  # call a tool of the server "demo" through the gateway
+  mcpkit call demo__echo '{"message":"hi"}' -- mcpkit gateway --config mcp.json`
+
+func newGatewayCmd(g *globalFlags) *cobra.Command {
+	f := &gatewayFlags{}
+	cmd := &cobra.Command{
+		Use:   "gateway --config FILE",
+		Short: "Serve every server of a configuration file as one MCP server",
+		Long: `Serve the MCP servers of a configuration file as one server: on standard input and output
+by default, or over HTTP with --http ADDR (Streamable HTTP at /mcp, HTTP+SSE at /sse).
+
+The file is a host's: Claude Desktop's {"mcpServers": {...}}, VS Code's {"servers": {...}}
+(or either under "mcp"); "mcpkit config import" gathers the ones installed here. Each
+server is started (stdio) or dialled (url), restarted with a backoff when it fails, and
+checked with ping. Its tools and prompts are offered as <server>__<name>, cut to 64
+characters of [a-zA-Z0-9_-] with a short hash when needed; resources keep their URIs
+unless two servers share one (then mcpkit-gateway://<server>/<uri>). Progress,
+cancellation, log messages, and the servers' requests for sampling, elicitation and
+roots pass through to the client.
+
+Per server: "allowedTools" / "excludedTools" (globs), "timeout" (seconds or "30s"),
+"disabled", and ${env:VAR} / ${VAR:-default} in commands, arguments, env, URLs and
+headers.`,
+		Example: gatewayExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGateway(cmd.Context(), g, f, cmd.OutOrStdout())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "the configuration file of the servers (required)")
+	f.serveFlags.register(fl)
+	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
+	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
+	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.Writer) error {
+	cfg, err := upstream.Load(f.config)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if g.verbose {
+		level = slog.LevelDebug
+	}
+	if f.list {
+		level = slog.LevelError // the listing says how each server is
+	}
+	// stdout carries only protocol messages (stdio): diagnostics go to stderr.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	keyring, err := keyringFromEnv()
+	if err != nil {
+		return err
+	}
+	gw := gateway.New(cfg, &gateway.Options{
+		Info:   protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
+		Logger: logger,
+		Server: mcp.ServerOptions{Keyring: keyring},
+	})
+	gw.Start(ctx)
+	defer gw.Close()
+	sctx, cancel := context.WithTimeout(ctx, f.startTimeout)
+	err = gw.WaitStarted(sctx)
+	cancel()
+	if err != nil && ctx.Err() == nil {
+		logger.Warn("gateway: not every server is up yet; serving those that are", "error", err)
+	}
+	if f.list {
+		return printMapping(stdout, gw, f.json)
+	}
+	srv := gw.Server()
+	if f.http == "" {
+		err = srv.Run(ctx, stdio.NewProcessServerConn(nil))
+	} else {
+		err = serveHTTP(ctx, &f.serveFlags, srv, logger, "the gateway")
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// printMapping prints what the gateway offers and the state of each server.
+func printMapping(w io.Writer, gw *gateway.Gateway, asJSON bool) error {
+	entries := gw.Entries()
+	statuses := gw.Supervisor().Statuses()
+	if asJSON {
+		type server struct {
+			Name      string   `json:"name"`
+			State     string   `json:"state"`
+			Transport string   `json:"transport"`
+			Protocol  string   `json:"protocolVersion,omitempty"`
+			Error     string   `json:"error,omitempty"`
+			Stderr    []string `json:"stderr,omitempty"`
+		}
+		type entry struct {
+			Kind     string `json:"kind"`
+			Name     string `json:"name"`
+			Server   string `json:"server"`
+			Original string `json:"original"`
+		}
+		out := struct {
+			Servers []server `json:"servers"`
+			Entries []entry  `json:"entries"`
+		}{Servers: []server{}, Entries: []entry{}}
+		for _, st := range statuses {
+			s := server{Name: st.Name, State: st.State.String(), Transport: string(st.Transport), Protocol: st.ProtocolVersion}
+			if st.State != upstream.StateReady {
+				s.Error, s.Stderr = st.LastError, st.Stderr
+			}
+			out.Servers = append(out.Servers, s)
+		}
+		for _, e := range entries {
+			out.Entries = append(out.Entries, entry(e))
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tPROTOCOL")
+	for _, st := range statuses {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Name, st.State, st.Transport, st.ProtocolVersion)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, st := range statuses {
+		if st.State == upstream.StateReady || st.State == upstream.StateDisabled {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %s\n", st.Name, st.LastError)
+		for _, line := range st.Stderr {
+			fmt.Fprintf(w, "  | %s\n", line)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(tw, "KIND\tNAME\tSERVER\tORIGINAL")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Kind, e.Name, e.Server, e.Original)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "(nothing: no server is up)")
+	}
+	return nil
+}

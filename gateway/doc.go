@@ -1,0 +1,59 @@
+// Package gateway serves the MCP servers of an upstream.Config as one MCP
+// server: `mcpkit gateway` is a thin command around it.
+//
+//	cfg, err := upstream.Load("mcp.json")
+//	gw := gateway.New(cfg, nil)
+//	gw.Start(ctx)
+//	defer gw.Close()
+//	_ = gw.WaitStarted(ctx)                        // the servers' first connection
+//	err = gw.Server().Run(ctx, stdio.NewProcessServerConn(nil))
+//
+// (or serve gw.Server() with streamable.NewHandler and legacysse.NewHandler).
+// See package upstream for the layout of the packages around it.
+//
+// # Names
+//
+// Tools and prompts are offered as "<server>__<name>", sanitized to
+// ^[a-zA-Z0-9_-]{1,64}$ (the names OpenAI and Anthropic accept); a name that
+// needed changing, was too long, or would clash with another gets a short
+// deterministic hash suffix instead of failing (see AssignNames). Resource
+// URIs keep their server's form unless two servers share one (see URIScheme).
+// Entries lists the mapping; `mcpkit gateway --list` prints it.
+//
+// # What passes through
+//
+//   - tools/call, prompts/get, resources/read and completion/complete go to
+//     the server that has the feature, under its own name. Arguments are
+//     checked against the tool's schema on the way. A call to a server that is
+//     down fails at once, as an isError result that says why (its last error
+//     and stderr lines) while the supervisor restarts it.
+//   - Progress: a client's progress token is replaced by the gateway's own on
+//     the way to the server, and the server's progress comes back under the
+//     client's token. Cancellation: a client that cancels (or disconnects)
+//     cancels the forwarded request. A per-server "timeout" bounds it.
+//   - The servers' requests for sampling, elicitation and roots go to the
+//     gateway's client whose request caused them, and the answer goes back. In
+//     the stateless era the server's input request comes in the result of that
+//     very request, so the routing is exact; a legacy server's request does not
+//     say which request caused it, so the latest call in flight to that server
+//     (from a client that has the capability) is asked. Roots asked for outside
+//     any request are the union of the connected clients' roots.
+//   - Logging: a client's logging/setLevel is passed to every server; a
+//     server's log messages go to the client whose request is in flight, else
+//     to every client at its level, their logger prefixed with the server's
+//     name.
+//   - list_changed: when a server connects, restarts, or says a list changed,
+//     the gateway fetches its lists again and registers the difference; its
+//     clients hear one list_changed per kind of list that changed. A server
+//     that is down keeps its features listed until it is back.
+//   - resources/subscribe is passed to the (legacy) server that has the
+//     resource, again after every reconnection, and its resources/updated
+//     comes back under the gateway's URI.
+//
+// Many clients share one session (one process, for stdio) per server: the
+// mcp client multiplexes their requests with its own ids.
+//
+// Not passed through: tasks (a tool's execution.taskSupport is dropped and
+// the gateway calls it synchronously), and subscriptions/listen streams of
+// stateless clients for resource updates of a server.
+package gateway

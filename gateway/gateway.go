@@ -1,0 +1,279 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/upstream"
+)
+
+// Options configures a Gateway. The zero value (and nil) is usable.
+type Options struct {
+	// Info is how the gateway introduces itself to its clients. Empty means
+	// {Name: "mcpkit-gateway"}.
+	Info protocol.Implementation
+	// Server holds options of the gateway's *mcp.Server (Keyring, Cache,
+	// PageSize, Middleware...). Its Capabilities, Logger and
+	// RootsListChangedHandler are set by the gateway; its Middleware runs
+	// inside the gateway's own.
+	Server mcp.ServerOptions
+	// Supervisor holds the options of the supervisor of the configured
+	// servers. Its ClientOptions is set by the gateway, which answers the
+	// servers' requests itself.
+	Supervisor upstream.Options
+	// Logger receives the gateway's diagnostics. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Gateway serves the servers of a configuration as one MCP server. Create it
+// with New, call Start, serve Server() over any transport, and Close it.
+type Gateway struct {
+	sup  *upstream.Supervisor
+	srv  *mcp.Server
+	log  *slog.Logger
+	info protocol.Implementation
+
+	servers map[string]*upServer // every configured server; the map never changes
+
+	syncMu     sync.Mutex // one synchronisation at a time
+	registered map[string]registration
+	entries    atomic.Pointer[[]Entry] // what is offered now, by kind and name
+
+	mu       sync.Mutex
+	dirty    map[string]bool // servers whose lists must be fetched again
+	kick     chan struct{}   // buffered 1: the loop has work
+	logLevel protocol.LoggingLevel
+	cancel   context.CancelFunc
+	loopDone chan struct{}
+	unsub    func()
+}
+
+// Entry is one thing the gateway offers, and where it comes from.
+type Entry struct {
+	// Kind is "tool", "prompt", "resource" or "template".
+	Kind string
+	// Name is the gateway's name for it: a tool or prompt name, a resource URI
+	// or a URI template.
+	Name string
+	// Server is the configured server that has it.
+	Server string
+	// Original is the server's own name, URI or template.
+	Original string
+}
+
+// New returns a gateway for the servers of cfg. Nothing starts before Start.
+func New(cfg *upstream.Config, opts *Options) *Gateway {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	g := &Gateway{
+		log:        o.Logger,
+		info:       o.Info,
+		servers:    map[string]*upServer{},
+		registered: map[string]registration{},
+		dirty:      map[string]bool{},
+		kick:       make(chan struct{}, 1),
+	}
+	if g.log == nil {
+		g.log = slog.Default()
+	}
+	if g.info.Name == "" {
+		g.info = protocol.Implementation{Name: "mcpkit-gateway", Version: "0"}
+	}
+	for name, sc := range cfg.Servers {
+		g.servers[name] = &upServer{name: name, cfg: sc}
+	}
+	so := o.Server
+	so.Capabilities = &protocol.ServerCapabilities{
+		Tools:       &protocol.ToolsCapability{ListChanged: true},
+		Prompts:     &protocol.PromptsCapability{ListChanged: true},
+		Resources:   &protocol.ResourcesCapability{ListChanged: true, Subscribe: true},
+		Logging:     &protocol.Supported{},
+		Completions: &protocol.Supported{},
+	}
+	if so.Logger == nil {
+		so.Logger = g.log
+	}
+	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
+	so.Middleware = append([]mcp.Middleware{g.middleware}, so.Middleware...)
+	g.srv = mcp.NewServer(g.info, &so)
+
+	sopts := o.Supervisor
+	if sopts.ClientInfo.Name == "" {
+		sopts.ClientInfo = g.info
+	}
+	if sopts.Logger == nil {
+		sopts.Logger = g.log
+	}
+	sopts.ClientOptions = g.clientOptions
+	g.sup = upstream.NewSupervisor(cfg, &sopts)
+	return g
+}
+
+// Server returns the gateway's MCP server, to serve over stdio or HTTP.
+func (g *Gateway) Server() *mcp.Server { return g.srv }
+
+// Supervisor returns the supervisor of the configured servers (their states).
+func (g *Gateway) Supervisor() *upstream.Supervisor { return g.sup }
+
+// Start starts the configured servers and the goroutine that keeps the
+// gateway's lists in step with theirs, and returns at once. Everything runs
+// until Close or the end of ctx. Call WaitStarted to wait for the servers'
+// first connection.
+func (g *Gateway) Start(ctx context.Context) {
+	g.mu.Lock()
+	if g.cancel != nil {
+		g.mu.Unlock()
+		return
+	}
+	ctx, g.cancel = context.WithCancel(ctx)
+	g.loopDone = make(chan struct{})
+	g.unsub = g.sup.Subscribe(func(e upstream.Event) { g.event(ctx, e) })
+	g.mu.Unlock()
+	g.sup.Start(ctx)
+	go func() {
+		defer close(g.loopDone)
+		g.loop(ctx)
+	}()
+}
+
+// WaitStarted waits until every enabled server has connected or failed its
+// first attempt, and the gateway offers what the connected ones have.
+func (g *Gateway) WaitStarted(ctx context.Context) error {
+	if err := g.sup.WaitStarted(ctx); err != nil {
+		return err
+	}
+	return g.Sync(ctx)
+}
+
+// Sync fetches the lists of every connected server and brings the gateway's
+// tools, prompts, resources and templates in step with them. The gateway does
+// this by itself when a server connects or says a list changed; Sync is for
+// callers that want it done now.
+func (g *Gateway) Sync(ctx context.Context) error {
+	g.mu.Lock()
+	for name := range g.servers {
+		g.dirty[name] = true
+	}
+	g.mu.Unlock()
+	return g.syncDirty(ctx)
+}
+
+// Close stops the configured servers and the gateway's goroutines. Sessions of
+// the gateway's own clients are left to the transport that serves Server().
+func (g *Gateway) Close() error {
+	g.mu.Lock()
+	cancel, done, unsub := g.cancel, g.loopDone, g.unsub
+	g.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	unsub()
+	err := g.sup.Close()
+	<-done
+	return err
+}
+
+// Entries returns what the gateway offers now, by kind and name.
+func (g *Gateway) Entries() []Entry {
+	if p := g.entries.Load(); p != nil {
+		return slices.Clone(*p)
+	}
+	return nil
+}
+
+// event reacts to what happens to a configured server.
+func (g *Gateway) event(ctx context.Context, e upstream.Event) {
+	switch e.Kind {
+	case upstream.EventConnected, upstream.EventToolsChanged, upstream.EventPromptsChanged, upstream.EventResourcesChanged:
+		g.markDirty(e.Server)
+	case upstream.EventResourceUpdated:
+		if u := g.servers[e.Server]; u != nil {
+			g.srv.NotifyResourceUpdated(ctx, u.gatewayURI(e.URI))
+		}
+	}
+}
+
+// markDirty queues a server's lists to be fetched again.
+func (g *Gateway) markDirty(name string) {
+	g.mu.Lock()
+	g.dirty[name] = true
+	g.mu.Unlock()
+	select {
+	case g.kick <- struct{}{}:
+	default:
+	}
+}
+
+// loop synchronises the lists whenever a server asks for it, until ctx ends.
+func (g *Gateway) loop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-g.kick:
+		}
+		if err := g.syncDirty(ctx); err != nil && ctx.Err() == nil {
+			g.log.Warn("gateway: synchronising the lists", "error", err)
+		}
+	}
+}
+
+// syncDirty fetches the lists of the servers marked dirty and applies them.
+func (g *Gateway) syncDirty(ctx context.Context) error {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+	g.mu.Lock()
+	names := make([]string, 0, len(g.dirty))
+	for n := range g.dirty {
+		names = append(names, n)
+	}
+	clear(g.dirty)
+	g.mu.Unlock()
+	slices.Sort(names)
+	var errs []error
+	for _, name := range names {
+		if err := g.refresh(ctx, g.servers[name]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	g.apply()
+	return errors.Join(errs...)
+}
+
+// instructions describes the gateway and passes on the servers' own
+// instructions.
+func (g *Gateway) instructions() string {
+	var b strings.Builder
+	b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
+		"<server>" + Separator + "<name>; a name that would be too long or clash ends with a short hash.")
+	for _, name := range sortedServerNames(g.servers) {
+		st, _ := g.sup.Status(name)
+		if st.State == upstream.StateDisabled {
+			continue
+		}
+		if text := g.servers[name].instructions(); text != "" {
+			fmt.Fprintf(&b, "\n\n## %s\n%s", name, text)
+		}
+	}
+	return b.String()
+}
+
+func sortedServerNames(m map[string]*upServer) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,97 @@
+package upstream
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LookupEnv looks up an environment variable, as os.LookupEnv does.
+type LookupEnv func(name string) (string, bool)
+
+// expand replaces the variables in s: ${env:VAR} and ${VAR} (the value of VAR,
+// which must be set), ${VAR:-default} and ${env:VAR:-default} (default when VAR
+// is unset or empty), and ${userHome} (VS Code's name for $HOME). "$${" stands
+// for a literal "${"; any other "$" is kept as it is. Any other ${...} (VS Code's ${input:...}, ${workspaceFolder})
+// is an error: nothing here can prompt for it or knows its value.
+func expand(s string, env LookupEnv) (string, error) {
+	if !strings.Contains(s, "$") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '$')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		switch {
+		case strings.HasPrefix(s, "$${"):
+			b.WriteString("${")
+			s = s[3:]
+		case strings.HasPrefix(s, "${"):
+			end := strings.IndexByte(s, '}')
+			if end < 0 {
+				return "", fmt.Errorf("%q: a ${ without its closing }", s)
+			}
+			v, err := variable(s[2:end], env)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			s = s[end+1:]
+		default:
+			b.WriteByte('$')
+			s = s[1:]
+		}
+	}
+}
+
+// variable returns the value of the variable reference ref (what is between
+// "${" and "}").
+func variable(ref string, env LookupEnv) (string, error) {
+	if ref == "userHome" {
+		if home, ok := env("HOME"); ok && home != "" {
+			return home, nil
+		}
+		if home, ok := env("USERPROFILE"); ok && home != "" {
+			return home, nil
+		}
+		return "", fmt.Errorf("${userHome}: neither HOME nor USERPROFILE is set")
+	}
+	name := strings.TrimPrefix(ref, "env:")
+	name, def, hasDefault := strings.Cut(name, ":-")
+	if !validVarName(name) {
+		if prefix, _, ok := strings.Cut(ref, ":"); ok && prefix != "env" {
+			return "", fmt.Errorf("${%s}: unsupported variable (only ${env:NAME}, ${NAME}, ${NAME:-default} and ${userHome}; put the value in an environment variable)", ref)
+		}
+		return "", fmt.Errorf("${%s}: %q is not an environment variable name", ref, name)
+	}
+	v, ok := env(name)
+	if hasDefault && (!ok || v == "") {
+		return def, nil
+	}
+	if !ok {
+		return "", fmt.Errorf("${%s}: the environment variable %s is not set (give a default with ${%s:-value})", ref, name, name)
+	}
+	return v, nil
+}
+
+// validVarName reports whether name is an environment variable name:
+// [A-Za-z_][A-Za-z0-9_]*.
+func validVarName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -98,8 +98,10 @@ func New(tb testing.TB, opts Options) *Server {
 	mux.HandleFunc("POST /register", s.count("register", s.register))
 	mux.HandleFunc("GET /authorize", s.count("authorize", s.authorize))
 	mux.HandleFunc("POST /token", s.count("token", s.token))
-	s.srv = httptest.NewServer(mux)
-	s.Issuer = s.srv.URL
+	// The issuer is known before the server starts: handlers read it.
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.Issuer = "http://" + s.srv.Listener.Addr().String()
+	s.srv.Start()
 	tb.Cleanup(s.srv.Close)
 	return s
 }

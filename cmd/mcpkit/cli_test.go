@@ -18,7 +18,7 @@ import (
 )
 
 // clientFlags are the flags of the commands that talk to a server.
-var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers"}
+var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers", "client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
 func isClientCmd(name string) bool {
 	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call"}, name)

@@ -36,6 +36,8 @@ type globalFlags struct {
 	roots []string
 	// elicitAnswers names a JSON file of answers to the server's elicitation forms.
 	elicitAnswers string
+	// oauth are the OAuth flags of --url targets.
+	oauth oauthFlags
 }
 
 // addClientFlags registers the flags of a command that talks to a target server.
@@ -48,6 +50,7 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
+	g.oauth.register(f, "oauth-port")
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With
@@ -71,23 +74,25 @@ func splitTarget(cmd *cobra.Command, g *globalFlags, args []string) (own, target
 }
 
 // connect reaches the target — a command to run (stdio) or a URL (Streamable HTTP,
-// falling back to the old HTTP+SSE transport) — and opens a client session: in the
-// era the server speaks (stateless 2026-07-28 first, else initialize), or at the
-// version --protocol names.
-func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+// falling back to the old HTTP+SSE transport, with OAuth when the server asks for
+// it) — and opens a client session: in the era the server speaks (stateless
+// 2026-07-28 first, else initialize), or at the version --protocol names. clock
+// is --timeout's (nil: none). done releases what the session needed beyond it
+// (the OAuth redirect listener); call it after closing the session.
+func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []string, opts *mcp.ClientOptions) (cs *mcp.ClientSession, done func(), err error) {
 	logger := slog.New(slog.DiscardHandler)
 	if g.verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	var conn transport.Conn
-	var err error
+	done = func() {}
 	if g.url != "" {
-		conn, err = dialURL(ctx, g, logger)
+		conn, done, err = dialURL(ctx, g, clock, logger)
 	} else {
 		conn, err = startCommand(ctx, g, target, logger)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
@@ -100,15 +105,16 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 		opts.ProbeTimeout = stdioProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
-	cs, err := client.Connect(ctx, conn)
+	cs, err = client.Connect(ctx, conn)
 	if err != nil {
 		_ = conn.Close()
-		return nil, err
+		done()
+		return nil, nil, err
 	}
 	if g.verbose {
 		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
 	}
-	return cs, nil
+	return cs, done, nil
 }
 
 // serverName names the server as it introduced itself.
@@ -150,18 +156,39 @@ func startCommand(ctx context.Context, g *globalFlags, target []string, logger *
 	return conn, nil
 }
 
-func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transport.Conn, error) {
+// dialURL connects to the server at --url. Unless --header sets Authorization
+// (the user's own credentials), requests go through the CLI's OAuth layer
+// (authTransport), and a first ping lets a server that wants authorization say
+// so before the session starts (authorizeFirst). done stops the OAuth redirect
+// listener.
+func dialURL(ctx context.Context, g *globalFlags, clock *requestClock, logger *slog.Logger) (conn transport.Conn, done func(), err error) {
 	header := http.Header{}
 	for _, h := range g.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
+			return nil, nil, fmt.Errorf("--header %q: want 'Name: value'", h)
 		}
 		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	conn, err := streamable.NewClientConn(ctx, g.url, &streamable.ClientOptions{
-		Header: header,
-		Logger: logger,
+	var hc *http.Client
+	done = func() {}
+	if header.Get("Authorization") == "" {
+		tr, cleanup, err := authTransport(&g.oauth, os.Stderr, clock, browserWait)
+		if err != nil {
+			return nil, nil, err
+		}
+		tr.Logger = logger
+		hc = &http.Client{Transport: tr}
+		if err := authorizeFirst(ctx, hc, clock, g.url, header); err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
+		}
+		done = cleanup
+	}
+	conn, err = streamable.NewClientConn(ctx, g.url, &streamable.ClientOptions{
+		HTTPClient: hc,
+		Header:     header,
+		Logger:     logger,
 		OnSessionExpired: func(oldID, newID string, err error) {
 			if err == nil {
 				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)
@@ -170,13 +197,14 @@ func dialURL(ctx context.Context, g *globalFlags, logger *slog.Logger) (transpor
 		// An old server (2024-11-05) answers the initialize POST with 400/404/405:
 		// then speak HTTP+SSE to the same URL.
 		Fallback: func(ctx context.Context) (transport.Conn, error) {
-			return legacysse.Dial(ctx, g.url, &legacysse.ClientOptions{Header: header, Logger: logger})
+			return legacysse.Dial(ctx, g.url, &legacysse.ClientOptions{HTTPClient: hc, Header: header, Logger: logger})
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", g.url, err)
+		done()
+		return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
 	}
-	return conn, nil
+	return conn, done, nil
 }
 
 // stdioProbeTimeout bounds the era probe of a server the CLI starts: time for a

@@ -26,6 +26,7 @@ type serveFlags struct {
 	http        string
 	sessionless bool
 	origins     []string
+	auth        serveAuthFlags
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -82,6 +83,7 @@ seals, every key opens).`,
 	cmd.Flags().BoolVar(&f.sessionless, "stateless", false, "Streamable HTTP without sessions (deprecated: --sessionless)")
 	_ = cmd.Flags().MarkDeprecated("stateless", "use --sessionless")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
+	f.auth.register(cmd)
 	return cmd
 }
 
@@ -124,7 +126,11 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	mux.Handle("/mcp", streamableHandler)
 	mux.Handle("/sse", sseHandler)
 	mux.Handle("/messages", sseHandler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	h, err := f.auth.protect(ctx, mux, "http://"+ln.Addr().String())
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
 
 	errc := make(chan error, 1)

@@ -126,11 +126,11 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger 
 	mux.Handle("/mcp", streamableHandler)
 	mux.Handle("/sse", sseHandler)
 	mux.Handle("/messages", sseHandler)
-	h, err := f.auth.protect(ctx, mux, "http://"+ln.Addr().String())
+	protect, err := f.auth.middleware(ctx, "http://"+ln.Addr().String())
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: protect(mux), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
 
 	errc := make(chan error, 1)

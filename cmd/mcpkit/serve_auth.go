@@ -55,20 +55,22 @@ func (a *serveAuthFlags) register(cmd *cobra.Command) {
 	}
 }
 
-// protect returns next (the handler of /mcp, /sse and /messages) behind the
-// resource server when --auth-issuer is set, and next itself otherwise.
-// publicURL is the served origin (http://host:port), the default resource
-// identifier: one identifier covers both transports, so that a client of either
-// finds metadata naming a resource its URL lies under. The key set's URL comes
-// from the issuer's metadata, fetched now: an unreachable authorization server is
-// an error at start-up rather than a 401 on every request.
+// middleware returns what puts the handler of /mcp, /sse and /messages behind
+// the resource server when --auth-issuer is set (and a pass-through
+// otherwise). publicURL is the served origin (http://host:port), the default
+// resource identifier: one identifier covers both transports, so that a client
+// of either finds metadata naming a resource its URL lies under. The key set's
+// URL comes from the issuer's metadata, fetched now: an unreachable
+// authorization server is an error at start-up rather than a 401 on every
+// request.
 //
 // The Protected Resource Metadata is served at its RFC 9728 path (derived from
-// the resource identifier), at the root well-known path and at the path-suffixed
-// forms for /mcp and /sse, where clients of either transport look for it.
-func (a *serveAuthFlags) protect(ctx context.Context, next http.Handler, publicURL string) (http.Handler, error) {
+// the resource identifier), at the root well-known path and at the
+// path-suffixed forms for /mcp and /sse, where clients of either transport look
+// for it.
+func (a *serveAuthFlags) middleware(ctx context.Context, publicURL string) (func(http.Handler) http.Handler, error) {
 	if a.issuer == "" {
-		return next, nil
+		return func(next http.Handler) http.Handler { return next }, nil
 	}
 	res, err := a.resource(publicURL)
 	if err != nil {
@@ -96,20 +98,22 @@ func (a *serveAuthFlags) protect(ctx context.Context, next http.Handler, publicU
 	})
 	const wellKnown = "/.well-known/oauth-protected-resource"
 	mdPaths := map[string]bool{mdPath: true, wellKnown: true, wellKnown + "/mcp": true, wellKnown + "/sse": true}
-	protected := resource.Middleware(resource.Options{
+	protect := resource.Middleware(resource.Options{
 		Verifier:            v,
 		ResourceMetadataURL: mdURL,
 		Scopes:              a.scopes,
-	})(next)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if mdPaths[r.URL.Path] {
-			md.ServeHTTP(w, r)
-			return
-		}
-		protected.ServeHTTP(w, r)
 	})
 	fmt.Fprintf(os.Stderr, "mcpkit: requiring OAuth access tokens issued by %s for %s (resource metadata: %s)\n", v.Issuer, res, mdURL)
-	return h, nil
+	return func(next http.Handler) http.Handler {
+		protected := protect(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if mdPaths[r.URL.Path] {
+				md.ServeHTTP(w, r)
+				return
+			}
+			protected.ServeHTTP(w, r)
+		})
+	}, nil
 }
 
 // resource is the resource identifier tokens must name: --auth-audience, or

@@ -3,8 +3,9 @@
 // an authorization endpoint that approves at once (it redirects to the client
 // without a login page), PKCE (S256) and resource indicators (RFC 8707), and a
 // token endpoint for the authorization code, refresh token and client
-// credentials grants that issues JWT access tokens (RFC 9068) signed with ES256.
-// It listens on 127.0.0.1 only. It is not for production.
+// credentials grants that issues JWT access tokens (RFC 9068) signed with ES256
+// (or opaque ones), and token introspection (RFC 7662). It listens on 127.0.0.1
+// only. It is not for production.
 package authtest
 
 import (
@@ -43,6 +44,9 @@ type Options struct {
 	RefreshTokens bool
 	// Clients are pre-registered clients: id → secret ("" for a public client).
 	Clients map[string]string
+	// OpaqueTokens makes the token endpoint issue random strings rather than
+	// JWTs: only the introspection endpoint tells what they grant.
+	OpaqueTokens bool
 }
 
 // Server is a running test authorization server.
@@ -57,6 +61,7 @@ type Server struct {
 	clients  map[string]client
 	codes    map[string]grant
 	refresh  map[string]grant
+	opaque   map[string]opaqueToken
 	counts   map[string]int
 	requests []url.Values // authorization requests, in order
 	seq      int
@@ -79,7 +84,7 @@ type grant struct {
 // New starts a server; it stops when the test ends.
 func New(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	s := &Server{opts: opts, clients: map[string]client{}, codes: map[string]grant{}, refresh: map[string]grant{}, counts: map[string]int{}}
+	s := &Server{opts: opts, clients: map[string]client{}, codes: map[string]grant{}, refresh: map[string]grant{}, opaque: map[string]opaqueToken{}, counts: map[string]int{}}
 	if s.opts.TokenTTL == 0 {
 		s.opts.TokenTTL = time.Hour
 	}
@@ -98,6 +103,7 @@ func New(tb testing.TB, opts Options) *Server {
 	mux.HandleFunc("POST /register", s.count("register", s.register))
 	mux.HandleFunc("GET /authorize", s.count("authorize", s.authorize))
 	mux.HandleFunc("POST /token", s.count("token", s.token))
+	mux.HandleFunc("POST /introspect", s.count("introspect", s.introspect))
 	// The issuer is known before the server starts: handlers read it.
 	s.srv = httptest.NewUnstartedServer(mux)
 	s.Issuer = "http://" + s.srv.Listener.Addr().String()
@@ -110,7 +116,7 @@ func New(tb testing.TB, opts Options) *Server {
 func (s *Server) Close() { s.srv.Close() }
 
 // Count returns how many requests the endpoint (metadata, jwks, register,
-// authorize, token) has served.
+// authorize, token, introspect) has served.
 func (s *Server) Count(endpoint string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -177,6 +183,7 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"token_endpoint":                        s.Issuer + "/token",
 		"registration_endpoint":                 s.Issuer + "/register",
 		"jwks_uri":                              s.Issuer + "/jwks",
+		"introspection_endpoint":                s.Issuer + "/introspect",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
@@ -321,7 +328,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", r.PostForm.Get("grant_type"))
 		return
 	}
-	at, err := s.Issue(Claims{Subject: "user-" + g.clientID, ClientID: g.clientID, Audience: g.resource, Scope: g.scope, TTL: s.opts.TokenTTL})
+	issue := s.Issue
+	if s.opts.OpaqueTokens {
+		issue = s.IssueOpaque
+	}
+	at, err := issue(Claims{Subject: "user-" + g.clientID, ClientID: g.clientID, Audience: g.resource, Scope: g.scope, TTL: s.opts.TokenTTL})
 	if err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", err.Error())
 		return

@@ -1,9 +1,10 @@
 // Package resource makes an MCP server an OAuth 2.0 protected resource: a
 // middleware that requires a valid access token on every request to the MCP
 // endpoint (401 with a WWW-Authenticate challenge that points to the Protected
-// Resource Metadata, 403 insufficient_scope for step-up), a JWT verifier that
-// checks tokens against the authorization server's keys, and the handler that
-// serves the Protected Resource Metadata (RFC 9728).
+// Resource Metadata, 403 insufficient_scope for step-up), token verifiers — JWTs
+// checked against the authorization server's keys (JWTVerifier), or any token
+// by asking its introspection endpoint (IntrospectionVerifier, RFC 7662) — and
+// the handler that serves the Protected Resource Metadata (RFC 9728).
 //
 // It wraps the transports' handlers (streamable.NewHandler, legacysse) and is
 // never imported by them. The verified principal reaches handlers through the

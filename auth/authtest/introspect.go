@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/mcpkit/mcpkit/auth/resource"
 )
 
 // opaqueToken is what an opaque access token stands for.
@@ -75,6 +77,9 @@ func (s *Server) describe(token string) (map[string]any, bool) {
 		if o.claims.Scope != "" {
 			m["scope"] = o.claims.Scope
 		}
+		if o.claims.JKT != "" {
+			m["cnf"] = map[string]string{"jkt": o.claims.JKT}
+		}
 		return m, true
 	}
 	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.ES256})
@@ -99,4 +104,20 @@ func (s *Server) describe(token string) (map[string]any, bool) {
 	}
 	m["active"], m["token_type"] = true, "Bearer"
 	return m, true
+}
+
+// dpopKey checks the DPoP proof of a token request, when the server takes
+// DPoP and the request has one, and returns the thumbprint of its key ("" for
+// none). After a refused proof it has answered, and ok is false.
+func (s *Server) dpopKey(w http.ResponseWriter, r *http.Request) (jkt string, ok bool) {
+	proof := r.Header.Get("DPoP")
+	if !s.opts.DPoP || proof == "" {
+		return "", true
+	}
+	p, err := resource.CheckDPoPProof(proof, http.MethodPost, s.Issuer+"/token", "", time.Now(), time.Minute)
+	if err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_dpop_proof", err.Error())
+		return "", false
+	}
+	return p.JKT, true
 }

@@ -47,6 +47,10 @@ type Options struct {
 	// OpaqueTokens makes the token endpoint issue random strings rather than
 	// JWTs: only the introspection endpoint tells what they grant.
 	OpaqueTokens bool
+	// DPoP makes the server accept DPoP proofs at the token endpoint (RFC
+	// 9449) and bind the tokens it then issues to the proof's key (cnf.jkt,
+	// token_type DPoP).
+	DPoP bool
 }
 
 // Server is a running test authorization server.
@@ -195,6 +199,9 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 	if !s.opts.NoIssParameter {
 		m["authorization_response_iss_parameter_supported"] = true
 	}
+	if s.opts.DPoP {
+		m["dpop_signing_alg_values_supported"] = []string{"ES256", "RS256", "EdDSA"}
+	}
 	writeJSON(w, http.StatusOK, m)
 }
 
@@ -328,16 +335,24 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", r.PostForm.Get("grant_type"))
 		return
 	}
+	jkt, ok := s.dpopKey(w, r)
+	if !ok {
+		return
+	}
 	issue := s.Issue
 	if s.opts.OpaqueTokens {
 		issue = s.IssueOpaque
 	}
-	at, err := issue(Claims{Subject: "user-" + g.clientID, ClientID: g.clientID, Audience: g.resource, Scope: g.scope, TTL: s.opts.TokenTTL})
+	at, err := issue(Claims{Subject: "user-" + g.clientID, ClientID: g.clientID, Audience: g.resource, Scope: g.scope, TTL: s.opts.TokenTTL, JKT: jkt})
 	if err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", err.Error())
 		return
 	}
-	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.opts.TokenTTL / time.Second)}
+	tokenType := "Bearer"
+	if jkt != "" {
+		tokenType = "DPoP"
+	}
+	resp := map[string]any{"access_token": at, "token_type": tokenType, "expires_in": int(s.opts.TokenTTL / time.Second)}
 	if g.scope != "" {
 		resp["scope"] = g.scope
 	}
@@ -360,6 +375,9 @@ type Claims struct {
 	TTL time.Duration
 	// Key, when set, signs instead of the server's current key (a forged token).
 	Key *ecdsa.PrivateKey
+	// JKT, when set, binds the token to the DPoP key with this thumbprint
+	// (cnf.jkt).
+	JKT string
 }
 
 // Issue signs an RFC 9068 JWT access token.
@@ -383,6 +401,9 @@ func (s *Server) Issue(c Claims) (string, error) {
 	}
 	if c.Scope != "" {
 		claims["scope"] = c.Scope
+	}
+	if c.JKT != "" {
+		claims["cnf"] = map[string]string{"jkt": c.JKT}
 	}
 	payload, err := json.Marshal(claims)
 	if err != nil {

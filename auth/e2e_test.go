@@ -87,7 +87,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+	res, err := cs.CallTool(ctx, tool, nil)
 	if err != nil {
 		return "", err
 	}

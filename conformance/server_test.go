@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // Time bounds of the server-mode run.
@@ -168,21 +170,21 @@ func tryStartServer(t *testing.T, bin string, args ...string) (server, error) {
 	cmd := exec.Command(bin, args...)
 	stderr := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	ownProcessGroup(cmd)
+	testkit.OwnProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return server{}, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	stop := func() {
-		terminateGroup(cmd.Process.Pid)
+		testkit.TerminateGroup(cmd.Process.Pid)
 		select {
 		case <-exited:
 		case <-time.After(serverStopTimeout):
-			killGroup(cmd.Process.Pid)
+			testkit.KillGroup(cmd.Process.Pid)
 			<-exited
 		}
-		killGroup(cmd.Process.Pid) // anything it left behind
+		testkit.KillGroup(cmd.Process.Pid) // anything it left behind
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), serverStartTimeout)
@@ -198,7 +200,7 @@ func tryStartServer(t *testing.T, bin string, args ...string) (server, error) {
 		}
 		select {
 		case err := <-exited:
-			killGroup(cmd.Process.Pid) // anything it left behind
+			testkit.KillGroup(cmd.Process.Pid) // anything it left behind
 			return server{}, fmt.Errorf("%s %s exited before listening (%v):\n%s", bin, strings.Join(args, " "), err, stderr.String())
 		case <-ctx.Done():
 			stop()

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // installHint says how to install the suite; every failure about it ends with it.
@@ -142,7 +144,7 @@ func (s suite) run(ctx context.Context, t *testing.T, timeout time.Duration, arg
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
 	var out, errOut lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	killGroupOnCancel(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {

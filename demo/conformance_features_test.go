@@ -21,7 +21,7 @@ func TestConformanceSamplingTool(t *testing.T) {
 		return &protocol.CreateMessageResult{Role: protocol.RoleAssistant, Model: "test-model", StopReason: "endTurn",
 			Content: protocol.SamplingContent{protocol.NewTextContent("This is a test response from the client")}}, nil
 	}})
-	res := callFixture(t, cs, "test_sampling", `{"prompt":"Test prompt for sampling"}`)
+	res := callFixture(t, cs, "test_sampling", map[string]any{"prompt": "Test prompt for sampling"})
 	if res.IsError || textOf(res.Content) != "LLM response: This is a test response from the client" {
 		t.Errorf("test_sampling = %+v", res)
 	}
@@ -32,14 +32,14 @@ func TestConformanceSamplingTool(t *testing.T) {
 		len(got.Messages[0].Content) != 1 || got.Messages[0].Content[0].Text != "Test prompt for sampling" {
 		t.Errorf("sampling request = %+v", got)
 	}
-	if res := callFixture(t, cs, "test_sampling", `{}`); !res.IsError {
+	if res := callFixture(t, cs, "test_sampling", nil); !res.IsError {
 		t.Errorf("test_sampling without its required prompt = %+v", res)
 	}
 }
 
 // A client without the sampling capability gets an isError result, not a hang.
 func TestConformanceSamplingToolWithoutCapability(t *testing.T) {
-	res := callFixture(t, connectFixtures(t, nil), "test_sampling", `{"prompt":"p"}`)
+	res := callFixture(t, connectFixtures(t, nil), "test_sampling", map[string]any{"prompt": "p"})
 	if !res.IsError || !strings.Contains(textOf(res.Content), "sampling") {
 		t.Errorf("test_sampling without sampling = %+v", res)
 	}
@@ -73,7 +73,7 @@ func requestedProperties(t *testing.T, p *protocol.ElicitParams) (map[string]map
 // tools-call-elicitation
 func TestConformanceElicitationTool(t *testing.T) {
 	cs, got := elicitingClient(t, map[string]any{"username": "testuser", "email": "test@example.com"})
-	res := callFixture(t, cs, "test_elicitation", `{"message":"Please provide your information"}`)
+	res := callFixture(t, cs, "test_elicitation", map[string]any{"message": "Please provide your information"})
 	want := `User response: action=accept, content={"email":"test@example.com","username":"testuser"}`
 	if res.IsError || textOf(res.Content) != want {
 		t.Errorf("test_elicitation = %q, want %q", textOf(res.Content), want)
@@ -92,7 +92,7 @@ func TestConformanceElicitationDeclined(t *testing.T) {
 	cs := connectFixtures(t, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ClientSession, *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 		return &protocol.ElicitResult{Action: protocol.ElicitActionDecline}, nil
 	}})
-	res := callFixture(t, cs, "test_elicitation", `{"message":"m"}`)
+	res := callFixture(t, cs, "test_elicitation", map[string]any{"message": "m"})
 	if res.IsError || textOf(res.Content) != "User response: action=decline, content={}" {
 		t.Errorf("declined elicitation = %+v", res)
 	}
@@ -101,7 +101,7 @@ func TestConformanceElicitationDeclined(t *testing.T) {
 // elicitation-sep1034-defaults
 func TestConformanceElicitationDefaultsTool(t *testing.T) {
 	cs, got := elicitingClient(t, map[string]any{"name": "Jane Smith", "age": 25, "score": 88.0, "status": "inactive", "verified": false})
-	res := callFixture(t, cs, "test_elicitation_sep1034_defaults", "{}")
+	res := callFixture(t, cs, "test_elicitation_sep1034_defaults", nil)
 	if res.IsError || !strings.HasPrefix(textOf(res.Content), "Elicitation completed: action=accept, content={") {
 		t.Errorf("result = %+v", res)
 	}
@@ -131,7 +131,7 @@ func TestConformanceElicitationDefaultsTool(t *testing.T) {
 func TestConformanceElicitationEnumsTool(t *testing.T) {
 	cs, got := elicitingClient(t, map[string]any{"untitledSingle": "option1", "titledSingle": "value1", "legacyEnum": "opt1",
 		"untitledMulti": []any{"option1", "option2"}, "titledMulti": []any{"value1", "value2"}})
-	res := callFixture(t, cs, "test_elicitation_sep1330_enums", "{}")
+	res := callFixture(t, cs, "test_elicitation_sep1330_enums", nil)
 	if res.IsError || !strings.Contains(textOf(res.Content), `"titledMulti":["value1","value2"]`) {
 		t.Errorf("result = %+v", res)
 	}
@@ -178,7 +178,7 @@ func asSlice(v any) []any { s, _ := v.([]any); return s }
 func TestConformanceElicitationWithoutCapability(t *testing.T) {
 	cs := connectFixtures(t, nil)
 	for _, tool := range []string{"test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums"} {
-		if res := callFixture(t, cs, tool, "{}"); !res.IsError {
+		if res := callFixture(t, cs, tool, nil); !res.IsError {
 			t.Errorf("%s without elicitation = %+v", tool, res)
 		}
 	}
@@ -205,7 +205,7 @@ func TestConformanceResources(t *testing.T) {
 		}
 	}
 
-	text, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "test://static-text"})
+	text, err := cs.ReadResource(ctx, "test://static-text")
 	if err != nil || len(text.Contents) != 1 {
 		t.Fatalf("static-text: %+v %v", text, err)
 	}
@@ -213,7 +213,7 @@ func TestConformanceResources(t *testing.T) {
 		t.Errorf("static-text = %+v", c)
 	}
 
-	bin, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "test://static-binary"})
+	bin, err := cs.ReadResource(ctx, "test://static-binary")
 	if err != nil || len(bin.Contents) != 1 {
 		t.Fatalf("static-binary: %+v %v", bin, err)
 	}
@@ -226,7 +226,7 @@ func TestConformanceResources(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(tmpl.ResourceTemplates, func(rt protocol.ResourceTemplate) bool { return rt.URITemplate == "test://template/{id}/data" }) {
 		t.Errorf("resources/templates/list = %+v %v", tmpl, err)
 	}
-	data, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "test://template/123/data"})
+	data, err := cs.ReadResource(ctx, "test://template/123/data")
 	if err != nil || len(data.Contents) != 1 {
 		t.Fatalf("template read: %+v %v", data, err)
 	}
@@ -246,7 +246,7 @@ func TestConformanceResources(t *testing.T) {
 	if err := cs.Unsubscribe(ctx, &protocol.UnsubscribeParams{URI: "test://watched-resource"}); err != nil {
 		t.Errorf("unsubscribe: %v", err)
 	}
-	watched, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "test://watched-resource"})
+	watched, err := cs.ReadResource(ctx, "test://watched-resource")
 	if err != nil || watched.Contents[0].Text != "Watched resource content" {
 		t.Errorf("watched resource: %+v %v", watched, err)
 	}
@@ -274,7 +274,7 @@ func TestConformancePrompts(t *testing.T) {
 
 	get := func(name string, args map[string]string) []protocol.PromptMessage {
 		t.Helper()
-		res, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: name, Arguments: args})
+		res, err := cs.GetPrompt(ctx, name, args)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -292,7 +292,7 @@ func TestConformancePrompts(t *testing.T) {
 		m[0].Content.Text != "Prompt with arguments: arg1='testValue1', arg2='testValue2'" {
 		t.Errorf("test_prompt_with_arguments = %+v", m)
 	}
-	_, err = cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "x"}})
+	_, err = cs.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "x"})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
 		t.Errorf("missing arg2: error %v, want invalid params", err)

@@ -56,7 +56,7 @@ func TestLegacyInputFixtures(t *testing.T) {
 		{"test_missing_capability", "LLM response: Paris."},
 		{"test_streaming_elicitation", "Hello, Alice!"},
 	} {
-		res := callFixture(t, cs, tc.tool, "")
+		res := callFixture(t, cs, tc.tool, nil)
 		if res.IsError || textOf(res.Content) != tc.want {
 			t.Errorf("%s = %q (isError %v), want %q", tc.tool, textOf(res.Content), res.IsError, tc.want)
 		}
@@ -80,7 +80,7 @@ func indexOf(list []string, s string) int {
 
 func TestLegacyInputPrompt(t *testing.T) {
 	cs := connectFixtures(t, (&answeringClient{}).options())
-	res, err := cs.GetPrompt(context.Background(), &protocol.GetPromptParams{Name: "test_input_required_result_prompt"})
+	res, err := cs.GetPrompt(context.Background(), "test_input_required_result_prompt", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +96,14 @@ func TestLegacyInputCapabilities(t *testing.T) {
 	opts := a.options()
 	opts.ElicitationHandler, opts.Roots = nil, nil
 	cs := connectFixtures(t, opts)
-	if res := callFixture(t, cs, "test_input_required_result_capabilities", ""); res.IsError || textOf(res.Content) != "model: Paris." {
+	if res := callFixture(t, cs, "test_input_required_result_capabilities", nil); res.IsError || textOf(res.Content) != "model: Paris." {
 		t.Errorf("sampling only = %+v", res)
 	}
-	res := callFixture(t, cs, "test_input_required_result_elicitation", "")
+	res := callFixture(t, cs, "test_input_required_result_elicitation", nil)
 	if !res.IsError || !strings.Contains(textOf(res.Content), "capability") {
 		t.Errorf("elicitation without the capability = %+v", res)
 	}
-	if res := callFixture(t, connectFixtures(t, nil), "test_missing_capability", ""); !res.IsError {
+	if res := callFixture(t, connectFixtures(t, nil), "test_missing_capability", nil); !res.IsError {
 		t.Errorf("test_missing_capability without sampling = %+v", res)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -48,8 +49,7 @@ type statelessConn struct {
 
 func connectStateless(t *testing.T) *statelessConn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
+	ctx := testkit.Context(t)
 	srv := mcp.NewServer(protocol.Implementation{Name: "fixtures", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err := addConformanceFixtures(srv, &Options{CountInterval: 2 * time.Millisecond}); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -53,37 +54,21 @@ func taskFixtureServer(t *testing.T) (*mcp.Server, *taskFixtureStore) {
 // elicitation with content.
 func legacyTaskClient(t *testing.T, srv *mcp.Server, content map[string]any) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+	client := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: protocol.Version20251125,
 		ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: content}, nil
 		},
-	}).Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	})
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	return cs
 }
 
-func taskTestContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // awaitFixture runs tool as a 2025-11-25 task and returns its result (or error).
-func awaitFixture(t *testing.T, cs *mcp.ClientSession, tool, args string) (*protocol.CallToolResult, error) {
+func awaitFixture(t *testing.T, cs *mcp.ClientSession, tool string, args any) (*protocol.CallToolResult, error) {
 	t.Helper()
-	ctx := taskTestContext(t)
-	task, err := cs.CallToolAsTask(ctx, &protocol.CallToolParams{Name: tool, Arguments: json.RawMessage(args)}, time.Minute)
+	ctx := testkit.Context(t)
+	task, err := cs.CallToolAsTask(ctx, tool, args, time.Minute)
 	if err != nil {
 		t.Fatalf("%s as a task: %v", tool, err)
 	}
@@ -94,38 +79,42 @@ func TestTaskFixturesLegacy(t *testing.T) {
 	srv, _ := taskFixtureServer(t)
 	cs := legacyTaskClient(t, srv, map[string]any{"confirm": true, "name": "Ada"})
 
-	for _, tc := range []struct{ tool, args, want string }{
-		{"slow_compute", `{"seconds":0,"label":"now"}`, `Computed "now" in 0 seconds.`},
-		{"confirm_delete", `{"filename":"a.txt"}`, "Deleted a.txt."},
-		{"multi_input", `{}`, "Answers: first=accept map[confirm:true name:Ada], second=accept map[confirm:true name:Ada]."},
+	for _, tc := range []struct {
+		tool string
+		args any
+		want string
+	}{
+		{"slow_compute", map[string]any{"seconds": 0, "label": "now"}, `Computed "now" in 0 seconds.`},
+		{"confirm_delete", map[string]any{"filename": "a.txt"}, "Deleted a.txt."},
+		{"multi_input", nil, "Answers: first=accept map[confirm:true name:Ada], second=accept map[confirm:true name:Ada]."},
 	} {
 		res, err := awaitFixture(t, cs, tc.tool, tc.args)
 		if err != nil || res.IsError || textOf(res.Content) != tc.want {
 			t.Errorf("%s: %+v, %v; want %q", tc.tool, res, err, tc.want)
 		}
 	}
-	res, err := awaitFixture(t, cs, "failing_job", `{}`)
+	res, err := awaitFixture(t, cs, "failing_job", nil)
 	if err != nil || !res.IsError {
 		t.Errorf("failing_job: %+v, %v; want an isError result", res, err)
 	}
 	var je *jsonrpc.Error
-	if _, err := awaitFixture(t, cs, "protocol_error_job", `{}`); !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError {
+	if _, err := awaitFixture(t, cs, "protocol_error_job", nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError {
 		t.Errorf("protocol_error_job: %v, want a -32603 error", err)
 	}
 	// failing_job requires a task; greet never runs as one.
-	ctx := taskTestContext(t)
-	if _, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "failing_job", Arguments: json.RawMessage(`{}`)}); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+	ctx := testkit.Context(t)
+	if _, err := cs.CallTool(ctx, "failing_job", nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("failing_job without a task: %v, want -32601", err)
 	}
-	if _, err := cs.CallToolAsTask(ctx, &protocol.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{"name":"x"}`)}, 0); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+	if _, err := cs.CallToolAsTask(ctx, "greet", map[string]any{"name": "x"}, 0); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("greet as a task: %v, want -32601", err)
 	}
-	greeting, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{"name":"World"}`)})
+	greeting, err := cs.CallTool(ctx, "greet", map[string]any{"name": "World"})
 	if err != nil || textOf(greeting.Content) != "Hello, World!" {
 		t.Errorf("greet: %+v, %v", greeting, err)
 	}
 	// test_tool_with_task: a legacy client gets the greeting at once.
-	composed, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "test_tool_with_task", Arguments: json.RawMessage(`{}`)})
+	composed, err := cs.CallTool(ctx, "test_tool_with_task", nil)
 	if err != nil || textOf(composed.Content) != "Hello, Ada! (greeted from a task)" {
 		t.Errorf("test_tool_with_task: %+v, %v", composed, err)
 	}
@@ -134,8 +123,8 @@ func TestTaskFixturesLegacy(t *testing.T) {
 func TestTaskFixturesCancelSlowCompute(t *testing.T) {
 	srv, _ := taskFixtureServer(t)
 	cs := legacyTaskClient(t, srv, nil)
-	ctx := taskTestContext(t)
-	task, err := cs.CallToolAsTask(ctx, &protocol.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":600,"label":"long"}`)}, 0)
+	ctx := testkit.Context(t)
+	task, err := cs.CallToolAsTask(ctx, "slow_compute", map[string]any{"seconds": 600, "label": "long"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +143,7 @@ func TestTaskFixturesCancelSlowCompute(t *testing.T) {
 func rawTaskCall(t *testing.T, c transport.Conn, id int, method, caps, fields string) map[string]any {
 	t.Helper()
 	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, fields, statelessMeta(caps))
-	ctx := taskTestContext(t)
+	ctx := testkit.Context(t)
 	if err := c.Write(ctx, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +187,7 @@ func waitTaskStatus(t *testing.T, c transport.Conn, store *taskFixtureStore, id 
 func TestTaskFixturesStateless(t *testing.T) {
 	srv, store := taskFixtureServer(t)
 	c, s := memory.NewPair()
-	ss, err := srv.Connect(taskTestContext(t), s)
+	ss, err := srv.Connect(testkit.Context(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}

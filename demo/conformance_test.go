@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/memory"
@@ -46,34 +46,19 @@ func connectFixtures(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 		o.ProtocolVersion = protocol.LatestLegacy
 	}
 	opts = &o
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
 	srv := mcp.NewServer(protocol.Implementation{Name: "fixtures", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err := addConformanceFixtures(srv, &Options{CountInterval: 2 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, opts).
-		Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	client := mcp.NewClient(protocol.Implementation{Name: "conformance-test-client", Version: "1.0.0"}, opts)
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	return cs
 }
 
 // callFixture calls a tool and fails the test if the call itself fails.
-func callFixture(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.RequestOption) *protocol.CallToolResult {
+func callFixture(t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	p := &protocol.CallToolParams{Name: name}
-	if args != "" {
-		p.Arguments = json.RawMessage(args)
-	}
-	res, err := cs.CallTool(context.Background(), p, opts...)
+	res, err := cs.CallTool(context.Background(), name, args, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -168,7 +153,7 @@ func TestConformanceSchemaToolValidates(t *testing.T) {
 		`{"name":"Ada","email":"ada@example.com","address":{"street":"1 Main St","city":"London"}}`,
 		`{"contactMethod":"phone","phone":"555"}`,
 	} {
-		ok := callFixture(t, cs, "json_schema_2020_12_tool", good)
+		ok := callFixture(t, cs, "json_schema_2020_12_tool", json.RawMessage(good))
 		if ok.IsError || !strings.Contains(textOf(ok.Content), good) {
 			t.Errorf("valid call %s = %+v", good, ok)
 		}
@@ -180,7 +165,7 @@ func TestConformanceSchemaToolValidates(t *testing.T) {
 		`{"contactMethod":"phone","email":"a@b"}`, // if/then: phone required
 		`{"phone":"555"}`,                         // else: email required
 	} {
-		if res := callFixture(t, cs, "json_schema_2020_12_tool", bad); !res.IsError {
+		if res := callFixture(t, cs, "json_schema_2020_12_tool", json.RawMessage(bad)); !res.IsError {
 			t.Errorf("arguments %s were accepted: %+v", bad, res)
 		}
 	}
@@ -190,18 +175,18 @@ func TestConformanceSchemaToolValidates(t *testing.T) {
 func TestConformanceContentTools(t *testing.T) {
 	cs := connectFixtures(t, nil)
 
-	res := callFixture(t, cs, "test_simple_text", "")
+	res := callFixture(t, cs, "test_simple_text", nil)
 	if res.IsError || len(res.Content) != 1 || res.Content[0].Type != "text" || res.Content[0].Text != "This is a simple text response for testing." {
 		t.Errorf("test_simple_text = %+v", res)
 	}
 
-	res = callFixture(t, cs, "test_image_content", "{}")
+	res = callFixture(t, cs, "test_image_content", nil)
 	if len(res.Content) != 1 {
 		t.Fatalf("test_image_content = %+v", res)
 	}
 	assertPNG(t, res.Content[0])
 
-	res = callFixture(t, cs, "test_audio_content", "{}")
+	res = callFixture(t, cs, "test_audio_content", nil)
 	if len(res.Content) != 1 || res.Content[0].Type != "audio" || res.Content[0].MimeType != "audio/wav" {
 		t.Fatalf("test_audio_content = %+v", res)
 	}
@@ -209,7 +194,7 @@ func TestConformanceContentTools(t *testing.T) {
 		t.Errorf("audio data is not a WAV file: % x", d)
 	}
 
-	res = callFixture(t, cs, "test_embedded_resource", "{}")
+	res = callFixture(t, cs, "test_embedded_resource", nil)
 	if len(res.Content) != 1 || res.Content[0].Type != "resource" || res.Content[0].Resource == nil {
 		t.Fatalf("test_embedded_resource = %+v", res)
 	}
@@ -217,7 +202,7 @@ func TestConformanceContentTools(t *testing.T) {
 		t.Errorf("embedded resource = %+v", r)
 	}
 
-	res = callFixture(t, cs, "test_multiple_content_types", "{}")
+	res = callFixture(t, cs, "test_multiple_content_types", nil)
 	var types []string
 	for _, c := range res.Content {
 		types = append(types, c.Type)
@@ -230,7 +215,7 @@ func TestConformanceContentTools(t *testing.T) {
 	}
 	assertPNG(t, res.Content[1])
 
-	res = callFixture(t, cs, "test_error_handling", "{}")
+	res = callFixture(t, cs, "test_error_handling", nil)
 	if !res.IsError || len(res.Content) == 0 || res.Content[0].Text != "This tool intentionally returns an error for testing" {
 		t.Errorf("test_error_handling = %+v", res)
 	}
@@ -260,7 +245,7 @@ func TestConformanceLoggingTool(t *testing.T) {
 	if err := cs.SetLogLevel(context.Background(), protocol.LevelDebug); err != nil {
 		t.Fatal(err)
 	}
-	res := callFixture(t, cs, "test_tool_with_logging", "{}")
+	res := callFixture(t, cs, "test_tool_with_logging", nil)
 	if res.IsError || textOf(res.Content) == "" {
 		t.Errorf("test_tool_with_logging = %+v", res)
 	}
@@ -287,7 +272,7 @@ func TestConformanceLoggingToolSilentWithoutLevel(t *testing.T) {
 		n++
 		mu.Unlock()
 	}})
-	if res := callFixture(t, cs, "test_tool_with_logging", "{}"); res.IsError {
+	if res := callFixture(t, cs, "test_tool_with_logging", nil); res.IsError {
 		t.Errorf("test_tool_with_logging = %+v", res)
 	}
 	mu.Lock()
@@ -301,7 +286,7 @@ func TestConformanceLoggingToolSilentWithoutLevel(t *testing.T) {
 func TestConformanceProgressTool(t *testing.T) {
 	cs := connectFixtures(t, nil)
 	var got []protocol.ProgressParams
-	res := callFixture(t, cs, "test_tool_with_progress", "{}", mcp.WithProgress(func(p *protocol.ProgressParams) { got = append(got, *p) }))
+	res := callFixture(t, cs, "test_tool_with_progress", nil, mcp.WithProgress(func(p *protocol.ProgressParams) { got = append(got, *p) }))
 	if res.IsError || textOf(res.Content) == "" {
 		t.Errorf("test_tool_with_progress = %+v", res)
 	}
@@ -314,14 +299,14 @@ func TestConformanceProgressTool(t *testing.T) {
 		}
 	}
 	// Without a progress token the tool still runs, silently.
-	if res := callFixture(t, cs, "test_tool_with_progress", "{}"); res.IsError {
+	if res := callFixture(t, cs, "test_tool_with_progress", nil); res.IsError {
 		t.Errorf("without a token: %+v", res)
 	}
 }
 
 // server-sse-polling's tool answers normally when the transport does not cut it.
 func TestConformanceReconnectionTool(t *testing.T) {
-	res := callFixture(t, connectFixtures(t, nil), "test_reconnection", "{}")
+	res := callFixture(t, connectFixtures(t, nil), "test_reconnection", nil)
 	if res.IsError || textOf(res.Content) == "" {
 		t.Errorf("test_reconnection = %+v", res)
 	}
@@ -361,12 +346,12 @@ func TestConformanceFixturesInEveryVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_error_handling"} {
-				if res := callFixture(t, cs, tool, "{}"); len(res.Content) == 0 {
+				if res := callFixture(t, cs, tool, nil); len(res.Content) == 0 {
 					t.Errorf("%s returned no content", tool)
 				}
 			}
 			for _, p := range []string{"test_simple_prompt", "test_prompt_with_image"} {
-				if _, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: p}); err != nil {
+				if _, err := cs.GetPrompt(ctx, p, nil); err != nil {
 					t.Errorf("%s: %v", p, err)
 				}
 			}

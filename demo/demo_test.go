@@ -2,14 +2,13 @@ package demo_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -18,18 +17,11 @@ import (
 // sends is checked against the schema of the negotiated version.
 func connect(t *testing.T, version string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
 	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "demo-test", Version: "1"}, &mcp.ClientOptions{
+	client := mcp.NewClient(protocol.Implementation{Name: "demo-test", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: version,
 		Roots:           []protocol.Root{{URI: "file:///home/ada", Name: "home"}},
 		CreateMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
@@ -38,21 +30,14 @@ func connect(t *testing.T, version string) *mcp.ClientSession {
 		ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}, nil
 		},
-	}).Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	})
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	return cs
 }
 
-func call(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.RequestOption) *protocol.CallToolResult {
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	p := &protocol.CallToolParams{Name: name}
-	if args != "" {
-		p.Arguments = json.RawMessage(args)
-	}
-	res, err := cs.CallTool(context.Background(), p, opts...)
+	res, err := cs.CallTool(context.Background(), name, args, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -60,9 +45,11 @@ func call(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.Re
 }
 
 type toolCase struct {
-	tool, args, want string
-	isError          bool
-	opts             []mcp.RequestOption
+	tool    string
+	args    any
+	want    string
+	isError bool
+	opts    []mcp.RequestOption
 }
 
 func TestEveryToolInEveryVersion(t *testing.T) {
@@ -71,20 +58,20 @@ func TestEveryToolInEveryVersion(t *testing.T) {
 			cs := connect(t, v)
 			var progress []float64
 			cases := []toolCase{
-				{tool: "echo", args: `{"message":"hi"}`, want: "hello hi"},
-				{tool: "count", args: `{"n":3}`, want: "3", opts: []mcp.RequestOption{mcp.WithProgress(func(p *protocol.ProgressParams) { progress = append(progress, p.Progress) })}},
+				{tool: "echo", args: map[string]any{"message": "hi"}, want: "hello hi"},
+				{tool: "count", args: map[string]any{"n": 3}, want: "3", opts: []mcp.RequestOption{mcp.WithProgress(func(p *protocol.ProgressParams) { progress = append(progress, p.Progress) })}},
 				{tool: "test_throw", want: "test_throw always fails", isError: true},
 				{tool: "echo_ip", want: "unknown"},
 				{tool: "whoami", want: "anonymous"},
-				{tool: "add", args: `{"a":1.5,"b":2}`, want: `{"sum":3.5}`},
+				{tool: "add", args: map[string]any{"a": 1.5, "b": 2}, want: `{"sum":3.5}`},
 				{tool: "list_roots", want: "file:///home/ada home"},
-				{tool: "touch", args: `{"uri":"demo://readme"}`, want: "updated demo://readme"},
+				{tool: "touch", args: map[string]any{"uri": "demo://readme"}, want: "updated demo://readme"},
 				{tool: "log", want: "logged"},
 			}
 			if protocol.HasElicitation(v) {
 				cases = append(cases, toolCase{tool: "ask_name", want: "hello Ada"})
 			}
-			cases = append(cases, toolCase{tool: "sample", args: `{"prompt":"?"}`, want: "42 (model m1)"})
+			cases = append(cases, toolCase{tool: "sample", args: map[string]any{"prompt": "?"}, want: "42 (model m1)"})
 			for _, c := range cases {
 				res := call(t, cs, c.tool, c.args, c.opts...)
 				if res.IsError != c.isError || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, c.want) {
@@ -111,18 +98,18 @@ func TestResourcesPromptsCompletions(t *testing.T) {
 	if !strings.HasPrefix(strings.Join(uris, " "), "demo://logo.png demo://readme test://") {
 		t.Errorf("resources %v", uris)
 	}
-	res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://items/42"})
+	res, err := cs.ReadResource(ctx, "demo://items/42")
 	if err != nil || res.Contents[0].Text != "the answer" {
 		t.Fatalf("template read: %+v %v", res, err)
 	}
-	if _, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://items/7"}); err == nil {
+	if _, err := cs.ReadResource(ctx, "demo://items/7"); err == nil {
 		t.Error("missing item read succeeded")
 	}
-	logo, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://logo.png"})
+	logo, err := cs.ReadResource(ctx, "demo://logo.png")
 	if err != nil || len(logo.Contents[0].Blob) == 0 || logo.Contents[0].MimeType != "image/png" {
 		t.Fatalf("logo: %+v %v", logo, err)
 	}
-	p, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "describe_logo"})
+	p, err := cs.GetPrompt(ctx, "describe_logo", nil)
 	if err != nil || len(p.Messages) != 3 {
 		t.Fatalf("describe_logo: %+v %v", p, err)
 	}

@@ -155,7 +155,7 @@ func testServerEverything(t *testing.T, node, entry, version string) {
 
 		// The server rejects an unknown tool with an isError result (the TypeScript
 		// SDK's McpServer wraps its -32602 error), not with a JSON-RPC error.
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "no-such-tool"})
+		res, err := cs.CallTool(ctx, "no-such-tool", nil)
 		if err != nil {
 			t.Errorf("unknown tool: %v", err)
 		} else if !res.IsError || !strings.Contains(textOf(res.Content), "no-such-tool") {
@@ -242,7 +242,7 @@ func testServerEverything(t *testing.T, node, entry, version string) {
 		}
 		const doc = "demo://resource/static/document/instructions.md"
 		requireAll(t, "resources/list", uris, doc)
-		res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: doc})
+		res, err := cs.ReadResource(ctx, doc)
 		if err != nil {
 			t.Fatalf("resources/read %s: %v", doc, err)
 		}
@@ -260,14 +260,14 @@ func testServerEverything(t *testing.T, node, entry, version string) {
 		requireAll(t, "resources/templates/list", templates,
 			"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}")
 
-		res, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://resource/dynamic/text/7"})
+		res, err = cs.ReadResource(ctx, "demo://resource/dynamic/text/7")
 		if err != nil {
 			t.Fatalf("resources/read text/7: %v", err)
 		}
 		if len(res.Contents) != 1 || !strings.HasPrefix(res.Contents[0].Text, "Resource 7: This is a plaintext resource") {
 			t.Errorf("resources/read text/7 = %+v", res.Contents)
 		}
-		res, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://resource/dynamic/blob/3"})
+		res, err = cs.ReadResource(ctx, "demo://resource/dynamic/blob/3")
 		if err != nil {
 			t.Fatalf("resources/read blob/3: %v", err)
 		}
@@ -285,7 +285,7 @@ func testServerEverything(t *testing.T, node, entry, version string) {
 			names = append(names, p.Name)
 		}
 		requireAll(t, "prompts/list", names, "simple-prompt", "args-prompt", "completable-prompt")
-		res, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "args-prompt", Arguments: map[string]string{"city": "Paris", "state": "Texas"}})
+		res, err := cs.GetPrompt(ctx, "args-prompt", map[string]string{"city": "Paris", "state": "Texas"})
 		if err != nil {
 			t.Fatalf("prompts/get args-prompt: %v", err)
 		}

@@ -302,7 +302,7 @@ func exerciseEverything(ctx context.Context, t *testing.T, cs *mcp.ClientSession
 	}
 
 	const doc = "demo://resource/static/document/instructions.md"
-	rr, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: doc})
+	rr, err := cs.ReadResource(ctx, doc)
 	if err != nil {
 		t.Fatalf("resources/read %s: %v", doc, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -82,11 +82,10 @@ func serveDemoHTTP(t *testing.T, opts streamable.HandlerOptions) (string, *event
 	mux.Handle("/mcp", streamableHandler)
 	mux.Handle("/sse", sseHandler)
 	mux.Handle("/messages", sseHandler)
-	ts := httptest.NewServer(mux) // listens on 127.0.0.1
-	t.Cleanup(func() {
+	ts := testkit.NewServer(t, mux) // listens on 127.0.0.1
+	t.Cleanup(func() {              // before the server stops
 		_ = streamableHandler.Close()
 		_ = sseHandler.Close()
-		ts.Close()
 	})
 	return ts.URL, log
 }
@@ -131,7 +130,7 @@ func startAnnouncedServer(ctx context.Context, t *testing.T, cmd *exec.Cmd, out 
 			p.name = filepath.Base(filepath.Dir(filepath.Dir(a))) + "/" + filepath.Base(a)
 		}
 	}
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	w := &lineWriter{log: out}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -145,7 +144,7 @@ func startAnnouncedServer(ctx context.Context, t *testing.T, cmd *exec.Cmd, out 
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		killProcessTree(pid)
+		testkit.KillGroup(pid)
 		select {
 		case <-p.done:
 		case <-time.After(10 * time.Second):

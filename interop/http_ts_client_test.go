@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -50,7 +51,7 @@ func runHTTPTSClient(t *testing.T, node, mode, url, version string) *httpTSRepor
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "http_ts_client.mjs", mode, url)
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), "MCP_INTEROP_PROTOCOL_VERSION="+version)
 	var stdout, stderr bytes.Buffer
@@ -60,7 +61,7 @@ func runHTTPTSClient(t *testing.T, node, mode, url, version string) *httpTSRepor
 		t.Fatalf("starting node http_ts_client.mjs: %v", err)
 	}
 	pid := cmd.Process.Pid
-	t.Cleanup(func() { killProcessTree(pid) })
+	t.Cleanup(func() { testkit.KillGroup(pid) })
 	waitErr := cmd.Wait()
 	t.Logf("http_ts_client.mjs %s ran in %v", mode, time.Since(start).Round(time.Millisecond))
 

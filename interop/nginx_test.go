@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -58,7 +58,7 @@ func TestLongCallSurvivesReverseProxy(t *testing.T) {
 			}
 			defer cs.Close()
 			progress := 0
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "slow"}, mcp.WithProgress(func(*protocol.ProgressParams) { progress++ }))
+			res, err := cs.CallTool(ctx, "slow", nil, mcp.WithProgress(func(*protocol.ProgressParams) { progress++ }))
 			if !tc.survives {
 				if err == nil && !res.IsError {
 					t.Fatal("the call survived a proxy read timeout without keep-alives: the test cannot tell keep-alives apart")
@@ -97,8 +97,8 @@ func slowServer(t *testing.T, keepAlive time.Duration) string {
 		KeepAlive: keepAlive, ResponseMode: streamable.ResponseAlwaysSSE, Logger: slog.New(slog.DiscardHandler),
 		AllowedHosts: []string{"127.0.0.1"},
 	})
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts.URL
 }
 
@@ -140,7 +140,7 @@ http {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, nginx, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	if out, err := exec.Command(nginx, "-t", "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log")).CombinedOutput(); err != nil {
 		t.Fatalf("nginx rejects the test configuration: %v\n%s", err, out)
 	}
@@ -148,7 +148,7 @@ http {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		killProcessTree(cmd.Process.Pid)
+		testkit.KillGroup(cmd.Process.Pid)
 		_ = cmd.Wait()
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/stdio"
@@ -215,7 +216,7 @@ func startNodeServer(ctx context.Context, t *testing.T, node string, client *mcp
 		default:
 			t.Errorf("server process %d still running after Close; killing it", pid)
 		}
-		killProcessTree(pid)
+		testkit.KillGroup(pid)
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -240,16 +241,12 @@ func startNodeServer(ctx context.Context, t *testing.T, node string, client *mcp
 	return cs, rec
 }
 
-// callTool calls a tool with JSON arguments and fails the test on a protocol error.
+// callTool calls a tool and fails the test on a protocol error.
 func callTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	raw, err := json.Marshal(args)
+	res, err := cs.CallTool(ctx, name, args, opts...)
 	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: name, Arguments: raw}, opts...)
-	if err != nil {
-		t.Fatalf("tools/call %s %s: %v", name, raw, err)
+		t.Fatalf("tools/call %s %v: %v", name, args, err)
 	}
 	return res
 }

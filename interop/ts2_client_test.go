@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -76,7 +77,7 @@ func runTS2Client(t *testing.T, node, negotiation, kind string, target ...string
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{"ts2_client.mjs", negotiation, kind}, target...)...)
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	// A data race in a stdio server stops it at once, so that the steps after it fail.
 	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 atexit_sleep_ms=0")
@@ -87,7 +88,7 @@ func runTS2Client(t *testing.T, node, negotiation, kind string, target ...string
 		t.Fatalf("starting node ts2_client.mjs: %v", err)
 	}
 	pid := cmd.Process.Pid
-	t.Cleanup(func() { killProcessTree(pid) })
+	t.Cleanup(func() { testkit.KillGroup(pid) })
 	waitErr := cmd.Wait()
 	t.Logf("ts2_client.mjs %s %s ran in %v", negotiation, kind, time.Since(start).Round(time.Millisecond))
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -127,7 +128,7 @@ func runTSClient(t *testing.T, node, bin, version string) (*tsReport, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "ts-client.mjs", bin, "serve")
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	// A data race in the server stops it at once, so that the steps after it fail.
 	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1", "MCP_INTEROP_PROTOCOL_VERSION="+version)
@@ -138,7 +139,7 @@ func runTSClient(t *testing.T, node, bin, version string) (*tsReport, string) {
 		t.Fatalf("starting node ts-client.mjs: %v", err)
 	}
 	pid := cmd.Process.Pid
-	t.Cleanup(func() { killProcessTree(pid) })
+	t.Cleanup(func() { testkit.KillGroup(pid) })
 	waitErr := cmd.Wait()
 	t.Logf("ts-client.mjs ran in %v", time.Since(start).Round(time.Millisecond))
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
@@ -93,7 +94,7 @@ func runTSOAuthClient(t *testing.T, node, mcpURL string) *tsOAuthReport {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "ts_oauth_client.mjs", mcpURL, "whoami")
-	ownProcessGroup(cmd)
+	testkit.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -101,7 +102,7 @@ func runTSOAuthClient(t *testing.T, node, mcpURL string) *tsOAuthReport {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	t.Cleanup(func() { killProcessTree(pid) })
+	t.Cleanup(func() { testkit.KillGroup(pid) })
 	waitErr := cmd.Wait()
 	var r tsOAuthReport
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {

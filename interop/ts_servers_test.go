@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/stdio"
@@ -198,7 +199,7 @@ func TestMcpkitClientAgainstTypeScript1Server(t *testing.T) {
 			t.Fatal(err)
 		}
 		pid := conn.Pid()
-		t.Cleanup(func() { killProcessTree(pid) })
+		t.Cleanup(func() { testkit.KillGroup(pid) })
 		clientLog := newEventLog()
 		dumpOnFailure(t, "mcpkit client log", clientLog)
 		var elicited elicitLog
@@ -268,13 +269,13 @@ func checkTSServerSession(ctx context.Context, t *testing.T, cs *mcp.ClientSessi
 		uris = append(uris, r.URI)
 	}
 	requireAll(t, "resources/list", uris, uri)
-	if res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: uri}); err != nil {
+	if res, err := cs.ReadResource(ctx, uri); err != nil {
 		t.Errorf("resources/read %s: %v", uri, err)
 	} else if len(res.Contents) != 1 || !strings.HasPrefix(res.Contents[0].Text, "hello from the TypeScript SDK") || res.Contents[0].MimeType != "text/plain" {
 		t.Errorf("resources/read %s = %+v", uri, res.Contents)
 	}
 
-	if res, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "Ada"}}); err != nil {
+	if res, err := cs.GetPrompt(ctx, "greet", map[string]string{"name": "Ada"}); err != nil {
 		t.Errorf("prompts/get greet: %v", err)
 	} else if len(res.Messages) != 1 || res.Messages[0].Role != protocol.RoleUser || res.Messages[0].Content.Text != "Say hello to Ada." {
 		t.Errorf("prompts/get greet {name: Ada} = %+v", res.Messages)

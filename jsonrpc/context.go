@@ -13,7 +13,8 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // IsClosed reports whether err means the connection ended.
 func IsClosed(err error) bool { return errors.Is(err, ErrClosed) }
 
-// RelatedRequest returns the id of the incoming request whose handler ctx belongs to.
+// RelatedRequest returns the id of the incoming request whose handler ctx belongs to
+// (set by the connection engine, or by [WithRelatedRequest]).
 // Transports use it to send a handler's notifications and nested requests on that
 // request's own stream.
 func RelatedRequest(ctx context.Context) (ID, bool) {

@@ -1,10 +1,16 @@
-// Package jsonrpc implements JSON-RPC 2.0 messages: the message types, ids, error
-// objects and a fast validating codec. It knows nothing of MCP. (The connection
-// engine that matches responses to calls and runs handlers is internal to mcpkit.)
+// Package jsonrpc implements JSON-RPC 2.0 messages: the message type ([Message]),
+// ids that keep their JSON type ([ID]), error objects ([Error], with the standard
+// codes such as [CodeInvalidParams]) and a fast validating codec ([Decode],
+// [DecodeInto], [DecodeBatch], [Encode] and the Append functions such as
+// [AppendResult]). It knows nothing of MCP. (The connection engine that matches
+// responses to calls and runs handlers is internal to mcpkit.)
 //
 // The codec keeps params and results as sub-slices of the message it decoded, so
 // decoding a message costs one allocation (the Message) plus its string id, if any;
 // there are no per-message fixed-size buffers.
+//
+// [RelatedRequest] tells a transport which incoming request a message written by a
+// handler belongs to, so that HTTP transports can send it on that request's stream.
 package jsonrpc
 
 import (
@@ -51,15 +57,15 @@ func IsBatch(data []byte) bool {
 	return false
 }
 
-// Decode decodes one message. On failure it returns a *Error with code
-// CodeParseError (not JSON) or CodeInvalidRequest (JSON of the wrong shape); in the
+// Decode decodes one message. On failure it returns an *[Error] with code
+// [CodeParseError] (not JSON) or [CodeInvalidRequest] (JSON of the wrong shape); in the
 // latter case the returned message, if not nil, carries the id that could be read so
 // the error response can echo it.
 func Decode(data []byte) (*Message, error) {
 	return decode(data, new(Message))
 }
 
-// DecodeInto is Decode into a Message the caller provides (one on its stack, say,
+// DecodeInto is [Decode] into a [Message] the caller provides (one on its stack, say,
 // to read a message without allocating it). After an error, m is unspecified.
 func DecodeInto(data []byte, m *Message) error {
 	_, err := decode(data, m)

@@ -38,7 +38,7 @@ func BenchmarkInProcessToolCall(b *testing.B) {
 			params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
 			b.ReportAllocs()
 			for b.Loop() {
-				res, err := cs.CallTool(ctx, params)
+				res, err := cs.CallToolParams(ctx, params)
 				if err != nil || res.Content[0].Text != "hello world" {
 					b.Fatal(res, err)
 				}
@@ -76,7 +76,7 @@ func BenchmarkStdioToolCall(b *testing.B) {
 	params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := cs.CallTool(ctx, params)
+		res, err := cs.CallToolParams(ctx, params)
 		if err != nil || res.Content[0].Text != "hello world" {
 			b.Fatal(res, err)
 		}

@@ -80,7 +80,8 @@ type ClientOptions struct {
 	Logger *slog.Logger
 }
 
-// Client connects to MCP servers. One Client may hold many sessions.
+// Client connects to MCP servers. One Client may hold many sessions: each
+// [Client.Connect] opens a [ClientSession] over a [transport.Conn].
 type Client struct {
 	info protocol.Implementation
 	opts ClientOptions
@@ -89,7 +90,8 @@ type Client struct {
 	eras sync.Map         // endpoint → protocol version it was found to speak
 }
 
-// NewClient returns a client that introduces itself as info.
+// NewClient returns a client that introduces itself as info, configured by opts
+// (nil for the defaults; see [ClientOptions]).
 func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
 	c := &Client{info: info, now: time.Now}
 	if opts != nil {
@@ -103,8 +105,8 @@ func NewClient(info protocol.Implementation, opts *ClientOptions) *Client {
 }
 
 // ClientSession is a client's connection to one server: an initialized legacy
-// session, or (IsStateless) a 2026-07-28 connection where every request carries
-// the client's version and capabilities.
+// session, or ([ClientSession.IsStateless]) a 2026-07-28 connection where every
+// request carries the client's version and capabilities.
 type ClientSession struct {
 	client    *Client
 	conn      *rpcconn.Conn
@@ -121,9 +123,11 @@ type ClientSession struct {
 }
 
 // Connect opens a session over conn — after detecting the server's era, unless
-// ClientOptions.ProtocolVersion chose it — and returns it: a legacy session has
-// done the initialize handshake; a stateless one has the server's
-// DiscoverResult.
+// [ClientOptions].ProtocolVersion chose it — and returns it: a legacy session has
+// done the initialize handshake ([ClientSession.InitializeResult]); a stateless
+// one has the server's [protocol.DiscoverResult] ([ClientSession.DiscoverResult]).
+// A conn that names its server ([transport.EndpointConn]) lets the client
+// remember the era it found for the next connection.
 func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: make(map[any]func(*protocol.ProgressParams)), roots: c.opts.Roots}
 	cs.conn = rpcconn.NewConn(&idConn{Conn: conn}, rpcconn.ConnOptions{

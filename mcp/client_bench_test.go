@@ -44,7 +44,7 @@ func BenchmarkClientToolCallByEra(b *testing.B) {
 			params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
 			b.ReportAllocs()
 			for b.Loop() {
-				res, err := cs.CallTool(ctx, params)
+				res, err := cs.CallToolParams(ctx, params)
 				if err != nil || res.Content[0].Text != "hello world" {
 					b.Fatal(res, err)
 				}

@@ -3,47 +3,23 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // connectClock connects a client whose cache runs on a fake clock.
-func connectClock(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *fakeClock) {
+func connectClock(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *testkit.Clock) {
 	t.Helper()
-	clock := &fakeClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	client := mcp.NewClient(protocol.Implementation{Name: "test-client", Version: "1.0"}, opts)
+	clock := testkit.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
+	client := mcptest.NewClient(opts)
 	mcp.SetClientClock(client, clock.Now)
-	ctx := testContext(t)
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	must(t, err)
-	cs, err := client.Connect(ctx, c)
-	must(t, err)
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+	cs, _ := mcptest.Connect(t, srv, client, nil)
 	if !cs.IsStateless() {
 		t.Fatal("want a stateless session")
 	}
@@ -55,7 +31,7 @@ func TestClientCachesResultsForTheirTTL(t *testing.T) {
 	srv := echoServer(t, &mcp.ServerOptions{Middleware: []mcp.Middleware{rec.middleware},
 		Cache: mcp.CacheOptions{Tools: mcp.CacheHint{TTL: time.Minute}, Discover: mcp.CacheHint{TTL: time.Hour}}})
 	cs, clock := connectClock(t, srv, nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	first, err := cs.ListTools(ctx, nil)
 	must(t, err)
@@ -107,7 +83,7 @@ func TestClientCacheCanBeDisabled(t *testing.T) {
 		Cache: mcp.CacheOptions{Tools: mcp.CacheHint{TTL: time.Hour}}})
 	cs, _ := connectClock(t, srv, &mcp.ClientOptions{DisableCache: true})
 	for range 2 {
-		_, err := cs.ListTools(testContext(t), nil)
+		_, err := cs.ListTools(testkit.Context(t), nil)
 		must(t, err)
 	}
 	if n := rec.count(protocol.MethodToolsList); n != 2 {
@@ -128,7 +104,7 @@ func TestClientListChangedInvalidatesTheCache(t *testing.T) {
 		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ClientSession) { changed <- struct{}{} },
 		ResourceUpdatedHandler: func(ctx context.Context, _ *mcp.ClientSession, p *protocol.ResourceUpdatedParams) { updated <- p.URI },
 	})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	sub, err := cs.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://a"}})
 	must(t, err)
 	defer sub.Close()
@@ -138,12 +114,12 @@ func TestClientListChangedInvalidatesTheCache(t *testing.T) {
 
 	_, err = cs.ListTools(ctx, nil)
 	must(t, err)
-	_, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://a"})
+	_, err = cs.ReadResource(ctx, "demo://a")
 	must(t, err)
 	must(t, srv.AddRawTool(&protocol.Tool{Name: "late"}, func(ctx context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 		return protocol.NewToolResultText("x"), nil
 	}))
-	waitFor(t, changed)
+	testkit.Receive(t, changed)
 	res, err := cs.ListTools(ctx, nil)
 	must(t, err)
 	if n := rec.count(protocol.MethodToolsList); n != 2 || len(res.Tools) != 2 {
@@ -151,10 +127,10 @@ func TestClientListChangedInvalidatesTheCache(t *testing.T) {
 	}
 
 	srv.NotifyResourceUpdated(ctx, "demo://a")
-	if got := waitFor(t, updated); got != "demo://a" {
+	if got := testkit.Receive(t, updated); got != "demo://a" {
 		t.Errorf("updated %q", got)
 	}
-	_, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "demo://a"})
+	_, err = cs.ReadResource(ctx, "demo://a")
 	must(t, err)
 	if n := rec.count(protocol.MethodResourcesRead); n != 2 {
 		t.Errorf("after resources/updated the server saw %d resources/read, want 2", n)
@@ -175,7 +151,7 @@ func TestClientNeverCachesInputRetries(t *testing.T) {
 	var elicits, samples atomic.Int32
 	cs, _ := connectClock(t, srv, answering(&elicits, &samples))
 	for range 2 {
-		res, err := cs.ReadResource(testContext(t), &protocol.ReadResourceParams{URI: "demo://secret"})
+		res, err := cs.ReadResource(testkit.Context(t), "demo://secret")
 		must(t, err)
 		if res.Contents[0].Text != "ada" {
 			t.Errorf("contents %q", res.Contents[0].Text)
@@ -191,7 +167,7 @@ func TestClientListenEnds(t *testing.T) {
 	srv := echoServer(t, nil)
 	cs, err := connectAuto(t, srv, nil)
 	must(t, err)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	closed, err := cs.Listen(ctx, protocol.SubscriptionFilter{PromptsListChanged: true})
 	must(t, err)
@@ -203,7 +179,7 @@ func TestClientListenEnds(t *testing.T) {
 	ended, err := cs.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
 	must(t, err)
 	srv.EndSubscriptions()
-	waitFor(t, ended.Done())
+	testkit.Receive(t, ended.Done())
 	if ended.Err() != nil {
 		t.Errorf("gracefully ended subscription: Err %v", ended.Err())
 	}

@@ -71,92 +71,60 @@ func (cs *ClientSession) Ping(ctx context.Context, opts ...RequestOption) error 
 	return cs.request(ctx, &outgoing{method: protocol.MethodPing}, nil, opts)
 }
 
-// CallTool calls a tool. A tool that ran and failed returns a result with IsError
-// set, not an error; an error means the call could not be made (unknown tool,
-// invalid params, connection lost). In the stateless era the server's requests
-// for input are answered through the client's handlers and the call retried
-// until it completes.
-func (cs *ClientSession) CallTool(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	params := *p
-	var res protocol.CallToolResult
-	out := &outgoing{method: protocol.MethodToolsCall, params: &params, meta: &params.Meta,
-		responses: &params.InputResponses, state: &params.RequestState, tool: params.Name, args: params.Arguments}
-	if err := cs.request(ctx, out, &res, opts); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
 // ListTools returns one page of tools. In the stateless era, tools whose
 // x-mcp-header declarations are invalid are left out (with a warning in the log),
 // as the specification requires, and the page may come from the cache.
 func (cs *ClientSession) ListTools(ctx context.Context, p *protocol.ListToolsParams, opts ...RequestOption) (*protocol.ListToolsResult, error) {
-	params := *orEmpty(p)
-	var res protocol.ListToolsResult
-	out := &outgoing{method: protocol.MethodToolsList, params: &params, meta: &params.Meta,
-		cacheKey: cacheable(params.Meta, protocol.MethodToolsList, string(params.Cursor))}
-	if err := cs.request(ctx, out, &res, opts); err != nil {
-		return &res, err
-	}
-	if cs.stateless != nil {
+	res, err := fetchPage[protocol.ListToolsResult](ctx, cs, protocol.MethodToolsList, p, opts)
+	if err == nil && cs.stateless != nil {
 		res.Tools = cs.keepValidTools(res.Tools)
 	}
-	return &res, nil
+	return res, err
 }
 
-// Tools iterates over every tool, fetching pages as needed.
+// Tools iterates over every tool, fetching pages with [ClientSession.ListTools] as needed.
 func (cs *ClientSession) Tools(ctx context.Context) iter.Seq2[protocol.Tool, error] {
-	return pages(func(cursor string) ([]protocol.Tool, string, error) {
-		res, err := cs.ListTools(ctx, &protocol.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Tools, res.NextCursor, nil
-	})
+	return pages(ctx, cs.ListTools, func(r *protocol.ListToolsResult) ([]protocol.Tool, string) { return r.Tools, r.NextCursor })
 }
 
 // ListResources returns one page of resources.
 func (cs *ClientSession) ListResources(ctx context.Context, p *protocol.ListResourcesParams, opts ...RequestOption) (*protocol.ListResourcesResult, error) {
-	params := *orEmpty(p)
-	var res protocol.ListResourcesResult
-	return &res, cs.request(ctx, &outgoing{method: protocol.MethodResourcesList, params: &params, meta: &params.Meta,
-		cacheKey: cacheable(params.Meta, protocol.MethodResourcesList, string(params.Cursor))}, &res, opts)
+	return fetchPage[protocol.ListResourcesResult](ctx, cs, protocol.MethodResourcesList, p, opts)
 }
 
-// Resources iterates over every resource, fetching pages as needed.
+// Resources iterates over every resource, fetching pages with [ClientSession.ListResources] as needed.
 func (cs *ClientSession) Resources(ctx context.Context) iter.Seq2[protocol.Resource, error] {
-	return pages(func(cursor string) ([]protocol.Resource, string, error) {
-		res, err := cs.ListResources(ctx, &protocol.ListResourcesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Resources, res.NextCursor, nil
-	})
+	return pages(ctx, cs.ListResources, func(r *protocol.ListResourcesResult) ([]protocol.Resource, string) { return r.Resources, r.NextCursor })
 }
 
 // ListResourceTemplates returns one page of resource templates.
 func (cs *ClientSession) ListResourceTemplates(ctx context.Context, p *protocol.ListResourceTemplatesParams, opts ...RequestOption) (*protocol.ListResourceTemplatesResult, error) {
-	params := *orEmpty(p)
-	var res protocol.ListResourceTemplatesResult
-	return &res, cs.request(ctx, &outgoing{method: protocol.MethodResourcesTemplatesList, params: &params, meta: &params.Meta,
-		cacheKey: cacheable(params.Meta, protocol.MethodResourcesTemplatesList, string(params.Cursor))}, &res, opts)
+	return fetchPage[protocol.ListResourceTemplatesResult](ctx, cs, protocol.MethodResourcesTemplatesList, p, opts)
 }
 
-// ResourceTemplates iterates over every resource template, fetching pages as needed.
+// ResourceTemplates iterates over every resource template, fetching pages with
+// [ClientSession.ListResourceTemplates] as needed.
 func (cs *ClientSession) ResourceTemplates(ctx context.Context) iter.Seq2[protocol.ResourceTemplate, error] {
-	return pages(func(cursor string) ([]protocol.ResourceTemplate, string, error) {
-		res, err := cs.ListResourceTemplates(ctx, &protocol.ListResourceTemplatesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.ResourceTemplates, res.NextCursor, nil
+	return pages(ctx, cs.ListResourceTemplates, func(r *protocol.ListResourceTemplatesResult) ([]protocol.ResourceTemplate, string) {
+		return r.ResourceTemplates, r.NextCursor
 	})
 }
 
-// ReadResource reads a resource. In the stateless era the server's requests for
-// input are answered as for CallTool, and a fresh cached answer is reused.
-func (cs *ClientSession) ReadResource(ctx context.Context, p *protocol.ReadResourceParams, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
-	params := *p
+// ReadResource reads the resource at uri. In the stateless era the server's
+// requests for input are answered as for [ClientSession.CallTool], and a fresh
+// cached answer is reused. [ClientSession.ReadResourceParams] sends params the
+// caller builds.
+func (cs *ClientSession) ReadResource(ctx context.Context, uri string, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
+	return cs.readResource(ctx, protocol.ReadResourceParams{URI: uri}, opts)
+}
+
+// ReadResourceParams is [ClientSession.ReadResource] with params the caller
+// builds (a _meta, the answers to input requests).
+func (cs *ClientSession) ReadResourceParams(ctx context.Context, p *protocol.ReadResourceParams, opts ...RequestOption) (*protocol.ReadResourceResult, error) {
+	return cs.readResource(ctx, *p, opts)
+}
+
+func (cs *ClientSession) readResource(ctx context.Context, params protocol.ReadResourceParams, opts []RequestOption) (*protocol.ReadResourceResult, error) {
 	var res protocol.ReadResourceResult
 	out := &outgoing{method: protocol.MethodResourcesRead, params: &params, meta: &params.Meta,
 		responses: &params.InputResponses, state: &params.RequestState}
@@ -186,27 +154,29 @@ func (cs *ClientSession) Unsubscribe(ctx context.Context, p *protocol.Unsubscrib
 
 // ListPrompts returns one page of prompts.
 func (cs *ClientSession) ListPrompts(ctx context.Context, p *protocol.ListPromptsParams, opts ...RequestOption) (*protocol.ListPromptsResult, error) {
-	params := *orEmpty(p)
-	var res protocol.ListPromptsResult
-	return &res, cs.request(ctx, &outgoing{method: protocol.MethodPromptsList, params: &params, meta: &params.Meta,
-		cacheKey: cacheable(params.Meta, protocol.MethodPromptsList, string(params.Cursor))}, &res, opts)
+	return fetchPage[protocol.ListPromptsResult](ctx, cs, protocol.MethodPromptsList, p, opts)
 }
 
-// Prompts iterates over every prompt, fetching pages as needed.
+// Prompts iterates over every prompt, fetching pages with [ClientSession.ListPrompts] as needed.
 func (cs *ClientSession) Prompts(ctx context.Context) iter.Seq2[protocol.Prompt, error] {
-	return pages(func(cursor string) ([]protocol.Prompt, string, error) {
-		res, err := cs.ListPrompts(ctx, &protocol.ListPromptsParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Prompts, res.NextCursor, nil
-	})
+	return pages(ctx, cs.ListPrompts, func(r *protocol.ListPromptsResult) ([]protocol.Prompt, string) { return r.Prompts, r.NextCursor })
 }
 
-// GetPrompt renders a prompt with arguments. In the stateless era the server's
-// requests for input are answered as for CallTool.
-func (cs *ClientSession) GetPrompt(ctx context.Context, p *protocol.GetPromptParams, opts ...RequestOption) (*protocol.GetPromptResult, error) {
-	params := *p
+// GetPrompt renders the prompt name with args (nil for none). In the
+// stateless era the server's requests for input are answered as for
+// [ClientSession.CallTool]. [ClientSession.GetPromptParams] sends params the
+// caller builds.
+func (cs *ClientSession) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...RequestOption) (*protocol.GetPromptResult, error) {
+	return cs.getPrompt(ctx, protocol.GetPromptParams{Name: name, Arguments: args}, opts)
+}
+
+// GetPromptParams is [ClientSession.GetPrompt] with params the caller builds
+// (a _meta, the answers to input requests).
+func (cs *ClientSession) GetPromptParams(ctx context.Context, p *protocol.GetPromptParams, opts ...RequestOption) (*protocol.GetPromptResult, error) {
+	return cs.getPrompt(ctx, *p, opts)
+}
+
+func (cs *ClientSession) getPrompt(ctx context.Context, params protocol.GetPromptParams, opts []RequestOption) (*protocol.GetPromptResult, error) {
 	var res protocol.GetPromptResult
 	return &res, cs.request(ctx, &outgoing{method: protocol.MethodPromptsGet, params: &params, meta: &params.Meta,
 		responses: &params.InputResponses, state: &params.RequestState}, &res, opts)
@@ -243,18 +213,29 @@ func orEmpty[T any](p *T) *T {
 	return p
 }
 
-// pages turns a page fetcher into an iterator over all items.
-func pages[T any](fetch func(cursor string) ([]T, string, error)) iter.Seq2[T, error] {
+// fetchPage requests one page of a list method; R is its result type.
+func fetchPage[R any](ctx context.Context, cs *ClientSession, method string, p *protocol.PaginatedParams, opts []RequestOption) (*R, error) {
+	params := *orEmpty(p)
+	res := new(R)
+	return res, cs.request(ctx, &outgoing{method: method, params: &params, meta: &params.Meta,
+		cacheKey: cacheable(params.Meta, method, params.Cursor)}, res, opts)
+}
+
+// pages iterates over the items of every page list returns, following the
+// cursors items reads from each page.
+func pages[R, T any](ctx context.Context, list func(context.Context, *protocol.PaginatedParams, ...RequestOption) (*R, error),
+	items func(*R) ([]T, string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		cursor := ""
+		var p protocol.PaginatedParams // each list call copies it
 		for {
-			items, next, err := fetch(cursor)
+			res, err := list(ctx, &p)
 			if err != nil {
 				var zero T
 				yield(zero, err)
 				return
 			}
-			for _, it := range items {
+			all, next := items(res)
+			for _, it := range all {
 				if !yield(it, nil) {
 					return
 				}
@@ -262,7 +243,7 @@ func pages[T any](fetch func(cursor string) ([]T, string, error)) iter.Seq2[T, e
 			if next == "" {
 				return
 			}
-			cursor = next
+			p.Cursor = next
 		}
 	}
 }

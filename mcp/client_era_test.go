@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -25,14 +25,9 @@ func TestClientRemembersTheEraOfAServer(t *testing.T) {
 	legacy := echoServer(t, &mcp.ServerOptions{Middleware: []mcp.Middleware{rec.middleware, legacyOnly}})
 	client := mcp.NewClient(protocol.Implementation{Name: "c", Version: "1"}, nil)
 	connect := func(srv *mcp.Server, name string) (*mcp.ClientSession, error) {
-		c, s := wirecheck.Pair(t)
-		ss, err := srv.Connect(testContext(t), s)
-		must(t, err)
-		t.Cleanup(func() { _ = ss.Close() })
-		cs, err := client.Connect(testContext(t), namedConn{c, name})
-		if err == nil {
-			t.Cleanup(func() { _ = cs.Close() })
-		}
+		cs, _, err := mcptest.TryConnect(t, srv, client, &mcptest.Options{
+			WrapClient: func(c transport.Conn) transport.Conn { return namedConn{c, name} },
+		})
 		return cs, err
 	}
 

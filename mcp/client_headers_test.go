@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -91,7 +92,7 @@ func TestClientDropsToolsWithInvalidHeaderDeclarations(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	cs, err := connectTo(t, conn, &mcp.ClientOptions{Logger: logger})
 	must(t, err)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	var names []string
 	for tool, err := range cs.Tools(ctx) {
 		must(t, err)
@@ -108,12 +109,11 @@ func TestClientDropsToolsWithInvalidHeaderDeclarations(t *testing.T) {
 
 	// A call of the mirroring tool asks the transport for its Mcp-Param headers:
 	// present arguments only, converted and encoded.
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "regional",
-		Arguments: json.RawMessage(`{"region":"Zürich","limits":{"max":42},"note":"n"}`)})
+	_, err = cs.CallTool(ctx, "regional", map[string]any{"region": "Zürich", "limits": map[string]any{"max": 42}, "note": "n"})
 	must(t, err)
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "regional", Arguments: json.RawMessage(`{"region":null}`)})
+	_, err = cs.CallTool(ctx, "regional", map[string]any{"region": nil})
 	must(t, err)
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "plain", Arguments: json.RawMessage(`{"q":"x"}`)})
+	_, err = cs.CallTool(ctx, "plain", map[string]any{"q": "x"})
 	must(t, err)
 	calls := conn.of(protocol.MethodToolsCall)
 	if len(calls) != 3 {
@@ -128,7 +128,7 @@ func TestClientDropsToolsWithInvalidHeaderDeclarations(t *testing.T) {
 	}
 	// An argument that cannot be mirrored (an object where a string is declared)
 	// fails the call before it is sent.
-	if _, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "regional", Arguments: json.RawMessage(`{"region":{"a":1}}`)}); err == nil {
+	if _, err := cs.CallTool(ctx, "regional", map[string]any{"region": map[string]any{"a": 1}}); err == nil {
 		t.Error("a call whose declared argument is an object was sent")
 	}
 }
@@ -167,7 +167,7 @@ func TestClientRelistsToolsOnHeaderMismatch(t *testing.T) {
 	})}
 	cs, err := connectTo(t, conn, nil)
 	must(t, err)
-	_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "regional", Arguments: json.RawMessage(`{"region":"eu"}`)})
+	_, err = cs.CallTool(testkit.Context(t), "regional", map[string]any{"region": "eu"})
 	must(t, err)
 	mu.Lock()
 	defer mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -47,7 +48,7 @@ func TestClientAnswersInputRequiredThroughItsHandlers(t *testing.T) {
 	}}
 	cs, err := connectAuto(t, srv, opts)
 	must(t, err)
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "ask"})
+	res, err := cs.CallTool(testkit.Context(t), "ask", nil)
 	must(t, err)
 	if got := text(t, res); got != "ada/fine" {
 		t.Errorf("result %q, want ada/fine", got)
@@ -78,7 +79,7 @@ func TestClientInputRequiredSameHandlersBothEras(t *testing.T) {
 		opts.ProtocolVersion = version
 		cs, err := connectAuto(t, srv, opts)
 		must(t, err)
-		res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "ask"})
+		res, err := cs.CallTool(testkit.Context(t), "ask", nil)
 		must(t, err)
 		if got := text(t, res); got != "ada/fine" || elicits.Load() != 1 || samples.Load() != 1 {
 			t.Errorf("stateless=%v: result %q, handlers %d/%d", cs.IsStateless(), got, elicits.Load(), samples.Load())
@@ -98,7 +99,7 @@ func TestClientAnswersRootsAndPromptInput(t *testing.T) {
 	}))
 	cs, err := connectAuto(t, srv, &mcp.ClientOptions{Roots: []protocol.Root{{URI: "file:///work", Name: "work"}}})
 	must(t, err)
-	res, err := cs.GetPrompt(testContext(t), &protocol.GetPromptParams{Name: "where"})
+	res, err := cs.GetPrompt(testkit.Context(t), "where", nil)
 	must(t, err)
 	if len(res.Messages) != 1 || res.Messages[0].Content.Text != "root file:///work" {
 		t.Errorf("prompt = %+v", res.Messages)
@@ -110,7 +111,7 @@ func TestClientWithoutTheHandlerGetsTheServersError(t *testing.T) {
 	must(t, askingTool(srv))
 	cs, err := connectAuto(t, srv, nil) // declares no elicitation
 	must(t, err)
-	_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "ask"})
+	_, err = cs.CallTool(testkit.Context(t), "ask", nil)
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != protocol.CodeMissingClientCapability {
 		t.Errorf("CallTool = %v, want -32021", err)
@@ -135,7 +136,7 @@ func TestClientBoundsInputRounds(t *testing.T) {
 	opts.MaxInputRounds = 3
 	cs, err := connectAuto(t, srv, opts)
 	must(t, err)
-	_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "insatiable"})
+	_, err = cs.CallTool(testkit.Context(t), "insatiable", nil)
 	if err == nil || !strings.Contains(err.Error(), "after 3 rounds") {
 		t.Errorf("CallTool = %v", err)
 	}
@@ -163,7 +164,7 @@ func TestClientChecksResultType(t *testing.T) {
 			})
 			cs, err := connectTo(t, conn, nil)
 			must(t, err)
-			_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "x"})
+			_, err = cs.CallTool(testkit.Context(t), "x", nil)
 			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("CallTool = %v, want %q", err, tc.want)
 			}
@@ -178,7 +179,7 @@ func TestClientChecksResultType(t *testing.T) {
 		})
 		cs, err := connectTo(t, conn, nil)
 		must(t, err)
-		if _, err := cs.ListPrompts(testContext(t), nil); err == nil || !strings.Contains(err.Error(), "cannot carry") {
+		if _, err := cs.ListPrompts(testkit.Context(t), nil); err == nil || !strings.Contains(err.Error(), "cannot carry") {
 			t.Errorf("ListPrompts = %v", err)
 		}
 	})
@@ -197,14 +198,14 @@ func TestClientStatelessLogLevelAndLegacyOnlyCalls(t *testing.T) {
 		logs <- string(p.Level)
 	}})
 	must(t, err)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	must(t, cs.SetLogLevel(ctx, protocol.LevelError))
 	if err := cs.SetLogLevel(ctx, "loud"); err == nil {
 		t.Error("SetLogLevel accepted an unknown level")
 	}
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "chatty"})
+	_, err = cs.CallTool(ctx, "chatty", nil)
 	must(t, err)
-	if got := waitFor(t, logs); got != "error" {
+	if got := testkit.Receive(t, logs); got != "error" {
 		t.Errorf("log level received %q, want only error", got)
 	}
 	if meta := metaOf(rec.last(t, protocol.MethodToolsCall).params); meta[protocol.MetaKeyLogLevel] != "error" {
@@ -246,7 +247,7 @@ func TestClientMiddlewareMergesMeta(t *testing.T) {
 	}
 	cs, err := connectAuto(t, srv, &mcp.ClientOptions{Middleware: []mcp.Middleware{inject}})
 	must(t, err)
-	_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"m"}`)})
+	_, err = cs.CallTool(testkit.Context(t), "echo", echoIn{Message: "m"})
 	must(t, err)
 	meta := metaOf(rec.last(t, protocol.MethodToolsCall).params)
 	if meta["traceparent"] != "00-abc-def-01" || meta[protocol.MetaKeyProtocolVersion] != protocol.Version20260728 {

@@ -36,9 +36,9 @@ type Subscription struct {
 // Listen opens a subscriptions/listen stream delivering the notifications filter
 // selects, and returns once the server has acknowledged it (or ctx ends, or the
 // server refused). ctx bounds only the wait for the acknowledgement: the stream
-// lasts until Close, the server ends it, or the session ends. On a legacy session
-// it returns ErrStatelessOnly (use Subscribe and the list_changed notifications
-// there).
+// lasts until [Subscription.Close], the server ends it, or the session ends. On a
+// legacy session it returns [ErrStatelessOnly] (use [ClientSession.Subscribe] and
+// the list_changed notifications there).
 func (cs *ClientSession) Listen(ctx context.Context, filter protocol.SubscriptionFilter) (*Subscription, error) {
 	m := cs.stateless
 	if m == nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -22,17 +24,7 @@ import (
 // the client detect the era (unless opts names a version).
 func connectAuto(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
-	ctx := testContext(t)
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "test-client", Version: "1.0"}, opts).Connect(ctx, c)
-	if err == nil {
-		t.Cleanup(func() { _ = cs.Close() })
-	}
+	cs, _, err := mcptest.TryConnect(t, srv, mcptest.NewClient(opts), nil)
 	return cs, err
 }
 
@@ -128,7 +120,7 @@ func TestClientDetectsStatelessServer(t *testing.T) {
 	if d := cs.DiscoverResult(); d == nil || !slices.Contains(d.SupportedVersions, protocol.Version20260728) {
 		t.Errorf("DiscoverResult = %+v", d)
 	}
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`),
+	res, err := cs.CallToolParams(testkit.Context(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`),
 		Meta: protocol.Meta{"example.com/trace": "t1"}})
 	must(t, err)
 	if got := text(t, res); got != "hello hi" || res.ResultType != protocol.ResultTypeComplete {
@@ -164,7 +156,7 @@ func TestClientFallsBackToLegacyServer(t *testing.T) {
 	if cs.IsStateless() || cs.ProtocolVersion() != protocol.LatestLegacy {
 		t.Fatalf("IsStateless %v, version %q; want the legacy era at %s", cs.IsStateless(), cs.ProtocolVersion(), protocol.LatestLegacy)
 	}
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"old"}`)})
+	res, err := cs.CallTool(testkit.Context(t), "echo", echoIn{Message: "old"})
 	must(t, err)
 	if got := text(t, res); got != "hello old" {
 		t.Errorf("result %q", got)
@@ -176,7 +168,7 @@ func TestClientFallsBackToLegacyServer(t *testing.T) {
 	if meta := metaOf(rec.last(t, protocol.MethodToolsCall).params); meta[protocol.MetaKeyProtocolVersion] != nil {
 		t.Errorf("a legacy request carries stateless _meta: %v", meta)
 	}
-	if _, err := cs.Listen(testContext(t), protocol.SubscriptionFilter{ToolsListChanged: true}); !errors.Is(err, mcp.ErrStatelessOnly) {
+	if _, err := cs.Listen(testkit.Context(t), protocol.SubscriptionFilter{ToolsListChanged: true}); !errors.Is(err, mcp.ErrStatelessOnly) {
 		t.Errorf("Listen on a legacy session: %v, want ErrStatelessOnly", err)
 	}
 }
@@ -200,12 +192,12 @@ func (c silentConn) Read(ctx context.Context) ([]byte, error) {
 func TestClientFallsBackWhenTheProbeGetsNoAnswer(t *testing.T) {
 	srv := echoServer(t, nil)
 	c, s := memory.NewPair()
-	ss, err := srv.Connect(testContext(t), silentConn{wirecheck.Wrap(t, s, wirecheck.Server), protocol.MethodServerDiscover})
+	ss, err := srv.Connect(testkit.Context(t), silentConn{wirecheck.Wrap(t, s, wirecheck.Server), protocol.MethodServerDiscover})
 	must(t, err)
 	t.Cleanup(func() { _ = ss.Close() })
 	start := time.Now()
 	cs, err := mcp.NewClient(protocol.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProbeTimeout: 50 * time.Millisecond}).
-		Connect(testContext(t), wirecheck.Wrap(t, c, wirecheck.Client))
+		Connect(testkit.Context(t), wirecheck.Wrap(t, c, wirecheck.Client))
 	must(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	if cs.IsStateless() {
@@ -214,7 +206,7 @@ func TestClientFallsBackWhenTheProbeGetsNoAnswer(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Connect took %v", d)
 	}
-	must(t, cs.Ping(testContext(t)))
+	must(t, cs.Ping(testkit.Context(t)))
 }
 
 func TestClientVersionChoice(t *testing.T) {
@@ -301,7 +293,7 @@ func metaVersion(m *jsonrpc.Message) string {
 
 func connectTo(t *testing.T, conn transport.Conn, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "c", Version: "1"}, opts).Connect(testContext(t), conn)
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "c", Version: "1"}, opts).Connect(testkit.Context(t), conn)
 	if err == nil {
 		t.Cleanup(func() { _ = cs.Close() })
 	}

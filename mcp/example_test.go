@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -34,9 +33,9 @@ func ExampleAddTool() {
 	}
 	defer cs.Close()
 
-	res, _ := cs.CallTool(ctx, &protocol.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{"name":"Ada"}`)})
+	res, _ := cs.CallTool(ctx, "greet", GreetInput{Name: "Ada"})
 	fmt.Println(res.Content[0].Text)
-	res, _ = cs.CallTool(ctx, &protocol.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{}`)})
+	res, _ = cs.CallTool(ctx, "greet", nil) // no arguments: the required name is missing
 	fmt.Println(res.IsError)
 	// Output:
 	// hello Ada
@@ -64,7 +63,7 @@ func ExampleClientSession_Tools() {
 		}
 		fmt.Println("tool:", tool.Name)
 	}
-	res, _ := cs.CallTool(ctx, &protocol.CallToolParams{Name: "work"}, mcp.WithProgress(func(p *protocol.ProgressParams) {
+	res, _ := cs.CallTool(ctx, "work", nil, mcp.WithProgress(func(p *protocol.ProgressParams) {
 		fmt.Printf("progress %g/%g\n", p.Progress, p.Total)
 	}))
 	fmt.Println(res.Content[0].Text)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -41,7 +42,7 @@ func resourceServer(t *testing.T) *mcp.Server {
 
 func TestResourcesListAndRead(t *testing.T) {
 	cs, _ := connect(t, resourceServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	list, err := cs.ListResources(ctx, nil)
 	must(t, err)
 	if len(list.Resources) != 2 || list.Resources[0].URI != "file:///a.txt" {
@@ -52,23 +53,23 @@ func TestResourcesListAndRead(t *testing.T) {
 	if len(tmpls.ResourceTemplates) != 1 {
 		t.Fatalf("templates = %+v", tmpls)
 	}
-	res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "file:///a.txt"})
+	res, err := cs.ReadResource(ctx, "file:///a.txt")
 	must(t, err)
 	if len(res.Contents) != 1 || res.Contents[0].Text != "" || res.Contents[0].Blob != nil {
 		t.Errorf("empty text resource = %+v", res.Contents)
 	}
-	res, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "file:///b.bin"})
+	res, err = cs.ReadResource(ctx, "file:///b.bin")
 	must(t, err)
 	if string(res.Contents[0].Blob) != "\x00\x01\x02" {
 		t.Errorf("blob = %v", res.Contents[0].Blob)
 	}
-	res, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "users://acme/alice?fields=email"})
+	res, err = cs.ReadResource(ctx, "users://acme/alice?fields=email")
 	must(t, err)
 	if res.Contents[0].Text != "acme/alice?email" {
 		t.Errorf("template read = %q", res.Contents[0].Text)
 	}
 	for _, uri := range []string{"file:///missing", "users://acme/ghost"} {
-		_, err = cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: uri})
+		_, err = cs.ReadResource(ctx, uri)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != protocol.CodeResourceNotFound || !strings.Contains(string(e.Data), uri) {
 			t.Errorf("read %s: %v", uri, err)
@@ -82,18 +83,18 @@ func TestResourceSubscriptions(t *testing.T) {
 	cs, _ := connect(t, srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ResourceUpdatedParams) {
 		updated <- p.URI
 	}})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	must(t, cs.Subscribe(ctx, &protocol.SubscribeParams{URI: "file:///a.txt"}))
 	srv.NotifyResourceUpdated(ctx, "file:///b.bin") // not subscribed: nothing
 	srv.NotifyResourceUpdated(ctx, "file:///a.txt")
-	if got := waitFor(t, updated); got != "file:///a.txt" {
+	if got := testkit.Receive(t, updated); got != "file:///a.txt" {
 		t.Fatalf("updated %s", got)
 	}
 	must(t, cs.Unsubscribe(ctx, &protocol.UnsubscribeParams{URI: "file:///a.txt"}))
 	must(t, cs.Subscribe(ctx, &protocol.SubscribeParams{URI: "file:///b.bin"}))
 	srv.NotifyResourceUpdated(ctx, "file:///a.txt") // unsubscribed: nothing
 	srv.NotifyResourceUpdated(ctx, "file:///b.bin")
-	if got := waitFor(t, updated); got != "file:///b.bin" {
+	if got := testkit.Receive(t, updated); got != "file:///b.bin" {
 		t.Fatalf("after unsubscribe got %s first", got)
 	}
 }
@@ -120,22 +121,22 @@ func promptServer(t *testing.T) *mcp.Server {
 
 func TestPrompts(t *testing.T) {
 	cs, _ := connect(t, promptServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	list, err := cs.ListPrompts(ctx, nil)
 	must(t, err)
 	if len(list.Prompts) != 1 || len(list.Prompts[0].Arguments) != 2 {
 		t.Fatalf("prompts = %+v", list)
 	}
-	res, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "Ada"}})
+	res, err := cs.GetPrompt(ctx, "greet", map[string]string{"name": "Ada"})
 	must(t, err)
 	if len(res.Messages) != 3 || res.Messages[0].Content.Text != "hi Ada" || res.Messages[1].Content.Type != protocol.ContentTypeImage || res.Messages[2].Content.Resource == nil {
 		t.Errorf("messages = %+v", res.Messages)
 	}
-	for _, p := range []*protocol.GetPromptParams{{Name: "greet"}, {Name: "nope"}} {
-		_, err = cs.GetPrompt(ctx, p)
+	for _, name := range []string{"greet", "nope"} { // a missing argument; an unknown prompt
+		_, err = cs.GetPrompt(ctx, name, nil)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams {
-			t.Errorf("GetPrompt(%+v) = %v", p, err)
+			t.Errorf("GetPrompt(%q) = %v", name, err)
 		}
 	}
 }
@@ -143,7 +144,7 @@ func TestPrompts(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	srv := promptServer(t)
 	cs, _ := connect(t, srv, nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	res, err := cs.Complete(ctx, &protocol.CompleteParams{Ref: protocol.CompleteReference{Type: protocol.RefTypePrompt, Name: "greet"}, Argument: protocol.CompleteArgument{Name: "style", Value: "f"}})
 	must(t, err)
 	if len(res.Completion.Values) != 100 || !res.Completion.HasMore || res.Completion.Total == nil || *res.Completion.Total != 150 || res.Completion.Values[0] != "f" {
@@ -182,14 +183,14 @@ func TestLoggingFollowsSetLevel(t *testing.T) {
 	cs, _ := connect(t, srv, &mcp.ClientOptions{LoggingMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.LoggingMessageParams) {
 		got <- string(p.Level)
 	}})
-	ctx := testContext(t)
-	_, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "log"})
+	ctx := testkit.Context(t)
+	_, err := cs.CallTool(ctx, "log", nil)
 	must(t, err)
 	if len(got) != 0 {
 		t.Fatalf("%d log messages before setLevel", len(got))
 	}
 	must(t, cs.SetLogLevel(ctx, protocol.LevelWarning))
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "log"})
+	_, err = cs.CallTool(ctx, "log", nil)
 	must(t, err)
 	// Notifications are handled in order before the result, so both are here now.
 	if len(got) != 2 || <-got != "warning" || <-got != "error" {
@@ -239,16 +240,16 @@ func TestServerToClientRequests(t *testing.T) {
 		},
 		Roots: []protocol.Root{{URI: "file:///work", Name: "work"}},
 	})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	for tool, want := range map[string]string{"sample": "4 from test-model", "elicit": "accept Ada", "roots": "file:///work"} {
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := cs.CallTool(ctx, tool, nil)
 		must(t, err)
 		if res.IsError || text(t, res) != want {
 			t.Errorf("%s = %+v, want %q", tool, res, want)
 		}
 	}
 	must(t, cs.SetRoots(ctx, []protocol.Root{{URI: "file:///other"}}))
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "roots"})
+	res, err := cs.CallTool(ctx, "roots", nil)
 	must(t, err)
 	if text(t, res) != "file:///other" {
 		t.Errorf("roots after SetRoots = %q", text(t, res))
@@ -257,9 +258,9 @@ func TestServerToClientRequests(t *testing.T) {
 
 func TestUndeclaredCapabilitiesAreNeverUsed(t *testing.T) {
 	cs, _ := connect(t, interactiveServer(t), nil) // the client declares nothing
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	for _, tool := range []string{"sample", "elicit", "roots"} {
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := cs.CallTool(ctx, tool, nil)
 		must(t, err)
 		if !res.IsError || !strings.Contains(text(t, res), "did not declare") {
 			t.Errorf("%s without the capability = %+v", tool, res)
@@ -273,8 +274,8 @@ func TestRootsListChangedReachesServer(t *testing.T) {
 		changed <- ss.ClientInfo().Name
 	}})
 	cs, _ := connect(t, srv, &mcp.ClientOptions{Roots: []protocol.Root{}})
-	must(t, cs.SetRoots(testContext(t), []protocol.Root{{URI: "file:///a"}}))
-	if got := waitFor(t, changed); got != "test-client" {
+	must(t, cs.SetRoots(testkit.Context(t), []protocol.Root{{URI: "file:///a"}}))
+	if got := testkit.Receive(t, changed); got != "test-client" {
 		t.Fatalf("handler saw client %q", got)
 	}
 }
@@ -340,10 +341,10 @@ func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
 			},
 		}
 	}
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	capable, _ := connect(t, srv, opts(true))
 	for tool, want := range map[string]string{"url": "accept", "sample_tools": "sampled"} {
-		res, err := capable.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := capable.CallTool(ctx, tool, nil)
 		must(t, err)
 		if res.IsError || text(t, res) != want {
 			t.Errorf("%s with the capability: %+v", tool, res)
@@ -351,7 +352,7 @@ func TestURLElicitationAndSamplingToolsNeedTheirCapability(t *testing.T) {
 	}
 	limited, _ := connect(t, srv, opts(false))
 	for _, tool := range []string{"url", "sample_tools"} {
-		res, err := limited.CallTool(ctx, &protocol.CallToolParams{Name: tool})
+		res, err := limited.CallTool(ctx, tool, nil)
 		must(t, err)
 		if !res.IsError || !strings.Contains(text(t, res), "did not declare") {
 			t.Errorf("%s without the capability: %+v", tool, res)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
@@ -64,30 +65,58 @@ var benchToolCalls = []struct {
 func BenchmarkHandleToolCall(b *testing.B) {
 	for _, bc := range benchToolCalls {
 		b.Run(bc.name, func(b *testing.B) {
-			ctx := context.Background()
-			ss := newServerSession(benchEchoServer(b), nil)
-			if bc.legacy {
-				init := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: protocol.MethodInitialize,
-					Params: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)}
-				if _, err := ss.Handle(ctx, init); err != nil {
-					b.Fatal(err)
-				}
-			}
-			msg := &jsonrpc.Message{ID: jsonrpc.Int64ID(2), Method: protocol.MethodToolsCall, Params: json.RawMessage(bc.params)}
-			buf := make([]byte, 0, 1024)
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := ss.Handle(ctx, msg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if buf, err = encodeResult(buf[:0], res); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if !bytes.Contains(buf, []byte(`"text":"hello world"`)) {
-				b.Fatalf("result = %s", buf)
-			}
+			benchHandle(b, benchEchoServer(b), bc.legacy, protocol.MethodToolsCall, bc.params, `"text":"hello world"`)
 		})
 	}
+}
+
+// benchHandle measures ServerSession.Handle of one request on a new session
+// of srv (initialized first when legacy) and the encoding of its result,
+// which must contain want.
+func benchHandle(b *testing.B, srv *Server, legacy bool, method, params, want string) {
+	ctx := context.Background()
+	ss := newServerSession(srv, nil)
+	if legacy {
+		init := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: protocol.MethodInitialize,
+			Params: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)}
+		if _, err := ss.Handle(ctx, init); err != nil {
+			b.Fatal(err)
+		}
+	}
+	msg := &jsonrpc.Message{ID: jsonrpc.Int64ID(2), Method: method, Params: json.RawMessage(params)}
+	buf := make([]byte, 0, 8192)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := ss.Handle(ctx, msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if buf, err = encodeResult(buf[:0], res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if !bytes.Contains(buf, []byte(want)) {
+		b.Fatalf("result = %s", buf)
+	}
+}
+
+// BenchmarkHandleListTools measures the server's MCP layer alone for one
+// tools/list of a page of twenty tools, in each era: the page, each tool for
+// the version, the stateless stamping, and the result's encoding.
+func BenchmarkHandleListTools(b *testing.B) {
+	srv := NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
+	for i := range 20 {
+		err := AddTool(srv, &protocol.Tool{Name: fmt.Sprintf("echo%02d", i), Description: "Echoes the message."},
+			func(ctx context.Context, req *ToolRequest, in benchEchoIn) (string, error) { return in.Message, nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("legacy", func(b *testing.B) {
+		benchHandle(b, srv, true, protocol.MethodToolsList, `{}`, `"name":"echo19"`)
+	})
+	b.Run("stateless", func(b *testing.B) {
+		benchHandle(b, srv, false, protocol.MethodToolsList,
+			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, `"name":"echo19"`)
+	})
 }

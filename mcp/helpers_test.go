@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -28,18 +30,7 @@ func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.Clien
 		o.ProtocolVersion = protocol.LatestLegacy
 		opts = &o
 	}
-	ctx := testContext(t)
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "test-client", Version: "1.0"}, opts).Connect(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
-	return cs, ss
+	return mcptest.Connect(t, srv, mcptest.NewClient(opts), nil)
 }
 
 // rawConn connects a raw transport end to srv, for tests that speak JSON by hand.
@@ -61,7 +52,7 @@ func uncheckedConn(t *testing.T, srv *mcp.Server) transport.Conn {
 
 func rawConnOver(t *testing.T, srv *mcp.Server, c, s transport.Conn) transport.Conn {
 	t.Helper()
-	ss, err := srv.Connect(testContext(t), s)
+	ss, err := srv.Connect(testkit.Context(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +63,7 @@ func rawConnOver(t *testing.T, srv *mcp.Server, c, s transport.Conn) transport.C
 // roundTrip writes one raw message and reads the next message back.
 func roundTrip(t *testing.T, c transport.Conn, msg string) string {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	if err := c.Write(ctx, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
@@ -81,19 +72,13 @@ func roundTrip(t *testing.T, c transport.Conn, msg string) string {
 
 func readRaw(t *testing.T, c transport.Conn) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(testContext(t), 5*time.Second)
+	ctx, cancel := context.WithTimeout(testkit.Context(t), 5*time.Second)
 	defer cancel()
 	b, err := c.Read(ctx)
 	if err != nil {
 		t.Fatalf("reading: %v", err)
 	}
 	return string(b)
-}
-
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // newServer returns a test server whose diagnostics (e.g. the stack of a panicking
@@ -122,16 +107,4 @@ func text(t *testing.T, res *protocol.CallToolResult) string {
 		t.Fatalf("want one text block, got %+v", res.Content)
 	}
 	return res.Content[0].Text
-}
-
-func waitFor[T any](t *testing.T, ch <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(5 * time.Second):
-		t.Fatal("timed out waiting")
-		var zero T
-		return zero
-	}
 }

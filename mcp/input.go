@@ -23,10 +23,11 @@ import (
 // their side effects after their input calls, as the protocol's multi round-trip
 // pattern asks.
 
-// ErrInputRequired is returned by the input methods of Request (Elicit,
-// CreateMessage, ListRoots, Input) in the stateless era when the answer is not
-// there yet. The handler should return it (or any error): the SDK answers the
-// client with an InputRequiredResult and the client retries with the answer.
+// ErrInputRequired is returned by the input methods of [Request] ([Request.Elicit],
+// [Request.CreateMessage], [Request.ListRoots], [Request.Input]) in the stateless
+// era when the answer is not there yet. The handler should return it (or any
+// error): the SDK answers the client with a [protocol.InputRequiredResult] and the
+// client retries with the answer.
 var ErrInputRequired = errors.New("mcp: input required from the client (the request will be retried with it)")
 
 // ErrInputNotAllowed is returned when a handler asks for input on a request
@@ -374,9 +375,11 @@ func (r *Request) askOne(prefix string, req protocol.InputRequest, dst any) erro
 type principalKey struct{}
 
 // WithPrincipal returns a context that names the authenticated caller. HTTP
-// authentication middleware sets it on the request's context; the stateless
-// engine binds every requestState it seals to it, so a state minted for one
-// caller is refused for another.
+// authentication middleware sets it on the request's context (the HTTP handlers
+// pass the request's values on to the handler's context); the stateless engine
+// binds every requestState it seals to it ([requeststate.NewBinding]), so a state
+// minted for one caller is refused for another, and tasks are owned by it (see
+// [TaskOptions]). [PrincipalFrom] reads it.
 func WithPrincipal(ctx context.Context, principal string) context.Context {
 	return context.WithValue(ctx, principalKey{}, principal)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -80,7 +81,7 @@ func TestBatchesOnlyIn20250326(t *testing.T) {
 
 func TestPingBothWays(t *testing.T) {
 	cs, ss := connect(t, toolServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	must(t, cs.Ping(ctx))
 	must(t, ss.Ping(ctx))
 }
@@ -104,7 +105,7 @@ func TestMiddlewareSeesEveryMethod(t *testing.T) {
 		return "ok", err
 	}))
 	cs, _ := connect(t, srv, &mcp.ClientOptions{Roots: []protocol.Root{}, Middleware: []mcp.Middleware{record("client")}})
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "roots"})
+	_, err := cs.CallTool(testkit.Context(t), "roots", nil)
 	must(t, err)
 	mu.Lock()
 	got := strings.Join(seen, "\n")
@@ -130,7 +131,7 @@ func TestMiddlewareCanShortCircuit(t *testing.T) {
 	}
 	srv := toolServer(t)
 	cs, _ := connect(t, srv, &mcp.ClientOptions{Middleware: []mcp.Middleware{deny}})
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo"})
+	_, err := cs.CallTool(testkit.Context(t), "echo", nil)
 	if err == nil || !strings.Contains(err.Error(), "denied by policy") {
 		t.Fatalf("err = %v", err)
 	}

@@ -31,11 +31,11 @@ type Change struct {
 }
 
 // ChangeFeed carries changes from where they happen to the listen streams that
-// want them. The Server publishes every change of its own features to it and
+// want them. The [Server] publishes every [Change] of its own features to it and
 // every subscriptions/listen stream subscribes. The in-process feed
-// (NewMemoryChangeFeed) is the default; replicas behind a load balancer share a
-// feed backed by a message bus so that a change made on one reaches streams
-// held by the others.
+// ([NewMemoryChangeFeed]) is the default ([ServerOptions].Changes); replicas
+// behind a load balancer share a feed backed by a message bus so that a change
+// made on one reaches streams held by the others.
 type ChangeFeed interface {
 	// Publish delivers c to every current subscriber.
 	Publish(ctx context.Context, c Change) error

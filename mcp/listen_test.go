@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -35,7 +36,7 @@ func TestListenDeliversRequestedChanges(t *testing.T) {
 		return &protocol.ReadResourceResult{}, nil
 	}))
 	c := rawConn(t, srv)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+
 		`,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["demo://a"]}}}`)))
 	ack := readJSON(t, c)
@@ -77,7 +78,7 @@ func TestListenDeliversRequestedChanges(t *testing.T) {
 func TestListenCancelledByClient(t *testing.T) {
 	srv := echoServer(t, nil)
 	c := rawConn(t, srv)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	must(t, c.Write(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
 	if ack := readJSON(t, c); ack["method"] != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first message = %v", ack)
@@ -116,7 +117,7 @@ func TestListenSharedFeedAcrossServers(t *testing.T) {
 	a := echoServer(t, &mcp.ServerOptions{Changes: feed})
 	b := echoServer(t, &mcp.ServerOptions{Changes: feed})
 	c := rawConn(t, b)
-	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
+	must(t, c.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+`,"notifications":{"toolsListChanged":true}}}`)))
 	readJSON(t, c)        // ack
 	a.RemoveTools("echo") // a change on replica a ...
 	got := readJSON(t, c) // ... reaches the stream held by replica b
@@ -133,7 +134,7 @@ func TestListenSharedFeedAcrossServers(t *testing.T) {
 func TestListenFilterHonoursDeclaredCapabilities(t *testing.T) {
 	srv := newServer(t, &mcp.ServerOptions{Capabilities: &protocol.ServerCapabilities{Tools: &protocol.ToolsCapability{}}})
 	c := rawConn(t, srv)
-	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+
+	must(t, c.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":`+statelessMeta(`{}`)+
 		`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourceSubscriptions":["x://y"]}}}`)))
 	ack := readJSON(t, c)
 	n := ack["params"].(map[string]any)["notifications"].(map[string]any)

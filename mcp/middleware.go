@@ -38,14 +38,15 @@ type Call struct {
 	Session      Session
 }
 
-// Invoker handles a Call. For an incoming request it returns the result the SDK is
+// Invoker handles a [Call]. For an incoming request it returns the result the SDK is
 // about to send (a Go value); for an outgoing request, the peer's raw JSON result
 // (json.RawMessage). For notifications the result is nil.
 type Invoker func(ctx context.Context, call *Call) (result any, err error)
 
-// Middleware wraps an Invoker. The same middleware sees every method a server or
-// client receives and sends; it may inspect or change the Call, short-circuit it,
-// time it, log it, or change the result.
+// Middleware wraps an [Invoker]. The same middleware sees every method a server or
+// client receives and sends; it may inspect or change the [Call], short-circuit it,
+// time it, log it, or change the result. Install it with [ServerOptions].Middleware
+// or [ClientOptions].Middleware.
 type Middleware func(next Invoker) Invoker
 
 // chain applies middleware so that mws[0] is outermost.

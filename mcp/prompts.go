@@ -49,23 +49,12 @@ func (s *Server) RemovePrompts(names ...string) {
 }
 
 func listPrompts(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.ListPromptsParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	s := r.server()
-	s.mu.RLock()
-	page, next, err := s.prompts.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	v := r.ProtocolVersion()
+	prompts, next, err := listPage(r, raw, &r.server().prompts, func(sp *serverPrompt) protocol.Prompt { return *sp.prompt.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
-	res := &protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, len(page)), NextCursor: next}
-	v := r.ProtocolVersion()
-	for i, sp := range page {
-		res.Prompts[i] = *sp.prompt.ForVersion(v)
-	}
-	return res, nil
+	return &protocol.ListPromptsResult{Prompts: prompts, NextCursor: next}, nil
 }
 
 func getPrompt(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {

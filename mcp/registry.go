@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/mcpkit/mcpkit/protocol"
 )
 
 // registry holds named features (tools, resources, prompts) in name order, so lists
@@ -54,10 +57,11 @@ func (r *registry[T]) all() []T {
 	return out
 }
 
-// page returns up to size items after the cursor, and the cursor of the next page
-// ("" on the last one). A cursor is the base64url form of the last name returned:
-// opaque to clients and still valid when items are added or removed between pages.
-func (r *registry[T]) page(cursor string, size int) (items []T, next string, err error) {
+// page returns up to size items of r after the cursor, each converted by
+// conv, and the cursor of the next page ("" on the last one). A cursor is the
+// base64url form of the last name returned: opaque to clients and still valid
+// when items are added or removed between pages.
+func page[E, T any](r *registry[E], cursor string, size int, conv func(E) T) (items []T, next string, err error) {
 	start := 0
 	if cursor != "" {
 		after, derr := base64.RawURLEncoding.DecodeString(cursor)
@@ -72,10 +76,23 @@ func (r *registry[T]) page(cursor string, size int) (items []T, next string, err
 	end := min(start+size, len(r.sorted))
 	items = make([]T, 0, end-start)
 	for _, n := range r.sorted[start:end] {
-		items = append(items, r.items[n])
+		items = append(items, conv(r.items[n]))
 	}
 	if end < len(r.sorted) {
 		next = base64.RawURLEncoding.EncodeToString([]byte(r.sorted[end-1]))
 	}
 	return items, next, nil
+}
+
+// listPage answers a list request (tools/list, prompts/list, ...): the page
+// of reg after the cursor its params carry, each item as conv gives it.
+func listPage[E, T any](r *Request, raw json.RawMessage, reg *registry[E], conv func(E) T) ([]T, string, error) {
+	var p protocol.PaginatedParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, "", err
+	}
+	s := r.server()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return page(reg, p.Cursor, s.opts.PageSize, conv)
 }

@@ -35,7 +35,7 @@ func loadCapture(t *testing.T, name string) capture {
 // by id (in their JSON form, so 0 and "0" stay apart).
 func replay(t *testing.T, srv *mcp.Server, msgs []json.RawMessage) map[string]map[string]json.RawMessage {
 	c := rawConn(t, srv)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	replies := make(map[string]map[string]json.RawMessage)
 	for _, m := range msgs {
 		must(t, c.Write(ctx, m))
@@ -96,7 +96,7 @@ func TestReplayVSCodeAgainstServer(t *testing.T) {
 func TestClientAcceptsDowngrade(t *testing.T) {
 	capt := loadCapture(t, testkit.CaptureVSCode)
 	c, s := memory.NewPair()
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	go func() {
 		// A fake server that answers each request with the captured reply, re-keyed
 		// to the id the client used.
@@ -130,7 +130,7 @@ func TestClientAcceptsDowngrade(t *testing.T) {
 	if len(tools.Tools) != 1 || tools.Tools[0].Name != "addUser" {
 		t.Fatalf("tools %+v", tools)
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "getUsers"})
+	res, err := cs.CallTool(ctx, "getUsers", nil)
 	must(t, err)
 	if res.IsError || !strings.Contains(text(t, res), "john@example.com") {
 		t.Fatalf("result %+v", res)

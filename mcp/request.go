@@ -14,7 +14,11 @@ import (
 //
 // The same handler serves both protocol eras. In the legacy era (a session that
 // began with initialize) the client's identity and capabilities come from the
-// session; in the stateless era (2026-07-28) from the request's own _meta.
+// session; in the stateless era (2026-07-28) from the request's own _meta
+// ([Request.IsStateless]). The input methods ([Request.Elicit],
+// [Request.CreateMessage], [Request.ListRoots], [Request.Input]) send requests to
+// the client in the legacy era, and in the stateless era return [ErrInputRequired]
+// until the client's retry brings the answers.
 type Request struct {
 	// Session is the connection the request arrived on. In the stateless era it
 	// is not initialized: use the methods of Request for the client's version,

@@ -97,42 +97,20 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 }
 
 func listResources(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.ListResourcesParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	s := r.server()
-	s.mu.RLock()
-	page, next, err := s.resources.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	v := r.ProtocolVersion()
+	resources, next, err := listPage(r, raw, &r.server().resources, func(sr *serverResource) protocol.Resource { return *sr.res.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
-	res := &protocol.ListResourcesResult{Resources: make([]protocol.Resource, len(page)), NextCursor: next}
-	v := r.ProtocolVersion()
-	for i, sr := range page {
-		res.Resources[i] = *sr.res.ForVersion(v)
-	}
-	return res, nil
+	return &protocol.ListResourcesResult{Resources: resources, NextCursor: next}, nil
 }
 
 func listResourceTemplates(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.ListResourceTemplatesParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	s := r.server()
-	s.mu.RLock()
-	page, next, err := s.templates.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	templates, next, err := listPage(r, raw, &r.server().templates, func(st *serverTemplate) protocol.ResourceTemplate { return st.tmpl })
 	if err != nil {
 		return nil, err
 	}
-	res := &protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, len(page)), NextCursor: next}
-	for i, st := range page {
-		res.ResourceTemplates[i] = st.tmpl
-	}
-	return res, nil
+	return &protocol.ListResourceTemplatesResult{ResourceTemplates: templates, NextCursor: next}, nil
 }
 
 // findResource returns the handler for uri: the static resource with that URI, else

@@ -65,6 +65,11 @@ type ServerOptions struct {
 // Server offers tools, resources and prompts to any number of client sessions.
 // Its methods are safe for concurrent use; features may be added and removed while
 // sessions are connected, and connected clients are told.
+//
+// Register features with [AddTool], [Server.AddRawTool], [Server.AddResource],
+// [Server.AddResourceTemplate] and [Server.AddPrompt]; serve with [Server.Run]
+// (one connection, such as stdio) or hand the server, a [transport.Server], to an
+// HTTP handler, which calls [Server.Accept] for each session.
 type Server struct {
 	info protocol.Implementation
 	opts ServerOptions
@@ -85,7 +90,8 @@ type Server struct {
 	tasks       *taskManager
 }
 
-// NewServer returns a server that introduces itself as info.
+// NewServer returns a server that introduces itself as info, configured by opts
+// (nil for the defaults; see [ServerOptions]).
 func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 	s := &Server{info: info, sessions: make(map[*ServerSession]struct{}), completions: make(map[completionKey]CompleteFunc)}
 	if opts != nil {
@@ -131,10 +137,13 @@ func newRandomKeyring() *requeststate.Keyring {
 }
 
 // Connect starts a session over conn and returns at once. The session runs until the
-// client disconnects, ctx ends, or the session is closed.
+// client disconnects, ctx ends, or the session is closed ([ServerSession.Close]).
 //
-// A conn that implements transport.SessionlessConn (sessionless HTTP) is served as
-// if it had already completed initialize at its protocol version.
+// A conn that implements [transport.SessionlessConn] (sessionless HTTP) is served as
+// if it had already completed initialize at its protocol version. A conn that
+// implements [transport.PushConn] is bound ([transport.PushConn.Bind]): its
+// transport hands each message to the session on the goroutine it arrived on,
+// and the session keeps no goroutine reading.
 func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
 	ss := newServerSession(s, conn)
 	if sc, ok := conn.(transport.SessionlessConn); ok {
@@ -179,15 +188,16 @@ func (s *Server) forget(ss *ServerSession) {
 	s.mu.Unlock()
 }
 
-// Accept implements transport.Server: it starts a session over conn, as Connect does.
-// HTTP transports call it for each new session.
+// Accept implements [transport.Server]: it starts a session over conn, as
+// [Server.Connect] does. HTTP transports call it for each new session.
 func (s *Server) Accept(ctx context.Context, conn transport.Conn) error {
 	_, err := s.Connect(ctx, conn)
 	return err
 }
 
 // Run serves one session over conn and returns when it ends: when the client
-// disconnects (nil) or ctx is cancelled (ctx's error). It is how a stdio server runs.
+// disconnects (nil) or ctx is cancelled (ctx's error). It is how a stdio server
+// runs, over the [transport.Conn] of package transport/stdio's NewProcessServerConn.
 func (s *Server) Run(ctx context.Context, conn transport.Conn) error {
 	ss, err := s.Connect(ctx, conn)
 	if err != nil {

@@ -13,8 +13,10 @@ import (
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// ServerSession is one client's connection to a Server (the legacy, stateful era:
-// it begins with initialize). It is safe for concurrent use.
+// ServerSession is one client's connection to a [Server] (the legacy, stateful era:
+// it begins with initialize). It is safe for concurrent use. A connection that has
+// not been initialized also serves stateless (2026-07-28) requests, one by one;
+// their handlers see it as [Request].Session.
 type ServerSession struct {
 	server    *Server
 	conn      *rpcconn.Conn
@@ -118,7 +120,9 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 	return ss.call(ctx, protocol.MethodPing, nil, nil)
 }
 
-// Handle implements rpcconn.Handler: it dispatches one incoming message.
+// Handle dispatches one incoming message (it is the handler the session's JSON-RPC
+// connection runs): a stateless request to the stateless engine, anything else to
+// the legacy method table, through the server's [Middleware].
 func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 	if !ss.initialized() && isStatelessRequest(msg) {
 		return ss.handleStateless(ctx, msg)

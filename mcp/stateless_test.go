@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/requeststate"
@@ -149,7 +150,7 @@ func TestStatelessLoggingOnlyWhenAsked(t *testing.T) {
 		t.Fatalf("without logLevel got %v first", resp)
 	}
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"}`
-	must(t, c.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","_meta":`+meta+`}}`)))
+	must(t, c.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","_meta":`+meta+`}}`)))
 	first := readRaw(t, c)
 	if !strings.Contains(first, `"notifications/message"`) || !strings.Contains(first, "error line") {
 		t.Fatalf("with logLevel error, first message = %s", first)
@@ -309,7 +310,7 @@ func TestInputSameHandlerLegacy(t *testing.T) {
 			return &protocol.CreateMessageResult{Role: protocol.RoleAssistant, Content: protocol.SamplingContent{protocol.NewTextContent("fine")}, Model: "m"}, nil
 		},
 	})
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "ask"})
+	res, err := cs.CallTool(testkit.Context(t), "ask", nil)
 	must(t, err)
 	if got := text(t, res); got != "ada/fine" {
 		t.Errorf("legacy result = %q", got)

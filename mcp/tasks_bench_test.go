@@ -45,7 +45,7 @@ func benchTaskSession(b *testing.B) *mcp.ClientSession {
 func BenchmarkTaskGet(b *testing.B) {
 	cs := benchTaskSession(b)
 	ctx := context.Background()
-	task, err := cs.CallToolAsTask(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)}, 0)
+	task, err := cs.CallToolAsTask(ctx, "echo", echoIn{Message: "x"}, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,10 +65,10 @@ func BenchmarkTaskGet(b *testing.B) {
 func BenchmarkTaskLifecycle(b *testing.B) {
 	cs := benchTaskSession(b)
 	ctx := context.Background()
-	params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)}
+	args := json.RawMessage(`{"message":"x"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		task, err := cs.CallToolAsTask(ctx, params, 0)
+		task, err := cs.CallToolAsTask(ctx, "echo", args, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -24,19 +24,23 @@ import (
 // extension in 2026-07-28) are still changing, and this API may change with them.
 var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
 
-// CallToolAsTask calls a tool as a task (2025-11-25): the server answers at
-// once with the task, which GetTask, AwaitTask and CancelTask follow. ttl asks
-// for how long the server keeps it (zero lets the server choose). Only legacy
-// sessions at 2025-11-25 can ask; in the stateless era the server decides
-// whether a call becomes a task.
+// CallToolAsTask calls the tool name as a task (2025-11-25), with args as
+// [ClientSession.CallTool] takes them: the server answers at once with the
+// task, which GetTask, AwaitTask and CancelTask follow. ttl asks for how long
+// the server keeps it (zero lets the server choose). Only legacy sessions at
+// 2025-11-25 can ask; in the stateless era the server decides whether a call
+// becomes a task.
 //
 // Experimental: tasks are experimental in 2025-11-25; this API may change.
-func (cs *ClientSession) CallToolAsTask(ctx context.Context, p *protocol.CallToolParams, ttl time.Duration, opts ...RequestOption) (*protocol.Task, error) {
+func (cs *ClientSession) CallToolAsTask(ctx context.Context, name string, args any, ttl time.Duration, opts ...RequestOption) (*protocol.Task, error) {
 	if cs.stateless != nil || !protocol.HasTasks(cs.ProtocolVersion()) {
 		return nil, fmt.Errorf("mcp: tools/call as a task needs protocol 2025-11-25 (this session speaks %s)", cs.ProtocolVersion())
 	}
-	params := *p
-	params.Task = &protocol.TaskMetadata{TTL: protocol.Milliseconds(ttl)}
+	raw, err := toolArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: calling tool %q as a task: %w", name, err)
+	}
+	params := protocol.CallToolParams{Name: name, Arguments: raw, Task: &protocol.TaskMetadata{TTL: protocol.Milliseconds(ttl)}}
 	var res protocol.CreateTaskResult
 	if err := cs.request(ctx, &outgoing{method: protocol.MethodToolsCall, params: &params, meta: &params.Meta}, &res, opts); err != nil {
 		return nil, err

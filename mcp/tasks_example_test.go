@@ -36,7 +36,7 @@ func ExampleServerOptions_tasks() {
 	}
 	defer cs.Close()
 
-	task, err := cs.CallToolAsTask(ctx, &protocol.CallToolParams{Name: "report", Arguments: json.RawMessage(`{"name":"Ada"}`)}, 0)
+	task, err := cs.CallToolAsTask(ctx, "report", map[string]any{"name": "Ada"}, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -90,7 +90,7 @@ func ExampleToolRequest_RunAsTask() {
 		panic(err)
 	}
 	defer cs.Close()
-	res, _ := cs.CallTool(ctx, &protocol.CallToolParams{Name: "deploy", Arguments: json.RawMessage(`{}`)})
+	res, _ := cs.CallTool(ctx, "deploy", nil)
 	fmt.Println(res.Content[0].Text)
 	// Output:
 	// deployed

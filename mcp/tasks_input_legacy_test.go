@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -36,10 +37,10 @@ func TestTaskLegacyInputMarksTheTask(t *testing.T) {
 			saw <- s
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: map[string]any{"ok": true}}, nil
 		}})
-	ctx := testContext(t)
-	task, err := cs.CallToolAsTask(ctx, call("ask", `{}`), time.Minute)
+	ctx := testkit.Context(t)
+	task, err := cs.CallToolAsTask(ctx, "ask", nil, time.Minute)
 	must(t, err)
-	s := waitFor(t, saw)
+	s := testkit.Receive(t, saw)
 	if s.related != task.TaskID {
 		t.Fatalf("the elicitation names task %q in _meta, want %q", s.related, task.TaskID)
 	}

@@ -2,15 +2,17 @@ package mcp_test
 
 import (
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 func TestTaskStatelessStatusOnListenStream(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c, listenConn := uncheckedConn(t, f.srv), uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, c, 1, capsTasks, "job", `{"label":"n"}`))
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 
-	must(t, listenConn.Write(testContext(t), []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":`+
+	must(t, listenConn.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":`+
 		statelessParams(capsTasks, `"notifications":{"taskIds":["`+id+`","no-such-task"]}`)+`}`)))
 	ack := readJSON(t, listenConn)
 	n, _ := ack["params"].(map[string]any)["notifications"].(map[string]any)

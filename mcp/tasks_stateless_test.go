@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -99,7 +100,7 @@ func TestTaskStatelessLifecycle(t *testing.T) {
 	}
 
 	id := createdTaskID(t, taskCall(t, c, 2, capsTasks, "job", `{"label":"m"}`))
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	got := result(t, taskMethod(t, c, 3, capsTasks, "tasks/get", id, ""))
 	if got["status"] != "working" || got["resultType"] != "complete" || got["taskId"] != id {
 		t.Errorf("tasks/get while working = %v", got)
@@ -182,11 +183,11 @@ func TestTaskStatelessCancel(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	c := uncheckedConn(t, f.srv)
 	id := createdTaskID(t, taskCall(t, c, 1, capsTasks, "job", `{}`))
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	if ack := result(t, taskMethod(t, c, 2, capsTasks, "tasks/cancel", id, "")); !isAck(ack) {
 		t.Errorf("tasks/cancel = %v, want an empty ack", ack)
 	}
-	waitFor(t, f.stopped)
+	testkit.Receive(t, f.stopped)
 	if got := result(t, taskMethod(t, c, 3, capsTasks, "tasks/get", id, "")); got["status"] != "cancelled" || got["result"] != nil {
 		t.Errorf("after tasks/cancel: %v, want cancelled without a result", got)
 	}
@@ -335,7 +336,7 @@ func TestRunAsTaskAfterInputRoundTrip(t *testing.T) {
 func TestRunAsTaskInLegacySession(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	res, err := cs.CallTool(testContext(t), call("compose", `{}`))
+	res, err := cs.CallTool(testkit.Context(t), "compose", nil)
 	must(t, err)
 	if text(t, res) != "Hello, Ada" {
 		t.Errorf("RunAsTask in a legacy session = %q, want the result at once", text(t, res))
@@ -346,7 +347,7 @@ func TestRunAsTaskInLegacySession(t *testing.T) {
 func principalConn(t *testing.T, srv *mcp.Server, principal string) transport.Conn {
 	t.Helper()
 	c, s := memory.NewPair()
-	ss, err := srv.Connect(mcp.WithPrincipal(testContext(t), principal), s)
+	ss, err := srv.Connect(mcp.WithPrincipal(testkit.Context(t), principal), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestTaskStatelessClient(t *testing.T) {
 	id := createdTaskID(t, taskCall(t, raw, 1, capsTasks, "ask", `{}`))
 
 	c, s := memory.NewPair()
-	ss, err := f.srv.Connect(testContext(t), s)
+	ss, err := f.srv.Connect(testkit.Context(t), s)
 	must(t, err)
 	t.Cleanup(func() { _ = ss.Close() })
 	cs, err := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
@@ -405,26 +406,26 @@ func TestTaskStatelessClient(t *testing.T) {
 		ElicitationHandler: func(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 			return &protocol.ElicitResult{Action: protocol.ElicitActionAccept, Content: map[string]any{"ok": true}}, nil
 		},
-	}).Connect(testContext(t), c)
+	}).Connect(testkit.Context(t), c)
 	must(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	if !cs.IsStateless() {
 		t.Fatal("the client did not speak 2026-07-28")
 	}
-	res, err := cs.AwaitTask(testContext(t), id)
+	res, err := cs.AwaitTask(testkit.Context(t), id)
 	must(t, err)
 	if text(t, res) != "answer: accept true" {
 		t.Errorf("AwaitTask = %q", text(t, res))
 	}
-	if _, err := cs.ListTasks(testContext(t), ""); err == nil {
+	if _, err := cs.ListTasks(testkit.Context(t), ""); err == nil {
 		t.Error("ListTasks on a stateless session succeeded")
 	}
-	task, err := cs.GetTask(testContext(t), id)
+	task, err := cs.GetTask(testkit.Context(t), id)
 	must(t, err)
 	if task.Status != protocol.TaskStatusCompleted || len(task.Result) == 0 {
 		t.Errorf("GetTask = %+v, want completed with the result", task)
 	}
-	if err := cs.CancelTask(testContext(t), id); err != nil {
+	if err := cs.CancelTask(testkit.Context(t), id); err != nil {
 		t.Errorf("CancelTask of a finished task: %v, want an ack", err)
 	}
 	var decoded protocol.CallToolResult

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -212,16 +213,12 @@ func rpcCode(err error) int64 {
 	return 0
 }
 
-func call(name, args string) *protocol.CallToolParams {
-	return &protocol.CallToolParams{Name: name, Arguments: json.RawMessage(args)}
-}
-
 func TestTaskLegacyLifecycle(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, statuses := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	task, err := cs.CallToolAsTask(ctx, call("job", `{"label":"x"}`), time.Minute)
+	task, err := cs.CallToolAsTask(ctx, "job", map[string]any{"label": "x"}, time.Minute)
 	must(t, err)
 	if task.Status != protocol.TaskStatusWorking || task.TTL == nil || *task.TTL != 60000 || task.PollInterval == nil || len(task.TaskID) < 20 {
 		t.Errorf("created task = %+v; want working, ttl 60000, a poll interval, a long id", task)
@@ -229,7 +226,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, task.CreatedAt); err != nil {
 		t.Errorf("createdAt %q: %v", task.CreatedAt, err)
 	}
-	if label := waitFor(t, f.started); label != "x" {
+	if label := testkit.Receive(t, f.started); label != "x" {
 		t.Errorf("the job started with %q", label)
 	}
 	got, err := cs.GetTask(ctx, task.TaskID)
@@ -257,7 +254,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 	if got.Status != protocol.TaskStatusCompleted {
 		t.Errorf("after the result: %s, want completed", got.Status)
 	}
-	if st := waitFor(t, statuses); st.TaskID != task.TaskID || st.Status != protocol.TaskStatusCompleted {
+	if st := testkit.Receive(t, statuses); st.TaskID != task.TaskID || st.Status != protocol.TaskStatusCompleted {
 		t.Errorf("status notification = %+v, want completed", st)
 	}
 }
@@ -265,7 +262,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 func TestTaskLegacyNegotiation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
 	caps := cs.InitializeResult().Capabilities
 	if caps.Tasks == nil || caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil || caps.Tasks.Requests.Tools.Call == nil ||
@@ -285,21 +282,21 @@ func TestTaskLegacyNegotiation(t *testing.T) {
 		t.Errorf("tools/list task support = %v", support)
 	}
 
-	if _, err := cs.CallTool(ctx, call("must", `{}`)); rpcCode(err) != mcp.CodeMethodNotFound {
+	if _, err := cs.CallTool(ctx, "must", nil); rpcCode(err) != mcp.CodeMethodNotFound {
 		t.Errorf("required tool without a task: %v, want -32601", err)
 	}
-	if _, err := cs.CallToolAsTask(ctx, call("plain", `{}`), 0); rpcCode(err) != mcp.CodeMethodNotFound {
+	if _, err := cs.CallToolAsTask(ctx, "plain", nil, 0); rpcCode(err) != mcp.CodeMethodNotFound {
 		t.Errorf("forbidden tool as a task: %v, want -32601", err)
 	}
 	if f.runs("must")+f.runs("plain") != 0 {
 		t.Errorf("a refused call ran its handler")
 	}
-	res, err := cs.CallTool(ctx, call("quick", `{"label":"sync"}`))
+	res, err := cs.CallTool(ctx, "quick", map[string]any{"label": "sync"})
 	must(t, err)
 	if text(t, res) != "quick: sync" {
 		t.Errorf("optional tool without a task = %q", text(t, res))
 	}
-	task, err := cs.CallToolAsTask(ctx, call("must", `{}`), 0)
+	task, err := cs.CallToolAsTask(ctx, "must", nil, 0)
 	must(t, err)
 	res, err = cs.AwaitTask(ctx, task.TaskID)
 	must(t, err)
@@ -311,13 +308,13 @@ func TestTaskLegacyNegotiation(t *testing.T) {
 func TestTaskLegacyCancel(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, statuses := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	task, err := cs.CallToolAsTask(ctx, call("job", `{"label":"c"}`), 0)
+	task, err := cs.CallToolAsTask(ctx, "job", map[string]any{"label": "c"}, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	must(t, cs.CancelTask(ctx, task.TaskID))
-	if cause := waitFor(t, f.stopped); cause == nil {
+	if cause := testkit.Receive(t, f.stopped); cause == nil {
 		t.Error("the handler's context ended without a cause")
 	}
 	got, err := cs.GetTask(ctx, task.TaskID)
@@ -325,7 +322,7 @@ func TestTaskLegacyCancel(t *testing.T) {
 	if got.Status != protocol.TaskStatusCancelled {
 		t.Errorf("after tasks/cancel: %s, want cancelled", got.Status)
 	}
-	if st := waitFor(t, statuses); st.Status != protocol.TaskStatusCancelled {
+	if st := testkit.Receive(t, statuses); st.Status != protocol.TaskStatusCancelled {
 		t.Errorf("status notification = %s, want cancelled", st.Status)
 	}
 	if err := cs.CancelTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInvalidParams {
@@ -345,9 +342,9 @@ func TestTaskLegacyCancel(t *testing.T) {
 func TestTaskLegacyFailures(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	task, err := cs.CallToolAsTask(ctx, call("tool_error", `{}`), 0)
+	task, err := cs.CallToolAsTask(ctx, "tool_error", nil, 0)
 	must(t, err)
 	res, err := cs.AwaitTask(ctx, task.TaskID)
 	must(t, err)
@@ -360,13 +357,13 @@ func TestTaskLegacyFailures(t *testing.T) {
 		t.Errorf("tool error: task %s %q, want failed (2025-11-25) with the message", got.Status, got.StatusMessage)
 	}
 
-	task, err = cs.CallToolAsTask(ctx, call("rpc_error", `{}`), 0)
+	task, err = cs.CallToolAsTask(ctx, "rpc_error", nil, 0)
 	must(t, err)
 	if _, err := cs.AwaitTask(ctx, task.TaskID); rpcCode(err) != -32099 {
 		t.Errorf("protocol error: tasks/result = %v, want the handler's -32099", err)
 	}
 
-	task, err = cs.CallToolAsTask(ctx, call("panics", `{}`), 0)
+	task, err = cs.CallToolAsTask(ctx, "panics", nil, 0)
 	must(t, err)
 	if _, err := cs.AwaitTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInternalError {
 		t.Errorf("panic: tasks/result = %v, want -32603", err)
@@ -382,9 +379,9 @@ func TestTaskLegacyIsolation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	alice, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	bob, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	task, err := alice.CallToolAsTask(ctx, call("quick", `{}`), 0)
+	task, err := alice.CallToolAsTask(ctx, "quick", nil, 0)
 	must(t, err)
 	if _, err := bob.GetTask(ctx, task.TaskID); rpcCode(err) != mcp.CodeInvalidParams {
 		t.Errorf("another session's tasks/get: %v, want -32602", err)
@@ -403,10 +400,10 @@ func TestTaskLegacyIsolation(t *testing.T) {
 func TestTaskLegacyListPages(t *testing.T) {
 	f := newTaskFixture(t, &mcp.ServerOptions{PageSize: 2}, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	want := map[string]bool{}
 	for i := range 5 {
-		task, err := cs.CallToolAsTask(ctx, call("quick", fmt.Sprintf(`{"label":"%d"}`, i)), 0)
+		task, err := cs.CallToolAsTask(ctx, "quick", map[string]any{"label": fmt.Sprint(i)}, 0)
 		must(t, err)
 		want[task.TaskID] = true
 	}
@@ -440,9 +437,9 @@ func TestTaskLegacyListPages(t *testing.T) {
 func TestTaskLegacyOlderVersion(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20250618)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	// Before 2025-11-25 there are no tasks: a tool requiring one runs as usual.
-	res, err := cs.CallTool(ctx, call("must", `{}`))
+	res, err := cs.CallTool(ctx, "must", nil)
 	must(t, err)
 	if text(t, res) != "must ran" {
 		t.Errorf("required tool at 2025-06-18 = %q", text(t, res))
@@ -453,7 +450,7 @@ func TestTaskLegacyOlderVersion(t *testing.T) {
 	if cs.InitializeResult().Capabilities.Tasks != nil {
 		t.Error("a 2025-06-18 session was offered the tasks capability")
 	}
-	if _, err := cs.CallToolAsTask(ctx, call("job", `{}`), 0); err == nil {
+	if _, err := cs.CallToolAsTask(ctx, "job", nil, 0); err == nil {
 		t.Error("CallToolAsTask at 2025-06-18 succeeded")
 	}
 }
@@ -461,9 +458,9 @@ func TestTaskLegacyOlderVersion(t *testing.T) {
 func TestTaskTTLExpiry(t *testing.T) {
 	f := newTaskFixture(t, nil, &mcp.TaskOptions{MaxTTL: time.Hour})
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	task, err := cs.CallToolAsTask(ctx, call("quick", `{}`), time.Minute)
+	task, err := cs.CallToolAsTask(ctx, "quick", nil, time.Minute)
 	must(t, err)
 	_, err = cs.AwaitTask(ctx, task.TaskID)
 	must(t, err)
@@ -479,12 +476,12 @@ func TestTaskTTLExpiry(t *testing.T) {
 		t.Errorf("tasks/result after the TTL: %v, want -32602", err)
 	}
 
-	long, err := cs.CallToolAsTask(ctx, call("quick", `{}`), 48*time.Hour)
+	long, err := cs.CallToolAsTask(ctx, "quick", nil, 48*time.Hour)
 	must(t, err)
 	if long.TTL == nil || *long.TTL != time.Hour.Milliseconds() {
 		t.Errorf("a 48 h TTL with MaxTTL 1 h became %v ms", long.TTL)
 	}
-	def, err := cs.CallToolAsTask(ctx, call("quick", `{}`), 0)
+	def, err := cs.CallToolAsTask(ctx, "quick", nil, 0)
 	must(t, err)
 	if def.TTL == nil || *def.TTL != time.Hour.Milliseconds() {
 		t.Errorf("the default TTL (capped by MaxTTL) is %v ms, want 3600000", def.TTL)
@@ -495,21 +492,21 @@ func TestTaskLimitPerRequestor(t *testing.T) {
 	f := newTaskFixture(t, nil, &mcp.TaskOptions{MaxPerRequestor: 1})
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	other, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	first, err := cs.CallToolAsTask(ctx, call("job", `{}`), 0)
+	first, err := cs.CallToolAsTask(ctx, "job", nil, 0)
 	must(t, err)
-	waitFor(t, f.started)
-	if _, err := cs.CallToolAsTask(ctx, call("quick", `{}`), 0); rpcCode(err) != mcp.CodeInvalidRequest {
+	testkit.Receive(t, f.started)
+	if _, err := cs.CallToolAsTask(ctx, "quick", nil, 0); rpcCode(err) != mcp.CodeInvalidRequest {
 		t.Errorf("a second unfinished task: %v, want -32600", err)
 	}
-	if _, err := other.CallToolAsTask(ctx, call("quick", `{}`), 0); err != nil {
+	if _, err := other.CallToolAsTask(ctx, "quick", nil, 0); err != nil {
 		t.Errorf("another requestor's task was refused: %v", err)
 	}
 	close(f.release)
 	_, err = cs.AwaitTask(ctx, first.TaskID)
 	must(t, err)
-	if _, err := cs.CallToolAsTask(ctx, call("quick", `{}`), 0); err != nil {
+	if _, err := cs.CallToolAsTask(ctx, "quick", nil, 0); err != nil {
 		t.Errorf("a task after the first finished was refused: %v", err)
 	}
 }
@@ -517,11 +514,11 @@ func TestTaskLimitPerRequestor(t *testing.T) {
 func TestTaskShutdown(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	task, err := cs.CallToolAsTask(ctx, call("job", `{}`), 0)
+	task, err := cs.CallToolAsTask(ctx, "job", nil, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	must(t, f.srv.ShutdownTasks(ctx))
 	select {
 	case <-f.stopped:
@@ -533,7 +530,7 @@ func TestTaskShutdown(t *testing.T) {
 	if got.Status != protocol.TaskStatusFailed {
 		t.Errorf("a task the server stopped is %s, want failed", got.Status)
 	}
-	if _, err := cs.CallToolAsTask(ctx, call("quick", `{}`), 0); rpcCode(err) != mcp.CodeInternalError {
+	if _, err := cs.CallToolAsTask(ctx, "quick", nil, 0); rpcCode(err) != mcp.CodeInternalError {
 		t.Errorf("a task after shutdown: %v, want -32603", err)
 	}
 }
@@ -541,12 +538,12 @@ func TestTaskShutdown(t *testing.T) {
 func TestTaskEndsWithItsSession(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
-	ctx := testContext(t)
-	task, err := cs.CallToolAsTask(ctx, call("job", `{}`), 0)
+	ctx := testkit.Context(t)
+	task, err := cs.CallToolAsTask(ctx, "job", nil, 0)
 	must(t, err)
-	waitFor(t, f.started)
+	testkit.Receive(t, f.started)
 	must(t, cs.Close())
-	if cause := waitFor(t, f.stopped); cause == nil {
+	if cause := testkit.Receive(t, f.stopped); cause == nil {
 		t.Error("the handler stopped without a cause")
 	}
 	rec := f.waitStatus(t, task.TaskID, protocol.TaskStatusFailed)

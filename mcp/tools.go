@@ -13,7 +13,8 @@ import (
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// ToolRequest is a tools/call as a tool handler sees it.
+// ToolRequest is a tools/call as a tool handler sees it: the [Request] (who asks,
+// and the means to talk back) and the call's [protocol.CallToolParams].
 type ToolRequest struct {
 	Request
 	Params *protocol.CallToolParams
@@ -51,14 +52,14 @@ type toolCall struct {
 	params protocol.CallToolParams
 }
 
-// ToolHandler handles calls of a tool registered with AddRawTool. Arguments arrive
-// raw in req.Params.Arguments, already validated against the tool's input schema.
-// An error becomes an isError result carrying its text.
+// ToolHandler handles calls of a tool registered with [Server.AddRawTool]. Arguments
+// arrive raw in req.Params.Arguments, already validated against the tool's input
+// schema. An error becomes an isError result carrying its text.
 type ToolHandler func(ctx context.Context, req *ToolRequest) (*protocol.CallToolResult, error)
 
-// TypedToolHandler handles calls of a tool registered with AddTool: in holds the
+// TypedToolHandler handles calls of a tool registered with [AddTool]: in holds the
 // decoded arguments. What it returns becomes the result:
-//   - a *protocol.CallToolResult is sent as it is;
+//   - a *[protocol.CallToolResult] is sent as it is;
 //   - a string becomes one text block;
 //   - any other value becomes structuredContent (when Out's schema is an object;
 //     the tool then declares it as its outputSchema) plus a text block with its JSON.
@@ -75,10 +76,11 @@ type serverTool struct {
 }
 
 // AddTool registers a tool whose input schema is inferred from In (a struct: see
-// package schema for the tags it reads) and, unless Out is a string or a
-// *protocol.CallToolResult, whose output schema is inferred from Out. A schema
+// package [schema] for the tags it reads) and, unless Out is a string or a
+// *[protocol.CallToolResult], whose output schema is inferred from Out. A schema
 // already set in t is kept. Registering a name again replaces the tool; connected
-// clients are told the list changed.
+// clients are told the list changed. h is a [TypedToolHandler]; a tool whose
+// arguments are better decoded by hand is registered with [Server.AddRawTool].
 func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Out]) error {
 	tool := *t
 	if len(tool.InputSchema) == 0 {
@@ -134,7 +136,7 @@ func decodeArgs[In any](dec *argDecoder, args json.RawMessage, in *In) error {
 var emptyObject = json.RawMessage("{}")
 
 // AddRawTool registers a tool with an explicit input schema (t.InputSchema; an empty
-// one accepts any object) and a handler that decodes arguments itself.
+// one accepts any object) and a [ToolHandler] that decodes arguments itself.
 func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 	tool := *t
 	return s.addTool(&tool, h)
@@ -213,23 +215,12 @@ func toolResult(out any, structured bool) (*protocol.CallToolResult, error) {
 }
 
 func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	var p protocol.ListToolsParams
-	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	s := r.server()
-	s.mu.RLock()
-	page, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
-	s.mu.RUnlock()
+	v := r.ProtocolVersion()
+	tools, next, err := listPage(r, raw, &r.server().tools, func(t *serverTool) protocol.Tool { return *t.tool.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
-	res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, len(page)), NextCursor: next}
-	v := r.ProtocolVersion()
-	for i, t := range page {
-		res.Tools[i] = *t.tool.ForVersion(v)
-	}
-	return res, nil
+	return &protocol.ListToolsResult{Tools: tools, NextCursor: next}, nil
 }
 
 func callTool(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -47,7 +48,7 @@ func toolServer(t *testing.T) *mcp.Server {
 
 func TestTypedToolInfersSchemaAndCalls(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	res, err := cs.ListTools(ctx, nil)
 	must(t, err)
 	if len(res.Tools) != 4 || res.Tools[0].Name != "boom" || res.Tools[1].Name != "echo" {
@@ -65,7 +66,7 @@ func TestTypedToolInfersSchemaAndCalls(t *testing.T) {
 	if len(res.Tools[1].OutputSchema) != 0 {
 		t.Errorf("a string tool has an output schema: %s", res.Tools[1].OutputSchema)
 	}
-	out, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
+	out, err := cs.CallTool(ctx, "echo", echoIn{Message: "hi"})
 	must(t, err)
 	if out.IsError || text(t, out) != "hello hi" {
 		t.Errorf("echo = %+v", out)
@@ -74,9 +75,9 @@ func TestTypedToolInfersSchemaAndCalls(t *testing.T) {
 
 func TestToolArgumentsAreValidated(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	for _, args := range []string{``, `{}`, `{"message":5}`} {
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)})
+		res, err := cs.CallTool(ctx, "echo", json.RawMessage(args))
 		must(t, err)
 		if !res.IsError || !strings.Contains(text(t, res), "message") {
 			t.Errorf("args %q: want an isError result naming the property, got %+v", args, res)
@@ -86,19 +87,19 @@ func TestToolArgumentsAreValidated(t *testing.T) {
 
 func TestToolErrorsAndPanicsBecomeIsError(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
-	ctx := testContext(t)
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "fail"})
+	ctx := testkit.Context(t)
+	res, err := cs.CallTool(ctx, "fail", nil)
 	must(t, err)
 	if !res.IsError || text(t, res) != "the disk is full" {
 		t.Errorf("fail = %+v", res)
 	}
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "boom"})
+	res, err = cs.CallTool(ctx, "boom", nil)
 	must(t, err)
 	if !res.IsError || !strings.Contains(text(t, res), "kaboom") {
 		t.Errorf("boom = %+v", res)
 	}
 	// The server keeps serving.
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"again"}`)})
+	res, err = cs.CallTool(ctx, "echo", echoIn{Message: "again"})
 	must(t, err)
 	if text(t, res) != "hello again" {
 		t.Errorf("after panic: %+v", res)
@@ -107,7 +108,7 @@ func TestToolErrorsAndPanicsBecomeIsError(t *testing.T) {
 
 func TestUnknownToolIsInvalidParams(t *testing.T) {
 	cs, _ := connect(t, toolServer(t), nil)
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "not-existing-tool"})
+	_, err := cs.CallTool(testkit.Context(t), "not-existing-tool", nil)
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "not-existing-tool") {
 		t.Fatalf("err = %v", err)
@@ -122,7 +123,7 @@ func TestStructuredOutput(t *testing.T) {
 	}{{protocol.Version20251125, true}, {protocol.Version20250618, true}, {protocol.Version20250326, false}, {protocol.Version20241105, false}} {
 		t.Run(tc.version, func(t *testing.T) {
 			cs, _ := connect(t, srv, &mcp.ClientOptions{ProtocolVersion: tc.version})
-			ctx := testContext(t)
+			ctx := testkit.Context(t)
 			if cs.ProtocolVersion() != tc.version {
 				t.Fatalf("negotiated %s", cs.ProtocolVersion())
 			}
@@ -137,7 +138,7 @@ func TestStructuredOutput(t *testing.T) {
 			if (len(sum.OutputSchema) > 0) != tc.structured {
 				t.Errorf("outputSchema = %s", sum.OutputSchema)
 			}
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "sum", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
+			res, err := cs.CallTool(ctx, "sum", sumIn{A: 1, B: 2})
 			must(t, err)
 			if text(t, res) != `{"sum":3}` {
 				t.Errorf("text block = %q", text(t, res))
@@ -164,7 +165,7 @@ func TestProgressArrivesInOrderBeforeResult(t *testing.T) {
 	}))
 	cs, _ := connect(t, srv, nil)
 	var got []float64
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":20}`)},
+	res, err := cs.CallTool(testkit.Context(t), "count", map[string]any{"n": 20},
 		mcp.WithProgress(func(p *protocol.ProgressParams) {
 			got = append(got, p.Progress)
 			if p.Total != 20 || p.Message != fmt.Sprintf("step %g", p.Progress) {
@@ -182,7 +183,7 @@ func TestProgressArrivesInOrderBeforeResult(t *testing.T) {
 	}
 	// Without a progress token, ReportProgress sends nothing (the schema checker
 	// would flag a notification with no token).
-	_, err = cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":3}`)})
+	_, err = cs.CallTool(testkit.Context(t), "count", map[string]any{"n": 3})
 	must(t, err)
 }
 
@@ -198,17 +199,17 @@ func TestTimeoutCancelsHandler(t *testing.T) {
 	cs, _ := connect(t, srv, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "wait"}, mcp.WithTimeout(50*time.Millisecond))
+		_, err := cs.CallTool(testkit.Context(t), "wait", nil, mcp.WithTimeout(50*time.Millisecond))
 		errc <- err
 	}()
-	waitFor(t, started)
-	if err := waitFor(t, errc); !errors.Is(err, context.DeadlineExceeded) {
+	testkit.Receive(t, started)
+	if err := testkit.Receive(t, errc); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CallTool = %v, want deadline exceeded", err)
 	}
-	if err := waitFor(t, stopped); !errors.Is(err, context.Canceled) {
+	if err := testkit.Receive(t, stopped); !errors.Is(err, context.Canceled) {
 		t.Fatalf("handler context ended with %v, want canceled by notifications/cancelled", err)
 	}
-	must(t, cs.Ping(testContext(t)))
+	must(t, cs.Ping(testkit.Context(t)))
 }
 
 func TestToolPagination(t *testing.T) {
@@ -219,7 +220,7 @@ func TestToolPagination(t *testing.T) {
 		}))
 	}
 	cs, _ := connect(t, srv, nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	first, err := cs.ListTools(ctx, nil)
 	must(t, err)
 	if len(first.Tools) != 10 || first.NextCursor == "" {
@@ -249,15 +250,15 @@ func TestToolListChanged(t *testing.T) {
 	must(t, srv.AddRawTool(&protocol.Tool{Name: "late"}, func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 		return protocol.NewToolResultText("late"), nil
 	}))
-	waitFor(t, changed)
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "late"})
+	testkit.Receive(t, changed)
+	res, err := cs.CallTool(testkit.Context(t), "late", nil)
 	must(t, err)
 	if text(t, res) != "late" {
 		t.Fatal(res)
 	}
 	srv.RemoveTools("late")
-	waitFor(t, changed)
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "late"}); err == nil {
+	testkit.Receive(t, changed)
+	if _, err := cs.CallTool(testkit.Context(t), "late", nil); err == nil {
 		t.Fatal("removed tool still callable")
 	}
 }
@@ -269,13 +270,13 @@ func TestRawToolWithDraft07Schema(t *testing.T) {
 		return protocol.NewToolResultText(string(req.Params.Arguments)), nil
 	}))
 	cs, _ := connect(t, srv, nil)
-	ctx := testContext(t)
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "raw", Arguments: json.RawMessage(`{"n":0}`)})
+	ctx := testkit.Context(t)
+	res, err := cs.CallTool(ctx, "raw", map[string]any{"n": 0})
 	must(t, err)
 	if !res.IsError {
 		t.Errorf("minimum not enforced: %+v", res)
 	}
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "raw", Arguments: json.RawMessage(`{"n":2}`)})
+	res, err = cs.CallTool(ctx, "raw", map[string]any{"n": 2})
 	must(t, err)
 	if res.IsError || text(t, res) != `{"n":2}` {
 		t.Errorf("valid call: %+v", res)
@@ -290,7 +291,7 @@ func TestConcurrentCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			msg := fmt.Sprint(i)
-			res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"` + msg + `"}`)})
+			res, err := cs.CallTool(testkit.Context(t), "echo", echoIn{Message: msg})
 			if err != nil || res.Content[0].Text != "hello "+msg {
 				t.Errorf("call %d: %+v %v", i, res, err)
 			}

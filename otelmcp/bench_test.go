@@ -67,7 +67,7 @@ func BenchmarkToolCall(b *testing.B) {
 
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := cs.CallTool(ctx, params); err != nil {
+				if _, err := cs.CallToolParams(ctx, params); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,7 +2,6 @@ package otelmcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -39,7 +38,7 @@ func ExampleMiddleware() {
 	}
 	defer cs.Close()
 
-	_, _ = cs.CallTool(ctx, &protocol.CallToolParams{Name: "get_weather", Arguments: json.RawMessage(`{}`)})
+	_, _ = cs.CallTool(ctx, "get_weather", nil)
 
 	var client, server sdktrace.ReadOnlySpan
 	for _, s := range rec.Ended() {

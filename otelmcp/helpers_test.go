@@ -3,14 +3,13 @@ package otelmcp_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mcpkit/mcpkit/internal/wirecheck"
+	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/otelmcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -25,32 +24,11 @@ func recorder(t *testing.T) (*sdktrace.TracerProvider, *tracetest.SpanRecorder) 
 	return tp, rec
 }
 
-// testContext is bounded in time and ends with the test.
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // connect joins a client to srv over an in-memory pair whose messages are checked
 // against the official schemas (so injected _meta must be valid MCP too).
 func connect(t *testing.T, srv *mcp.Server, clientOpts *mcp.ClientOptions, serverCtx context.Context) (*mcp.ClientSession, *mcp.ServerSession) {
 	t.Helper()
-	if serverCtx == nil {
-		serverCtx = testContext(t)
-	}
-	c, s := wirecheck.Pair(t)
-	ss, err := srv.Connect(serverCtx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "test-client", Version: "1.0"}, clientOpts).Connect(testContext(t), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
-	return cs, ss
+	return mcptest.Connect(t, srv, mcptest.NewClient(clientOpts), &mcptest.Options{ServerContext: serverCtx})
 }
 
 // newServer returns a server traced with tp (when tp is not nil) and the extra
@@ -157,18 +135,5 @@ func afterCall(method string, ch chan<- *mcp.Call) mcp.Middleware {
 			}
 			return res, err
 		}
-	}
-}
-
-// receive waits for a value on ch, failing the test after a few seconds.
-func receive[T any](t *testing.T, ch <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(5 * time.Second):
-		var zero T
-		t.Fatal("timed out waiting")
-		return zero
 	}
 }

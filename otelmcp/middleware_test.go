@@ -2,7 +2,6 @@ package otelmcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/otelmcp"
@@ -57,13 +57,13 @@ func TestToolCallServerSpanIsChildOfClientSpan(t *testing.T) {
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
 	// The application's own span is the parent of the client span.
-	ctx, app := tp.Tracer("app").Start(testContext(t), "agent step")
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	ctx, app := tp.Tracer("app").Start(testkit.Context(t), "agent step")
+	res, err := cs.CallTool(ctx, "echo", map[string]any{"text": "hi"})
 	app.End()
 	if err != nil || res.IsError || res.Content[0].Text != "hi" {
 		t.Fatalf("CallTool = %+v, %v", res, err)
 	}
-	handlerSpan := receive(t, seen)
+	handlerSpan := testkit.Receive(t, seen)
 
 	appSpan := findSpan(t, rec, "agent step", trace.SpanKindInternal)
 	client := findSpan(t, rec, "tools/call echo", trace.SpanKindClient)
@@ -115,10 +115,10 @@ func TestBaggageReachesTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CallTool(baggage.ContextWithBaggage(testContext(t), bag), &protocol.CallToolParams{Name: "who"}); err != nil {
+	if _, err := cs.CallTool(baggage.ContextWithBaggage(testkit.Context(t), bag), "who", nil); err != nil {
 		t.Fatal(err)
 	}
-	if user := receive(t, got); user != "alice" {
+	if user := testkit.Receive(t, got); user != "alice" {
 		t.Errorf("baggage user = %q, want alice", user)
 	}
 }
@@ -129,7 +129,7 @@ func TestToolErrorResultMarksSpans(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "fail"})
+	res, err := cs.CallTool(testkit.Context(t), "fail", nil)
 	if err != nil || !res.IsError {
 		t.Fatalf("CallTool = %+v, %v; want an isError result", res, err)
 	}
@@ -151,7 +151,7 @@ func TestJSONRPCErrorMarksSpans(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "nope"})
+	_, err := cs.CallTool(testkit.Context(t), "nope", nil)
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("CallTool error %v, want -32602", err)
@@ -171,7 +171,7 @@ func TestRequestWithoutTraceContextStartsRootSpan(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, nil, nil) // the client does not trace: no traceparent
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+	if _, err := cs.CallTool(testkit.Context(t), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
 	s := findSpan(t, rec, "tools/call echo", trace.SpanKindServer)
@@ -191,11 +191,11 @@ func TestAmbientContextIsLinked(t *testing.T) {
 	srv := newServer(tp, nil)
 	echoServer(t, srv, nil)
 	// The server's connection context carries a span, as an HTTP server span would.
-	connCtx, ambient := tp.Tracer("transport").Start(testContext(t), "POST /mcp")
+	connCtx, ambient := tp.Tracer("transport").Start(testkit.Context(t), "POST /mcp")
 	defer ambient.End()
 	cs, _ := connect(t, srv, tracedClient(tp, nil), connCtx)
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+	if _, err := cs.CallTool(testkit.Context(t), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
 	client := findSpan(t, rec, "tools/call echo", trace.SpanKindClient)
@@ -221,14 +221,14 @@ func TestExistingMetaKeysArePreserved(t *testing.T) {
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
 	progressed := 0
-	ctx, app := tp.Tracer("app").Start(testContext(t), "app")
+	ctx, app := tp.Tracer("app").Start(testkit.Context(t), "app")
 	defer app.End()
-	_, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "work", Meta: protocol.Meta{"com.example/tag": "x"}},
+	_, err := cs.CallToolParams(ctx, &protocol.CallToolParams{Name: "work", Meta: protocol.Meta{"com.example/tag": "x"}},
 		mcp.WithProgress(func(*protocol.ProgressParams) { progressed++ }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := receive(t, metas)
+	meta := testkit.Receive(t, metas)
 	if meta["com.example/tag"] != "x" {
 		t.Errorf("com.example/tag lost: %v", meta)
 	}
@@ -262,7 +262,7 @@ func TestNestedServerToClientRequest(t *testing.T) {
 	opts.Roots = []protocol.Root{{URI: "file:///work"}}
 	cs, _ := connect(t, srv, opts, nil)
 
-	res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "roots"})
+	res, err := cs.CallTool(testkit.Context(t), "roots", nil)
 	if err != nil || res.IsError || res.Content[0].Text != "file:///work" {
 		t.Fatalf("CallTool = %+v, %v", res, err)
 	}
@@ -299,11 +299,11 @@ func TestNotifications(t *testing.T) {
 	}}
 	cs, _ := connect(t, srv, clientOpts, nil)
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "work"}, mcp.WithProgress(func(*protocol.ProgressParams) {})); err != nil {
+	if _, err := cs.CallTool(testkit.Context(t), "work", nil, mcp.WithProgress(func(*protocol.ProgressParams) {})); err != nil {
 		t.Fatal(err)
 	}
-	receive(t, initializedDone)
-	call := receive(t, progressDone)
+	testkit.Receive(t, initializedDone)
+	call := testkit.Receive(t, progressDone)
 
 	if n := countSpans(rec, protocol.NotificationInitialized); n != 0 {
 		t.Errorf("%d spans for an incoming notification with tracing of notifications off", n)
@@ -328,12 +328,12 @@ func TestPromptAndResourceAttributes(t *testing.T) {
 	srv := newServer(tp, nil)
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 
-	if _, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: "review"}); err != nil {
+	if _, err := cs.GetPrompt(ctx, "review", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: "file:///notes.txt"}); err != nil {
+	if _, err := cs.ReadResource(ctx, "file:///notes.txt"); err != nil {
 		t.Fatal(err)
 	}
 	for _, kind := range []trace.SpanKind{trace.SpanKindClient, trace.SpanKindServer} {
@@ -354,10 +354,10 @@ func TestFilterSkipsCalls(t *testing.T) {
 	skipPing := &otelmcp.Options{Filter: func(ctx context.Context, call *mcp.Call) bool { return call.Method != protocol.MethodPing }}
 	cs, _ := connect(t, srv, tracedClient(tp, skipPing), nil)
 
-	if err := cs.Ping(testContext(t)); err != nil {
+	if err := cs.Ping(testkit.Context(t)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.ListTools(testContext(t), nil); err != nil {
+	if _, err := cs.ListTools(testkit.Context(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	// The filtered ping got no client span and carried no context: the server's
@@ -382,7 +382,7 @@ func TestHandlerPanicEndsSpanWithError(t *testing.T) {
 	}
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	if _, err := cs.GetPrompt(testContext(t), &protocol.GetPromptParams{Name: "boom"}); err == nil {
+	if _, err := cs.GetPrompt(testkit.Context(t), "boom", nil); err == nil {
 		t.Fatal("GetPrompt succeeded")
 	}
 	s := findSpan(t, rec, "prompts/get boom", trace.SpanKindServer)
@@ -404,7 +404,7 @@ func TestTimeoutMarksClientSpan(t *testing.T) {
 	}
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "slow"}, mcp.WithTimeout(20*time.Millisecond))
+	_, err := cs.CallTool(testkit.Context(t), "slow", nil, mcp.WithTimeout(20*time.Millisecond))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CallTool error %v, want a timeout", err)
 	}
@@ -424,7 +424,7 @@ func TestLongNameStaysOutOfSpanName(t *testing.T) {
 	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
 
 	long := strings.Repeat("x", 200)
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: long}); err == nil {
+	if _, err := cs.CallTool(testkit.Context(t), long, nil); err == nil {
 		t.Fatal("unknown tool accepted")
 	}
 	s := findSpan(t, rec, "tools/call", trace.SpanKindServer)
@@ -438,7 +438,7 @@ func TestCustomPropagator(t *testing.T) {
 	echoServer(t, srv, nil)
 	cs, _ := connect(t, srv, tracedClient(tp, &otelmcp.Options{Propagator: fixedPropagator{}}), nil)
 
-	if _, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+	if _, err := cs.CallTool(testkit.Context(t), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
 	s := findSpan(t, rec, "tools/call echo", trace.SpanKindServer)

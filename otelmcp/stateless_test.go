@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/transport/memory"
 )
@@ -17,7 +18,7 @@ func TestStatelessRequestContinuesTrace(t *testing.T) {
 	srv := newServer(tp, nil)
 	echoServer(t, srv, nil)
 	c, s := memory.NewPair()
-	ss, err := srv.Connect(testContext(t), wirecheck.Wrap(t, s, wirecheck.Server))
+	ss, err := srv.Connect(testkit.Context(t), wirecheck.Wrap(t, s, wirecheck.Server))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestStatelessRequestContinuesTrace(t *testing.T) {
 	msg := `{"jsonrpc":"2.0","id":"req-7","method":"tools/call","params":{"name":"fail","arguments":{},"_meta":{` +
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 		`"traceparent":"00-` + traceID + `-` + spanID + `-01"}}}`
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	if err := c.Write(ctx, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,23 @@
 // standard library. Types whose wire form needs care (content blocks,
 // resource contents, results with required arrays) have hand-written
 // MarshalJSON methods; every other type uses encoding/json's defaults.
+//
+// # Versions
+//
+// The version constants ([Version20241105] … [Version20260728]) name the eras:
+// [IsLegacy] versions are negotiated by initialize ([Negotiate] picks the answer
+// to a client's request), [IsStateless] ones are declared by every request in
+// its _meta ([Meta], keys such as [MetaKeyProtocolVersion]). Feature predicates
+// such as [HasStructuredOutput] and [SupportsBatching] say what a version has.
+//
+// # The stateless era
+//
+// 2026-07-28 adds [DiscoverResult], the input-required round trip
+// ([InputRequiredResult], [InputRequest], [InputResponses]), caching hints
+// ([CacheHint]) and the HTTP headers that mirror a request's body: [RequestFields]
+// read from the body ([ReadRequestFields]) are checked against the headers with
+// [CheckRequestHeaders], and a tool's Mcp-Param headers with [ParamHeaders] and
+// [CheckParamHeaders].
 package protocol
 
 // Protocol version strings, as they appear on the wire.

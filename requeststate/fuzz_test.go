@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // FuzzOpen feeds arbitrary strings to Open: it must never panic, every error
@@ -16,7 +18,7 @@ func FuzzOpen(f *testing.F) {
 	// The fuzzer runs this setup in several processes; the one valid state
 	// must be the same in all of them, hence a fixed clock and nonce.
 	kr := newTestKeyring(f, testKey("k1", 1), testKey("k2", 2))
-	clock := newFakeClock()
+	clock := testkit.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
 	kr.SetClock(clock.Now)
 	b := mustBinding(f, "tools/call", "t", `{"a":1}`, "p")
 	valid, err := kr.seal(b, []byte("secret-progress"), time.Hour, bytes.NewReader(make([]byte, nonceSize)))

@@ -2,32 +2,9 @@ package requeststate
 
 import (
 	"bytes"
-	"sync"
 	"testing"
 	"time"
 )
-
-// fakeClock is a settable time source for expiry tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // testKey returns a deterministic key whose secret bytes are all fill.
 func testKey(id string, fill byte) Key {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 func TestSealOpenRoundTrip(t *testing.T) {
@@ -156,7 +158,7 @@ func TestOpenAcceptsReformattedArguments(t *testing.T) {
 }
 
 func TestExpiry(t *testing.T) {
-	clock := newFakeClock()
+	clock := testkit.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
 	kr := newTestKeyring(t)
 	kr.SetClock(clock.Now)
 	b := mustBinding(t, "resources/read", "file:///report.pdf", "", "")

@@ -69,6 +69,18 @@
 //	required, optional         override the required rule
 //	deprecated                 "deprecated": true
 //
+// A tag none of whose items is a flag or key=value (a key being letters and
+// digits) is taken whole, verbatim, as the description: the form
+// github.com/modelcontextprotocol/go-sdk uses, so its structs keep working:
+//
+//	Query string `json:"query" jsonschema:"What to look for, in plain words."`
+//
+// A description that must sit with other keywords is written description=...
+// (with `\,` for its commas). A description one of whose comma-separated
+// parts is a flag word ("required") or begins with word= is read as
+// keywords (and mostly refused: "optional, in seconds" is an error that
+// points to description=...).
+//
 // Values are read according to the property's type: text for strings, a
 // number for integers and numbers (checked), true or false for booleans,
 // JSON for anything else ("null" is null except for strings). On an array

@@ -260,6 +260,16 @@ func TestForErrors(t *testing.T) {
 	type badBool struct {
 		A bool `json:"a" jsonschema:"default=yes"`
 	}
+	// A tag with one keyword item is read as keywords (see TestDescriptionOnlyTag).
+	type proseAmongKeywords struct {
+		A string `json:"a" jsonschema:"optional, in seconds"`
+	}
+	type proseAfterKey struct {
+		A int `json:"a" jsonschema:"minimum=1, at least one"`
+	}
+	type descriptionTwice struct {
+		A string `json:"a" description:"x" jsonschema:"What it is"`
+	}
 	for _, c := range []struct {
 		t    reflect.Type
 		want string
@@ -282,6 +292,9 @@ func TestForErrors(t *testing.T) {
 		{reflect.TypeFor[negativeLength](), `maxLength: "-1" is not a non-negative integer`},
 		{reflect.TypeFor[badBound](), `minimum: "1e" is not a JSON number`},
 		{reflect.TypeFor[badBool](), `default: "yes" is not a boolean`},
+		{reflect.TypeFor[proseAmongKeywords](), `"in seconds" is neither key=value nor a flag (a description mixed with keywords is written description=...)`},
+		{reflect.TypeFor[proseAfterKey](), `"at least one" is neither key=value nor a flag`},
+		{reflect.TypeFor[descriptionTwice](), "the field also has a description tag"},
 	} {
 		_, err := ForType(c.t, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

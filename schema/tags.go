@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,12 +29,25 @@ func applyTags(n *node, f *field) error {
 	if spec == "" {
 		return nil
 	}
+	items := splitEscaped(spec, ',')
+	if !slices.ContainsFunc(items, isKeywordItem) {
+		// The whole tag is the description, as github.com/modelcontextprotocol/go-sdk writes it.
+		if hasDescTag {
+			return errors.New(`jsonschema tag: the field also has a description tag; use one`)
+		}
+		n.description = spec
+		return nil
+	}
 	seen := map[string]bool{}
-	for _, item := range splitEscaped(spec, ',') {
+	for _, item := range items {
 		key, value, hasValue := strings.Cut(item, "=")
 		key = strings.TrimSpace(key)
 		if key == "" {
 			return fmt.Errorf("jsonschema tag %q: empty item", spec)
+		}
+		if !isKeyword(key) {
+			return fmt.Errorf("jsonschema tag %q: %q is neither key=value nor a flag "+
+				"(a description mixed with keywords is written description=...)", spec, strings.TrimSpace(item))
 		}
 		if seen[key] {
 			return fmt.Errorf("jsonschema tag: %s given twice", key)
@@ -45,6 +59,36 @@ func applyTags(n *node, f *field) error {
 	}
 	return nil
 }
+
+// isKeywordItem reports whether an item of a jsonschema tag is written as
+// mcpkit's keywords are: a flag (required, optional, deprecated) or a key made
+// of letters and digits followed by "=". A tag with no such item is taken
+// whole as a description.
+func isKeywordItem(item string) bool {
+	key, _, hasValue := strings.Cut(item, "=")
+	key = strings.TrimSpace(key)
+	if !hasValue {
+		return key == "required" || key == "optional" || key == "deprecated"
+	}
+	return isKeyword(key)
+}
+
+// isKeyword reports whether key could be a keyword: an ASCII letter followed
+// by letters and digits. Text with spaces or punctuation before an "=" is
+// prose, not a key.
+func isKeyword(key string) bool {
+	if key == "" || !isLetter(key[0]) {
+		return false
+	}
+	for i := 1; i < len(key); i++ {
+		if !isLetter(key[i]) && (key[i] < '0' || key[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func applyKeyword(n *node, f *field, key, value string, hasValue, hasDescTag bool) error {
 	switch key {

@@ -6,17 +6,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use: Node.js for the npm peers, nginx for the proxy test.
+# Debian packages the tests use: Node.js for the npm peers, nginx for the proxy test,
+# redis-server for the shared stores (store/redistest starts one per test; under CI=true a
+# missing redis-server fails those tests instead of skipping them).
 missing=()
 command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "== installing Debian packages: ${missing[*]}"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 	# The package starts a default site on port 80; the tests run their own nginx.
 	if [[ " ${missing[*]} " == *" nginx "* ]]; then service nginx stop >/dev/null 2>&1 || true; fi
+	# Likewise the default Redis on port 6379: the tests start their own on free ports.
+	if [[ " ${missing[*]} " == *" redis-server "* ]]; then service redis-server stop >/dev/null 2>&1 || true; fi
 fi
+redis-server --version 2>/dev/null || true
 export PATH="$PATH:/usr/sbin"
 
 echo "== go modules"

@@ -1,18 +1,19 @@
 // Package sse reads and writes Server-Sent Events (the text/event-stream format).
 //
-// The Decoder follows the event-stream interpretation algorithm of the WHATWG HTML
-// standard ("Server-sent events", section 9.2.6), so it accepts every framing real
-// servers produce: LF, CRLF or lone CR line ends (also when a CRLF pair is split across
-// two reads), "field:value" with or without the space after the colon, comment lines,
-// a leading byte order mark, ids that persist from event to event, and invalid UTF-8
-// (replaced with U+FFFD as the standard's UTF-8 decoder does). It deviates on purpose in
-// one place, documented on Decoder: an event still pending when the stream ends cleanly
-// is delivered rather than discarded, because some servers omit the final blank line.
-// DecoderOptions.Strict restores the standard's behaviour.
+// The [Decoder] ([NewDecoder]) follows the event-stream interpretation algorithm
+// of the WHATWG HTML standard ("Server-sent events", section 9.2.6), so it accepts
+// every framing real servers produce: LF, CRLF or lone CR line ends (also when a
+// CRLF pair is split across two reads), "field:value" with or without the space
+// after the colon, comment lines, a leading byte order mark, ids that persist from
+// event to event, and invalid UTF-8 (replaced with U+FFFD as the standard's UTF-8
+// decoder does). It deviates on purpose in one place, documented on Decoder: an
+// event still pending when the stream ends cleanly is delivered rather than
+// discarded, because some servers omit the final blank line.
+// [DecoderOptions].Strict restores the standard's behaviour.
 //
-// The Encoder writes one event per Write call from a reused buffer, splits data on
-// every line end so that no payload can break the framing, and rejects ids and event
-// types that contain line breaks.
+// The [Encoder] ([NewEncoder]) writes one [Event] per Write call from a reused
+// buffer, splits data on every line end so that no payload can break the framing,
+// and rejects ids and event types that contain line breaks.
 //
 // The package knows nothing of HTTP: callers set the Content-Type header and flush
 // (http.ResponseController.Flush or http.Flusher) after writing.

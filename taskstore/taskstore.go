@@ -3,7 +3,7 @@
 // of protocol 2025-11-25 and the "io.modelcontextprotocol/tasks" extension of
 // 2026-07-28).
 //
-// A Store holds one Record per task: its status, its final result or error, the
+// A [Store] holds one [Record] per task: its status, its final result or error, the
 // input requests it is waiting on and the answers the client sent. The server
 // (package mcp) runs the task's handler in its own goroutine and keeps the
 // record up to date; every request about the task (tasks/get, tasks/update,
@@ -12,7 +12,7 @@
 // another one runs: cancellation and input reach the running handler through
 // the store (Update, then Wait on the runner's side).
 //
-// NewMemory returns the in-process implementation. Package storetest holds the
+// [NewMemory] returns the in-process implementation. Package storetest holds the
 // contract test any implementation must pass.
 //
 // Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks

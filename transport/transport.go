@@ -1,9 +1,19 @@
 // Package transport defines the one interface every MCP transport implements: a
-// bidirectional stream of framed JSON-RPC messages.
+// bidirectional stream of framed JSON-RPC messages, the [Conn].
 //
 // A transport moves bytes; it knows nothing of MCP features. Subpackages hold the
 // implementations: stdio (a server on standard input and output, and a client that
-// runs a subprocess), memory (an in-process pair for tests), and the HTTP transports.
+// runs a subprocess), memory (an in-process pair for tests), streamable (Streamable
+// HTTP) and legacysse (the 2024-11-05 HTTP+SSE transport).
+//
+// A multi-session transport (an HTTP handler) hands each new session to a [Server]
+// (an *mcp.Server is one). Optional interfaces let a Conn tell the server more:
+// [SessionlessConn] (a connection served without an initialize handshake),
+// [PeerConn] (the client's address), [HeaderConn] (the HTTP headers of a stateless
+// request), [EndpointConn] (the server a client reached), and [PushConn], through
+// which the transport hands each incoming message to a [Receiver] on its own
+// goroutine instead of being read. [WithHeader] lets the layer above add HTTP
+// headers to one message.
 package transport
 
 import (
@@ -17,13 +27,13 @@ import (
 //
 // Each message is one complete JSON value: an object, or (for 2025-03-26 batches) an
 // array. Read returns the next message; it returns io.EOF when the peer has closed the
-// connection cleanly. A Read error wrapping jsonrpc.ErrMessageTooLarge is not fatal:
+// connection cleanly. A Read error wrapping [jsonrpc.ErrMessageTooLarge] is not fatal:
 // the transport dropped one oversized message and the next Read continues with the
 // following one.
 //
 // Write sends one message. Its context may carry the id of the incoming request the
-// message belongs to (see jsonrpc.RelatedRequest), so that transports with per-request
-// streams can route progress and the final response to the right place.
+// message belongs to (see [jsonrpc.RelatedRequest]), so that transports with
+// per-request streams can route progress and the final response to the right place.
 //
 // Write must not retain msg after it returns: callers reuse the buffer.
 //
@@ -36,7 +46,7 @@ type Conn interface {
 }
 
 // Server is what a multi-session transport (an HTTP handler) hands each new session
-// to. *mcp.Server implements it.
+// to, as a [Conn]. *mcp.Server implements it.
 type Server interface {
 	// Accept starts serving one client session over conn and returns at once; the
 	// session lasts until conn's Read returns an error (io.EOF when it ends
@@ -81,7 +91,7 @@ type EndpointConn interface {
 	Endpoint() string
 }
 
-// Receiver takes the messages of a PushConn. mcp.Server's sessions implement it
+// Receiver takes the messages of a [PushConn]. mcp.Server's sessions implement it
 // (the connection engine, once started in push mode).
 type Receiver interface {
 	// Receive handles one incoming message on the caller's goroutine and returns
@@ -99,8 +109,8 @@ type Receiver interface {
 	End(err error)
 }
 
-// PushConn is implemented by a Conn whose transport delivers incoming messages
-// by calling a Receiver on the goroutine each message arrived on (an HTTP POST's),
+// PushConn is implemented by a [Conn] whose transport delivers incoming messages
+// by calling a [Receiver] on the goroutine each message arrived on (an HTTP POST's),
 // instead of being Read: the server then keeps no goroutine waiting on the
 // connection, and a request is handled where it arrived, with no hand-off
 // between goroutines. A server calls Bind once, before the connection carries

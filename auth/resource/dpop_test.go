@@ -180,7 +180,7 @@ func TestDPoPEndToEnd(t *testing.T) {
 	}
 	defer cs.Close()
 	for range 2 { // the second call needs a fresh proof too (no replay)
-		res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "whoami"})
+		res, err := cs.CallTool(ctx, "whoami", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -115,7 +115,7 @@ func TestIntrospectionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "whoami"})
+	res, err := cs.CallTool(ctx, "whoami", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

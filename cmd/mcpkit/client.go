@@ -35,7 +35,7 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			return nil
 		}),
 		clientCmd(g, "read URI", "Read a resource", readExample, 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			res, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: args[0]})
+			res, err := cs.ReadResource(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -48,13 +48,13 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			return nil
 		}),
 		clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", getExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			p := &protocol.GetPromptParams{Name: args[0]}
+			var pargs map[string]string
 			if len(args) > 1 {
-				if err := json.Unmarshal([]byte(args[1]), &p.Arguments); err != nil {
+				if err := json.Unmarshal([]byte(args[1]), &pargs); err != nil {
 					return fmt.Errorf("prompt arguments must be a JSON object of strings: %w", err)
 				}
 			}
-			res, err := cs.GetPrompt(ctx, p)
+			res, err := cs.GetPrompt(ctx, args[0], pargs)
 			if err != nil {
 				return err
 			}
@@ -116,15 +116,15 @@ func clientCmd(g *globalFlags, use, short, example string, nargs int, do func(co
 }
 
 func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {
-	p := &protocol.CallToolParams{Name: args[0]}
+	var targs json.RawMessage // sent as it is; CallTool checks it is an object
 	if len(args) > 1 {
 		if !json.Valid([]byte(args[1])) {
 			return fmt.Errorf("tool arguments are not valid JSON: %s", args[1])
 		}
-		p.Arguments = json.RawMessage(args[1])
+		targs = json.RawMessage(args[1])
 	}
 	bar := newProgressBar(os.Stderr, isTerminal(os.Stderr))
-	res, err := cs.CallTool(ctx, p, mcp.WithProgress(bar.update))
+	res, err := cs.CallTool(ctx, args[0], targs, mcp.WithProgress(bar.update))
 	bar.finish()
 	if err != nil {
 		return err

@@ -91,6 +91,7 @@ func TestCallFailures(t *testing.T) {
 		{[]string{"call", "test_throw"}, "test_throw always fails"},
 		{[]string{"call", "nope"}, "-32602"},
 		{[]string{"call", "echo", `{"message":`}, "not valid JSON"},
+		{[]string{"call", "echo", `["hi"]`}, "the arguments must be a JSON object, not an array"},
 		// The stateless era reports an unknown resource as invalid params; a legacy
 		// session as -32002.
 		{[]string{"read", "demo://items/7"}, "-32602: Resource not found"},

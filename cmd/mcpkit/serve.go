@@ -5,31 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/legacysse"
-	"github.com/mcpkit/mcpkit/transport/stdio"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // serveFlags are the flags of `mcpkit serve`.
 type serveFlags struct {
-	http        string
-	sessionless bool
-	origins     []string
-	auth        serveAuthFlags
+	http string
+	opts mcpkit.HTTPOptions // the HTTP settings and limits the flags set
+	auth serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
+	cmd, _ := newServeCmdFlags(g)
+	return cmd
+}
+
+// newServeCmdFlags returns the serve command and the flags it fills.
+func newServeCmdFlags(g *globalFlags) (*cobra.Command, *serveFlags) {
 	f := &serveFlags{}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -37,6 +39,11 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 		Long: `Serve mcpkit's demo server: on standard input and output by default, or over HTTP with
 --http ADDR: Streamable HTTP at /mcp, and the old HTTP+SSE transport at /sse (stream)
 and /messages (posts). An address without a host binds to 127.0.0.1.
+
+Over HTTP the server bounds what clients can hold (the --max-* and *-timeout flags):
+connections beyond the cap wait to be accepted; sessions and streams beyond theirs
+are refused with 503 (server full) or 429 (this client address's share used) and a
+Retry-After header; slow and idle connections are closed.
 
 It offers the tools echo, count (progress), test_throw (a failing tool), echo_ip,
 add (structured output), log, sample (sampling), ask_name (elicitation),
@@ -66,25 +73,31 @@ seals, every key opens).`,
 				return err
 			}
 			if f.http == "" {
-				err = srv.Run(cmd.Context(), stdio.NewProcessServerConn(nil))
-			} else {
-				err = serveHTTP(cmd.Context(), f, srv, logger)
+				return mcpkit.ServeStdio(cmd.Context(), srv)
 			}
-			if errors.Is(err, context.Canceled) {
-				return nil // interrupted: a normal way to stop a server
-			}
-			return err
+			return serveHTTP(cmd.Context(), f, srv, logger)
 		},
 	}
-	cmd.Flags().StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
-	cmd.Flags().BoolVar(&f.sessionless, "sessionless", false, "Streamable HTTP without sessions: every POST stands alone")
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
+	fl.BoolVar(&f.opts.Sessionless, "sessionless", false, "Streamable HTTP without sessions: every POST stands alone")
 	// --stateless was the name of --sessionless before "stateless" came to mean
 	// the 2026-07-28 protocol; it still works, hidden, for existing scripts.
-	cmd.Flags().BoolVar(&f.sessionless, "stateless", false, "Streamable HTTP without sessions (deprecated: --sessionless)")
-	_ = cmd.Flags().MarkDeprecated("stateless", "use --sessionless")
-	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
+	fl.BoolVar(&f.opts.Sessionless, "stateless", false, "Streamable HTTP without sessions (deprecated: --sessionless)")
+	_ = fl.MarkDeprecated("stateless", "use --sessionless")
+	fl.StringSliceVar(&f.opts.AllowedOrigins, "allow-origin", nil, "also accept requests from this Origin (repeatable; \"*\" for any)")
+	fl.StringSliceVar(&f.opts.AllowedHosts, "allow-host", nil, "accept only these Host headers (repeatable; \"*\" for any; default: loopback names on a loopback address)")
+	fl.IntVar(&f.opts.MaxSessions, "max-sessions", transport.DefaultMaxSessions, "most sessions open at once (HTTP; both transports; -1 for no cap)")
+	fl.IntVar(&f.opts.MaxSessionsPerClient, "max-sessions-per-client", 0, "most sessions of one client address (0: a tenth of --max-sessions; -1 for no cap, e.g. behind a proxy)")
+	fl.IntVar(&f.opts.MaxStreams, "max-streams", transport.DefaultMaxStreams, "most SSE streams open at once that wait for messages (GET streams, listen requests, HTTP+SSE sessions; -1 for no cap)")
+	fl.IntVar(&f.opts.MaxConnections, "max-connections", mcpkit.DefaultMaxConnections, "most HTTP connections open at once; more wait to be accepted (-1 for no cap)")
+	fl.Int64Var(&f.opts.MaxBodyBytes, "max-body-bytes", streamable.DefaultMaxBodyBytes, "largest POST body accepted (413 beyond)")
+	fl.DurationVar(&f.opts.SessionIdleTimeout, "idle-timeout", streamable.DefaultSessionIdleTimeout, "end a Streamable HTTP session idle this long (0: never)")
+	fl.DurationVar(&f.opts.BodyReadTimeout, "body-timeout", streamable.DefaultBodyReadTimeout, "time allowed to read a POST body (408 beyond; 0: no bound)")
+	fl.DurationVar(&f.opts.ReadHeaderTimeout, "header-timeout", mcpkit.DefaultReadHeaderTimeout, "time allowed to read a request's header (0: no bound)")
+	fl.DurationVar(&f.opts.ConnIdleTimeout, "conn-idle-timeout", mcpkit.DefaultConnIdleTimeout, "close a kept-alive connection idle this long (0: never)")
 	f.auth.register(cmd)
-	return cmd
+	return cmd, f
 }
 
 // stateKeysEnv names the environment variable holding the requestState keys
@@ -108,48 +121,30 @@ func keyringFromEnv() (*requeststate.Keyring, error) {
 
 // serveHTTP serves srv over both HTTP transports until ctx ends, then shuts down
 // gracefully: open streams end cleanly and requests in flight may finish.
-func serveHTTP(ctx context.Context, f *serveFlags, srv transport.Server, logger *slog.Logger) error {
-	host, port, err := net.SplitHostPort(f.http)
+func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog.Logger) error {
+	ln, err := mcpkit.Listen(f.http)
 	if err != nil {
-		return fmt.Errorf("--http %q: %w", f.http, err)
+		return fmt.Errorf("--http: %w", err)
 	}
-	if host == "" {
-		host = "127.0.0.1" // secure default: loopback only unless a host is named
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return err
-	}
-	streamableHandler := streamable.NewHandler(srv, &streamable.HandlerOptions{Sessionless: f.sessionless, AllowedOrigins: f.origins, Logger: logger})
-	sseHandler := legacysse.NewHandler(srv, &legacysse.HandlerOptions{AllowedOrigins: f.origins, Logger: logger})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamableHandler)
-	mux.Handle("/sse", sseHandler)
-	mux.Handle("/messages", sseHandler)
 	protect, err := f.auth.middleware(ctx, "http://"+ln.Addr().String())
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
-	hs := &http.Server{Handler: protect(mux), ReadHeaderTimeout: 10 * time.Second}
+	opts := f.httpOptions(logger)
+	opts.Middleware = protect
 	fmt.Fprintf(os.Stderr, "mcpkit: serving the demo server at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", ln.Addr(), ln.Addr())
+	return mcpkit.Serve(ctx, ln, srv, opts)
+}
 
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+// httpOptions returns the HTTP options the flags set.
+func (f *serveFlags) httpOptions(logger *slog.Logger) *mcpkit.HTTPOptions {
+	opts := f.opts
+	opts.Logger = logger
+	// On the command line 0 turns a timeout off; in HTTPOptions 0 is the default.
+	for _, d := range []*time.Duration{&opts.SessionIdleTimeout, &opts.BodyReadTimeout, &opts.ReadHeaderTimeout, &opts.ConnIdleTimeout} {
+		if *d == 0 {
+			*d = -1
+		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if ms, ok := srv.(*mcp.Server); ok {
-		ms.EndSubscriptions() // subscriptions/listen streams get their final result
-		_ = ms.ShutdownTasks(shutdownCtx)
-	}
-	_ = streamableHandler.Shutdown(shutdownCtx)
-	_ = sseHandler.Close()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	return ctx.Err()
+	return &opts
 }

@@ -73,3 +73,32 @@ func TestServeSessionlessFlagAndDeprecatedAlias(t *testing.T) {
 		t.Errorf("the help should show --sessionless and hide --stateless:\n%s", out.String())
 	}
 }
+
+// TestServeLimitFlags: serve's flags set the HTTP limits, timeouts and allowed
+// hosts, with the library's defaults when absent and 0 turning a timeout off.
+func TestServeLimitFlags(t *testing.T) {
+	cmd, f := newServeCmdFlags(&globalFlags{})
+	if err := cmd.ParseFlags(nil); err != nil {
+		t.Fatal(err)
+	}
+	def := f.httpOptions(nil)
+	if def.MaxSessions != 10_000 || def.MaxSessionsPerClient != 0 || def.MaxStreams != 1_000 || def.MaxConnections != 4096 ||
+		def.SessionIdleTimeout != 30*time.Minute || def.BodyReadTimeout != 30*time.Second || def.ReadHeaderTimeout != 10*time.Second ||
+		def.ConnIdleTimeout != time.Minute || def.MaxBodyBytes != 4<<20 {
+		t.Errorf("defaults: %+v", def)
+	}
+	cmd, f = newServeCmdFlags(&globalFlags{})
+	err := cmd.ParseFlags([]string{"--max-sessions", "50", "--max-sessions-per-client", "-1", "--max-streams", "8",
+		"--max-connections", "64", "--max-body-bytes", "1024", "--idle-timeout", "0", "--body-timeout", "2s",
+		"--header-timeout", "3s", "--conn-idle-timeout", "4s", "--allow-host", "mcp.example.com", "--allow-host", "localhost:8080",
+		"--allow-origin", "https://app.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f.httpOptions(nil)
+	if o.MaxSessions != 50 || o.MaxSessionsPerClient != -1 || o.MaxStreams != 8 || o.MaxConnections != 64 || o.MaxBodyBytes != 1024 ||
+		o.SessionIdleTimeout >= 0 || o.BodyReadTimeout != 2*time.Second || o.ReadHeaderTimeout != 3*time.Second || o.ConnIdleTimeout != 4*time.Second ||
+		strings.Join(o.AllowedHosts, ",") != "mcp.example.com,localhost:8080" || strings.Join(o.AllowedOrigins, ",") != "https://app.example.com" {
+		t.Errorf("set: %+v", o)
+	}
+}

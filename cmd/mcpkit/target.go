@@ -13,12 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/stdio"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // globalFlags hold the command line's flags: -v, which every command has, and the
@@ -84,16 +82,6 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 	if g.verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	var conn transport.Conn
-	done = func() {}
-	if g.url != "" {
-		conn, done, err = dialURL(ctx, g, clock, logger)
-	} else {
-		conn, err = startCommand(ctx, g, target, logger)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
@@ -105,10 +93,13 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 		opts.ProbeTimeout = stdioProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
-	cs, err = client.Connect(ctx, conn)
+	done = func() {}
+	if g.url != "" {
+		cs, done, err = connectURL(ctx, g, clock, client, logger)
+	} else {
+		cs, err = connectCommand(ctx, g, client, target, logger)
+	}
 	if err != nil {
-		_ = conn.Close()
-		done()
 		return nil, nil, err
 	}
 	if g.verbose {
@@ -142,7 +133,7 @@ func validProtocol(v string) error {
 	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", "))
 }
 
-func startCommand(ctx context.Context, g *globalFlags, target []string, logger *slog.Logger) (transport.Conn, error) {
+func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, target []string, logger *slog.Logger) (*mcp.ClientSession, error) {
 	copts := &stdio.CommandOptions{Logger: logger}
 	if g.verbose {
 		copts.Stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
@@ -153,15 +144,21 @@ func startCommand(ctx context.Context, g *globalFlags, target []string, logger *
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", target[0], err)
 	}
-	return conn, nil
+	cs, err := client.Connect(ctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return cs, nil
 }
 
-// dialURL connects to the server at --url. Unless --header sets Authorization
-// (the user's own credentials), requests go through the CLI's OAuth layer
-// (authTransport), and a first ping lets a server that wants authorization say
-// so before the session starts (authorizeFirst). done stops the OAuth redirect
-// listener.
-func dialURL(ctx context.Context, g *globalFlags, clock *requestClock, logger *slog.Logger) (conn transport.Conn, done func(), err error) {
+// connectURL connects to --url: Streamable HTTP, falling back to the old HTTP+SSE
+// transport for a server that only speaks that. Unless --header sets
+// Authorization (the user's own credentials), requests go through the CLI's
+// OAuth layer (authTransport), and a first ping lets a server that wants
+// authorization say so before the session starts (authorizeFirst). done stops
+// the OAuth redirect listener; call it after closing the session.
+func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client *mcp.Client, logger *slog.Logger) (cs *mcp.ClientSession, done func(), err error) {
 	header := http.Header{}
 	for _, h := range g.headers {
 		k, v, ok := strings.Cut(h, ":")
@@ -185,7 +182,7 @@ func dialURL(ctx context.Context, g *globalFlags, clock *requestClock, logger *s
 		}
 		done = cleanup
 	}
-	conn, err = streamable.NewClientConn(ctx, g.url, &streamable.ClientOptions{
+	cs, err = mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
 		HTTPClient: hc,
 		Header:     header,
 		Logger:     logger,
@@ -194,17 +191,12 @@ func dialURL(ctx context.Context, g *globalFlags, clock *requestClock, logger *s
 				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)
 			}
 		},
-		// An old server (2024-11-05) answers the initialize POST with 400/404/405:
-		// then speak HTTP+SSE to the same URL.
-		Fallback: func(ctx context.Context) (transport.Conn, error) {
-			return legacysse.Dial(ctx, g.url, &legacysse.ClientOptions{HTTPClient: hc, Header: header, Logger: logger})
-		},
 	})
 	if err != nil {
 		done()
-		return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
+		return nil, nil, err
 	}
-	return conn, done, nil
+	return cs, done, nil
 }
 
 // stdioProbeTimeout bounds the era probe of a server the CLI starts: time for a

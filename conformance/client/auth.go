@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/mcp"
-	"github.com/mcpkit/mcpkit/protocol"
 )
 
 // The client identity the auth scenarios expect: the redirect URI (nothing listens
@@ -99,7 +98,7 @@ func playAuth(ctx context.Context, cs *mcp.ClientSession, _ *scenarioContext) er
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		return fmt.Errorf("listing tools: %w", err)
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "test-tool"})
+	res, err := cs.CallTool(ctx, "test-tool", nil)
 	if err != nil {
 		return fmt.Errorf("calling test-tool: %w", err)
 	}

@@ -112,7 +112,7 @@ var scenarios = map[string]scenario{
 			t.DisableStandaloneStream = true
 		},
 		play: ignoreContext(func(ctx context.Context, cs *mcp.ClientSession) error {
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "test_reconnection"})
+			res, err := cs.CallTool(ctx, "test_reconnection", nil)
 			if err != nil {
 				return fmt.Errorf("calling test_reconnection: %w", err)
 			}
@@ -184,7 +184,7 @@ func callAddNumbers(ctx context.Context, cs *mcp.ClientSession) error {
 	if err := requireTool(ctx, cs, "add_numbers"); err != nil {
 		return err
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "add_numbers", Arguments: json.RawMessage(`{"a":5,"b":3}`)})
+	res, err := cs.CallTool(ctx, "add_numbers", map[string]any{"a": 5, "b": 3})
 	if err != nil {
 		return fmt.Errorf("calling add_numbers: %w", err)
 	}
@@ -200,7 +200,7 @@ func callListedTool(ctx context.Context, cs *mcp.ClientSession, name string) err
 	if err := requireTool(ctx, cs, name); err != nil {
 		return err
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: name})
+	res, err := cs.CallTool(ctx, name, nil)
 	if err != nil {
 		return fmt.Errorf("calling %s: %w", name, err)
 	}

@@ -8,13 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -78,8 +78,8 @@ func (s *scenarioServer) start(t *testing.T) string {
 		t.Fatal(err)
 	}
 	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)})
-	hs := httptest.NewServer(h)
-	t.Cleanup(func() { hs.Close(); _ = h.Close() })
+	hs := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return hs.URL
 }
 
@@ -124,8 +124,8 @@ func TestRunRejectsUnknownScenario(t *testing.T) {
 func TestRunFailsWhenTheToolIsMissing(t *testing.T) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "empty", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)})
-	hs := httptest.NewServer(h)
-	t.Cleanup(func() { hs.Close(); _ = h.Close() })
+	hs := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	err := runScenario(t, "tools_call", hs.URL)
 	if err == nil || !strings.Contains(err.Error(), "does not list the tool add_numbers") {
 		t.Errorf("run = %v, want a missing tool error", err)
@@ -175,7 +175,7 @@ func TestScenarios2026AgainstMcpkitServer(t *testing.T) {
 	must(err)
 	var headerErrs []error
 	checked := 0
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs := testkit.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var m struct {
@@ -195,7 +195,7 @@ func TestScenarios2026AgainstMcpkitServer(t *testing.T) {
 		}
 		h.ServeHTTP(w, r)
 	}))
-	t.Cleanup(func() { hs.Close(); _ = h.Close() })
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 
 	t.Setenv("MCP_CONFORMANCE_CONTEXT", `{"name":"http-custom-headers","toolCalls":[`+
 		`{"name":"regional","arguments":{"region":"Zürich","n":7}},{"name":"regional","arguments":{"region":" padded "}}]}`)
@@ -223,15 +223,11 @@ func TestScenarios2026AgainstMcpkitServer(t *testing.T) {
 
 func TestSampleArgumentsFillsRequiredProperties(t *testing.T) {
 	got := sampleArguments(json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"},"n":{"type":"integer"},"b":{"type":"boolean"},"opt":{"type":"string"}},"required":["region","n","b"]}`))
-	var m map[string]any
-	if err := json.Unmarshal(got, &m); err != nil {
-		t.Fatal(err)
+	if want := map[string]any{"region": "us-west1", "n": 1, "b": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("sampleArguments = %v", got)
 	}
-	if want := map[string]any{"region": "us-west1", "n": 1.0, "b": true}; !reflect.DeepEqual(m, want) {
-		t.Errorf("sampleArguments = %s", got)
-	}
-	if string(sampleArguments(json.RawMessage(`not json`))) != "{}" {
-		t.Error("a schema that is not JSON gives no arguments")
+	if got := sampleArguments(json.RawMessage(`not json`)); got == nil || len(got) != 0 {
+		t.Errorf("a schema that is not JSON gives %v, want an empty object", got)
 	}
 }
 

@@ -95,26 +95,26 @@ func callEveryTool(ctx context.Context, cs *mcp.ClientSession) error {
 		tools = append(tools, tool)
 	}
 	for _, tool := range tools {
-		if _, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: tool.Name, Arguments: sampleArguments(tool.InputSchema)}); err != nil {
+		if _, err := cs.CallTool(ctx, tool.Name, sampleArguments(tool.InputSchema)); err != nil {
 			return fmt.Errorf("calling %s: %w", tool.Name, err)
 		}
 	}
 	return nil
 }
 
-// sampleArguments returns an arguments object with a plausible value for each
-// required property of schema.
-func sampleArguments(schema json.RawMessage) json.RawMessage {
+// sampleArguments returns arguments with a plausible value for each required
+// property of schema.
+func sampleArguments(schema json.RawMessage) map[string]any {
 	var s struct {
 		Properties map[string]struct {
 			Type any `json:"type"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
-	if json.Unmarshal(schema, &s) != nil {
-		return json.RawMessage(`{}`)
-	}
 	args := map[string]any{}
+	if json.Unmarshal(schema, &s) != nil {
+		return args
+	}
 	for _, name := range s.Required {
 		switch s.Properties[name].Type {
 		case "integer", "number":
@@ -129,8 +129,7 @@ func sampleArguments(schema json.RawMessage) json.RawMessage {
 			args[name] = "us-west1"
 		}
 	}
-	data, _ := json.Marshal(args)
-	return data
+	return args
 }
 
 // useEverything makes one request of each kind a server offers: it lists and calls
@@ -143,7 +142,7 @@ func useEverything(ctx context.Context, cs *mcp.ClientSession) error {
 		if err != nil {
 			return fmt.Errorf("listing resources: %w", err)
 		}
-		if _, err := cs.ReadResource(ctx, &protocol.ReadResourceParams{URI: res.URI}); err != nil {
+		if _, err := cs.ReadResource(ctx, res.URI); err != nil {
 			return fmt.Errorf("reading %s: %w", res.URI, err)
 		}
 	}
@@ -151,7 +150,7 @@ func useEverything(ctx context.Context, cs *mcp.ClientSession) error {
 		if err != nil {
 			return fmt.Errorf("listing prompts: %w", err)
 		}
-		if _, err := cs.GetPrompt(ctx, &protocol.GetPromptParams{Name: p.Name}); err != nil {
+		if _, err := cs.GetPrompt(ctx, p.Name, nil); err != nil {
 			return fmt.Errorf("getting %s: %w", p.Name, err)
 		}
 	}
@@ -168,7 +167,7 @@ func callListedCalls(ctx context.Context, cs *mcp.ClientSession, sc *scenarioCon
 		return err
 	}
 	for _, call := range sc.ToolCalls {
-		if _, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: call.Name, Arguments: call.Arguments}); err != nil {
+		if _, err := cs.CallTool(ctx, call.Name, call.Arguments); err != nil {
 			return fmt.Errorf("calling %s: %w", call.Name, err)
 		}
 	}
@@ -195,11 +194,7 @@ func echoSchema(ctx context.Context, cs *mcp.ClientSession) error {
 	if schema == nil {
 		return fmt.Errorf("the server does not list %s", schemaFocalTool)
 	}
-	args, err := json.Marshal(map[string]json.RawMessage{"schema": schema})
-	if err != nil {
-		return err
-	}
-	if _, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: schemaEchoTool, Arguments: args}); err != nil {
+	if _, err := cs.CallTool(ctx, schemaEchoTool, map[string]json.RawMessage{"schema": schema}); err != nil {
 		return fmt.Errorf("calling %s: %w", schemaEchoTool, err)
 	}
 	return nil

@@ -6,6 +6,12 @@
 // Every fixture is named in a go:embed line: a missing file is a compile error in
 // every package whose tests use it, not a skipped or failing test.
 //
+// It also holds the helpers tests would otherwise copy: a bounded test context
+// (Context), waiting for a value (Receive) or for an HTTP handler's requests to
+// finish (Requests) without polling, and test HTTP servers that stop even when a
+// client left a stream open (NewServer). Helpers that need package mcp live in
+// internal/testkit/mcptest.
+//
 // The in-package tests of protocol, transport/streamable and internal/wirecheck import
 // testkit, so testkit must import none of those packages (nor anything that imports
 // them) or those tests stop compiling with an import cycle.

@@ -21,7 +21,7 @@ func BenchmarkToolCall(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := cs.CallTool(ctx, p)
+		res, err := cs.CallToolParams(ctx, p)
 		if err != nil || res.Content[0].Text != "hello hi" {
 			b.Fatalf("%+v %v", res, err)
 		}

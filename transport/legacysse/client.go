@@ -26,7 +26,7 @@ const DefaultEndpointTimeout = 10 * time.Second
 // stream's request has been cancelled (it normally stops at once).
 const closeTimeout = 5 * time.Second
 
-// ClientOptions configures Dial. The zero value (and nil) gives the defaults.
+// ClientOptions configures [Dial]. The zero value (and nil) gives the defaults.
 type ClientOptions struct {
 	// HTTPClient sends the stream's GET and the message POSTs. Nil means
 	// http.DefaultClient. Its Timeout, if any, must not be shorter than the session:

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 )
@@ -47,7 +46,7 @@ func dial(t *testing.T, url string, opts *legacysse.ClientOptions) transport.Con
 		opts = &legacysse.ClientOptions{}
 	}
 	opts.Logger = quiet
-	conn, err := legacysse.Dial(testContext(t), url, opts)
+	conn, err := legacysse.Dial(testkit.Context(t), url, opts)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
@@ -100,7 +99,7 @@ func TestRefusedPostFailsOneRequest(t *testing.T) {
 	proxy := relay(t, strings.TrimSuffix(url, "/sse"), func(body []byte) bool { return bytes.Contains(body, []byte("refuse-me")) })
 
 	cs, _ := connectClient(t, proxy.URL+"/sse")
-	_, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"refuse-me"}`)})
+	_, err := cs.CallTool(testkit.Context(t), "echo", map[string]any{"message": "refuse-me"})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "502") {
 		t.Fatalf("refused call: %v, want a -32603 error naming HTTP 502", err)
@@ -113,7 +112,7 @@ func TestRefusedPostFailsOneRequest(t *testing.T) {
 		t.Errorf("error data %s", rpcErr.Data)
 	}
 	// The connection goes on.
-	if res := callTool(t, cs, "echo", `{"message":"again"}`); res.Content[0].Text != "hello again" {
+	if res := callTool(t, cs, "echo", map[string]any{"message": "again"}); res.Content[0].Text != "hello again" {
 		t.Errorf("echo after a refusal = %+v", res)
 	}
 }
@@ -126,7 +125,7 @@ func TestRefusalRepliesKeepIDs(t *testing.T) {
 		http.Error(w, "gone", http.StatusNotFound)
 	})
 	conn := dial(t, ts.URL+"/sse", nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	for _, id := range []string{`0`, `"0"`, `"abc"`} {
 		if err := conn.Write(ctx, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list"}`)); err != nil {
 			t.Fatalf("Write of a refused request = %v, want nil", err)
@@ -166,7 +165,7 @@ func TestDialFailures(t *testing.T) {
 		<-r.Context().Done()
 	}, nil)
 	start := time.Now()
-	_, err := legacysse.Dial(testContext(t), silent.URL+"/sse", &legacysse.ClientOptions{EndpointTimeout: 50 * time.Millisecond, Logger: quiet})
+	_, err := legacysse.Dial(testkit.Context(t), silent.URL+"/sse", &legacysse.ClientOptions{EndpointTimeout: 50 * time.Millisecond, Logger: quiet})
 	if !errors.Is(err, legacysse.ErrEndpointTimeout) {
 		t.Errorf("no endpoint: %v, want ErrEndpointTimeout", err)
 	}
@@ -174,7 +173,7 @@ func TestDialFailures(t *testing.T) {
 		t.Errorf("Dial took %v despite a 50ms endpoint timeout", d)
 	}
 
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	cancel()
 	if _, err := legacysse.Dial(ctx, silent.URL+"/sse", nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Dial: %v, want context.Canceled", err)
@@ -182,7 +181,7 @@ func TestDialFailures(t *testing.T) {
 
 	notFound := testkit.NewServer(t, http.NotFoundHandler())
 	var serr *legacysse.StatusError
-	if _, err := legacysse.Dial(testContext(t), notFound.URL+"/sse", nil); !errors.As(err, &serr) || serr.StatusCode != 404 || serr.Method != "GET" {
+	if _, err := legacysse.Dial(testkit.Context(t), notFound.URL+"/sse", nil); !errors.As(err, &serr) || serr.StatusCode != 404 || serr.Method != "GET" {
 		t.Errorf("404 stream: %v, want a GET 404 StatusError", err)
 	}
 
@@ -190,7 +189,7 @@ func TestDialFailures(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{}`)
 	}, nil)
-	if _, err := legacysse.Dial(testContext(t), jsonServer.URL+"/sse", nil); err == nil || !strings.Contains(err.Error(), "content type") {
+	if _, err := legacysse.Dial(testkit.Context(t), jsonServer.URL+"/sse", nil); err == nil || !strings.Contains(err.Error(), "content type") {
 		t.Errorf("JSON answer: %v, want a content type error", err)
 	}
 
@@ -198,17 +197,17 @@ func TestDialFailures(t *testing.T) {
 		sendEvents(w, "event: endpoint\ndata: http://attacker.example/collect\n\n")
 		<-r.Context().Done()
 	}, nil)
-	if _, err := legacysse.Dial(testContext(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil || !strings.Contains(err.Error(), "origin") {
+	if _, err := legacysse.Dial(testkit.Context(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil || !strings.Contains(err.Error(), "origin") {
 		t.Errorf("cross-origin endpoint: %v, want it refused", err)
 	}
-	conn, err := legacysse.Dial(testContext(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{AllowCrossOriginEndpoint: true, Logger: quiet})
+	conn, err := legacysse.Dial(testkit.Context(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{AllowCrossOriginEndpoint: true, Logger: quiet})
 	if err != nil {
 		t.Errorf("cross-origin endpoint allowed by option: %v", err)
 	} else {
 		_ = conn.Close()
 	}
 
-	if _, err := legacysse.Dial(testContext(t), "http://127.0.0.1:1/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil {
+	if _, err := legacysse.Dial(testkit.Context(t), "http://127.0.0.1:1/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil {
 		t.Error("Dial to a closed port succeeded")
 	}
 }
@@ -224,7 +223,7 @@ func TestHeadersOnEveryRequest(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	})
 	conn := dial(t, ts.URL+"/sse", &legacysse.ClientOptions{Header: http.Header{"Authorization": {"Bearer t0k"}}})
-	if err := conn.Write(testContext(t), []byte(`{"jsonrpc":"2.0","method":"x"}`)); err != nil {
+	if err := conn.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","method":"x"}`)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"GET Bearer t0k text/event-stream", "POST Bearer t0k application/json"} {
@@ -239,7 +238,7 @@ func TestReadAfterServerEndsStream(t *testing.T) {
 		sendEvents(w, "event: endpoint\ndata: /messages\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"last\"}\n\n")
 	}, nil)
 	conn := dial(t, ts.URL+"/sse", nil)
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	if msg, err := conn.Read(ctx); err != nil || !strings.Contains(string(msg), "last") {
 		t.Fatalf("Read = %q %v", msg, err)
 	}
@@ -264,7 +263,7 @@ func TestReadAfterStreamIsCut(t *testing.T) {
 		_ = b.Flush()
 	}, nil)
 	conn := dial(t, ts.URL+"/sse", nil)
-	_, err := conn.Read(testContext(t))
+	_, err := conn.Read(testkit.Context(t))
 	if err == nil || err == io.EOF {
 		t.Errorf("Read after a cut stream = %v, want an error other than io.EOF", err)
 	}
@@ -277,7 +276,7 @@ func TestOversizedMessageIsSkipped(t *testing.T) {
 		<-r.Context().Done()
 	}, nil)
 	conn := dial(t, ts.URL+"/sse", &legacysse.ClientOptions{MaxMessageSize: 100})
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	if _, err := conn.Read(ctx); !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
 		t.Errorf("Read of an oversized message = %v, want ErrMessageTooLarge", err)
 	}
@@ -316,10 +315,10 @@ func TestCloseUnblocksReadAndWrite(t *testing.T) {
 			t.Fatalf("pending %s not unblocked by Close", name)
 		}
 	}
-	if _, err := conn.Read(testContext(t)); err != io.EOF {
+	if _, err := conn.Read(testkit.Context(t)); err != io.EOF {
 		t.Errorf("Read after Close = %v, want io.EOF", err)
 	}
-	if err := conn.Write(testContext(t), []byte(`{}`)); !errors.Is(err, io.ErrClosedPipe) {
+	if err := conn.Write(testkit.Context(t), []byte(`{}`)); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("Write after Close = %v, want io.ErrClosedPipe", err)
 	}
 	if err := conn.Close(); err != nil {
@@ -333,7 +332,7 @@ func TestReadHonoursContext(t *testing.T) {
 		<-r.Context().Done()
 	}, nil)
 	conn := dial(t, ts.URL+"/sse", nil)
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	cancel()
 	if _, err := conn.Read(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Read with a cancelled context = %v", err)
@@ -349,8 +348,8 @@ func TestClientClosesSession(t *testing.T) {
 		t.Fatalf("SessionCount = %d", h.SessionCount())
 	}
 	_ = cs.Close()
-	waitFor(t, "the session to be freed", func() bool { return h.SessionCount() == 0 })
-	if _, err := cs.ListTools(testContext(t), nil); err == nil {
+	h.waitFreed(t)
+	if _, err := cs.ListTools(testkit.Context(t), nil); err == nil {
 		t.Error("a call on a closed session succeeded")
 	}
 }

@@ -10,9 +10,11 @@
 // message from the client is the body of its own POST, which the server accepts with
 // 202 and answers, if at all, on the stream. The session lasts as long as the stream.
 //
-// NewHandler serves a transport.Server (such as *mcp.Server) over this transport, one
-// session per stream. Dial connects to such a server and returns a transport.Conn for
-// an MCP client. Both follow the WHATWG event-stream rules through package sse, so they
-// interoperate with servers that frame events with CRLF, omit the space after the
-// colon, send comment keep-alives or number their events.
+// [NewHandler] serves a [transport.Server] (such as *mcp.Server) over this
+// transport, one session per stream: the returned [Handler] is an [net/http.Handler]
+// to mount at both paths (see [HandlerOptions]). [Dial] connects to such a server and
+// returns a [transport.Conn] for an MCP client (see [ClientOptions]). Both follow the
+// WHATWG event-stream rules through package [sse], so they interoperate with servers
+// that frame events with CRLF, omit the space after the colon, send comment
+// keep-alives or number their events.
 package legacysse

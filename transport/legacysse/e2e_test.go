@@ -2,7 +2,6 @@ package legacysse_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -22,17 +21,9 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// testContext is a context that ends with the test, bounded in time.
-func testContext(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // serveDemo serves the demo server through NewHandler on 127.0.0.1 and returns the
 // URL of its event stream.
-func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse.Handler) {
+func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, served) {
 	t.Helper()
 	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond, Logger: quiet})
 	if err != nil {
@@ -42,10 +33,27 @@ func serveDemo(t testing.TB, opts *legacysse.HandlerOptions) (string, *legacysse
 		opts = &legacysse.HandlerOptions{}
 	}
 	opts.Logger = quiet
-	h := legacysse.NewHandler(srv, opts)
-	ts := testkit.NewServer(t, h)
+	h := served{Handler: legacysse.NewHandler(srv, opts), reqs: new(testkit.Requests)}
+	ts := testkit.NewServer(t, h.reqs.Handler(h))
 	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts.URL + "/sse", h
+}
+
+// served is a Handler under test, with the requests it is serving counted.
+type served struct {
+	*legacysse.Handler
+	reqs *testkit.Requests
+}
+
+// waitFreed waits until every stream's GET has been served to its end — the
+// handler frees a session as its stream's GET returns — and fails the test if a
+// session is left.
+func (s served) waitFreed(t testing.TB) {
+	t.Helper()
+	s.reqs.WaitIdle(t, http.MethodGet)
+	if n := s.SessionCount(); n != 0 {
+		t.Errorf("%d sessions left once every stream was served to its end, want 0", n)
+	}
 }
 
 // recordingConn remembers what the client read, in order.
@@ -82,7 +90,7 @@ func (r *recordingConn) kinds() []string {
 
 func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := testkit.Context(t)
 	conn, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
@@ -104,13 +112,9 @@ func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn
 	return cs, rec
 }
 
-func callTool(t *testing.T, cs *mcp.ClientSession, name, args string, opts ...mcp.RequestOption) *protocol.CallToolResult {
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) *protocol.CallToolResult {
 	t.Helper()
-	p := &protocol.CallToolParams{Name: name}
-	if args != "" {
-		p.Arguments = json.RawMessage(args)
-	}
-	res, err := cs.CallTool(testContext(t), p, opts...)
+	res, err := cs.CallTool(testkit.Context(t), name, args, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -130,7 +134,7 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		t.Errorf("SessionCount = %d, want 1", n)
 	}
 
-	tools, err := cs.ListTools(testContext(t), nil)
+	tools, err := cs.ListTools(testkit.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +148,13 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		}
 	}
 
-	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.IsError || res.Content[0].Text != "hello hi" {
+	if res := callTool(t, cs, "echo", map[string]any{"message": "hi"}); res.IsError || res.Content[0].Text != "hello hi" {
 		t.Errorf("echo = %+v", res)
 	}
 
 	var mu sync.Mutex
 	var progress []float64
-	res := callTool(t, cs, "count", `{"n":3}`, mcp.WithProgress(func(p *protocol.ProgressParams) {
+	res := callTool(t, cs, "count", map[string]any{"n": 3}, mcp.WithProgress(func(p *protocol.ProgressParams) {
 		mu.Lock()
 		progress = append(progress, p.Progress)
 		mu.Unlock()
@@ -175,11 +179,11 @@ func TestMCPClientAgainstDemoServer(t *testing.T) {
 		}
 	}
 
-	if res := callTool(t, cs, "test_throw", ""); !res.IsError || !strings.Contains(res.Content[0].Text, "test_throw always fails") {
+	if res := callTool(t, cs, "test_throw", nil); !res.IsError || !strings.Contains(res.Content[0].Text, "test_throw always fails") {
 		t.Errorf("test_throw = %+v, want isError", res)
 	}
 	// The session's Conn is a PeerConn: the tool sees the client's address.
-	if res := callTool(t, cs, "echo_ip", ""); !strings.HasPrefix(res.Content[0].Text, "127.0.0.1:") {
+	if res := callTool(t, cs, "echo_ip", nil); !strings.HasPrefix(res.Content[0].Text, "127.0.0.1:") {
 		t.Errorf("echo_ip = %q, want the client's 127.0.0.1 address", res.Content[0].Text)
 	}
 }
@@ -194,7 +198,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			cs, _ := connectClient(t, url)
 			sessions[i] = cs
 			for range 5 {
-				res, err := cs.CallTool(testContext(t), &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"x"}`)})
+				res, err := cs.CallTool(testkit.Context(t), "echo", map[string]any{"message": "x"})
 				if err != nil || res.Content[0].Text != "hello x" {
 					t.Errorf("client %d: %+v %v", i, res, err)
 				}
@@ -210,7 +214,7 @@ func TestManyClientsAtOnce(t *testing.T) {
 			_ = cs.Close()
 		}
 	}
-	waitFor(t, "all sessions freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 }
 
 func TestMountedUnderSubPath(t *testing.T) {
@@ -229,19 +233,7 @@ func TestMountedUnderSubPath(t *testing.T) {
 		t.Errorf("endpoint %q, want /api/mcp/messages?sessionId=...", ev.Data)
 	}
 	cs, _ := connectClient(t, ts.URL+"/api/mcp/sse")
-	if res := callTool(t, cs, "echo", `{"message":"hi"}`); res.Content[0].Text != "hello hi" {
+	if res := callTool(t, cs, "echo", map[string]any{"message": "hi"}); res.Content[0].Text != "hello hi" {
 		t.Errorf("echo = %+v", res)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a bounded time.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

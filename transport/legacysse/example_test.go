@@ -2,7 +2,6 @@ package legacysse_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
 	"net/http"
@@ -60,7 +59,7 @@ func ExampleDial() {
 		log.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
+	res, err := cs.CallTool(ctx, "echo", map[string]any{"message": "hi"})
 	if err != nil {
 		log.Fatal(err)
 	}

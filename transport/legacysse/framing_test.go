@@ -157,7 +157,7 @@ func TestDialFramingVariants(t *testing.T) {
 	for _, f := range cases {
 		t.Run(f.name, func(t *testing.T) {
 			ts := testkit.NewServer(t, oldServer(t, f))
-			ctx := testContext(t)
+			ctx := testkit.Context(t)
 			conn, err := legacysse.Dial(ctx, ts.URL+f.streamPath, &legacysse.ClientOptions{Logger: quiet})
 			if err != nil {
 				t.Fatalf("Dial: %v", err)
@@ -175,7 +175,7 @@ func TestDialFramingVariants(t *testing.T) {
 			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "greet" {
 				t.Fatalf("tools/list = %+v %v", tools, err)
 			}
-			res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "greet"})
+			res, err := cs.CallTool(ctx, "greet", nil)
 			if err != nil || res.Content[0].Text != "old server says hi" {
 				t.Fatalf("tools/call = %+v %v", res, err)
 			}

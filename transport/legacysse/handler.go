@@ -30,6 +30,8 @@ const (
 	DefaultWriteTimeout = 30 * time.Second
 	// DefaultMaxBodySize bounds the body of one POSTed message.
 	DefaultMaxBodySize = 4 << 20
+	// DefaultBodyReadTimeout bounds the reading of one POSTed message.
+	DefaultBodyReadTimeout = 30 * time.Second
 )
 
 // SessionParam is the query parameter of the message URL that names the session.
@@ -68,6 +70,21 @@ type HandlerOptions struct {
 	// refused with 413. Zero or less means DefaultMaxBodySize.
 	MaxBodySize int64
 
+	// BodyReadTimeout bounds the reading of a POSTed message's body, from when the
+	// handler starts reading it: a client that sends it slower is answered with
+	// 408 and its connection closed. The bound is a read deadline on the
+	// connection, lifted once the body is read. Zero means DefaultBodyReadTimeout;
+	// a negative value sets none.
+	BodyReadTimeout time.Duration
+
+	// Limits caps the sessions (in total and per client address; each session
+	// is also one open stream, counted against MaxStreams): a GET beyond them is
+	// answered with 503 or 429, a Retry-After header and a JSON-RPC error. Share
+	// one *Limits with a Streamable HTTP handler to give both one budget. Nil
+	// means a budget of this handler's own with the defaults of
+	// transport.Limits.
+	Limits *transport.Limits
+
 	// AllowedOrigins lists the browser origins ("https://app.example.com") allowed to
 	// use the handler besides the default: requests carrying an Origin header are
 	// refused with 403 unless the origin is listed here, or the request arrived on a
@@ -99,6 +116,7 @@ type Handler struct {
 	log          *slog.Logger
 	endpointBase string // PathPrefix + MessagePath + "?sessionId="
 	guard        httpguard.Policy
+	refusals     httpguard.Throttle // of the warning that limits refuse clients
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -126,6 +144,12 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	if o.MaxBodySize <= 0 {
 		o.MaxBodySize = DefaultMaxBodySize
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.Limits == nil {
+		o.Limits = &transport.Limits{}
 	}
 	h := &Handler{
 		srv:          srv,
@@ -237,6 +261,17 @@ func (h *Handler) lookup(id string) *session {
 // serveStream runs one session: it registers it, hands it to the server, and writes
 // its events until the client goes away or the session is closed.
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
+	limits := h.opts.Limits
+	if err := limits.OpenSession(r.RemoteAddr); err != nil {
+		h.refuse(w, err)
+		return
+	}
+	defer limits.CloseSession(r.RemoteAddr)
+	if err := limits.OpenStream(); err != nil {
+		h.refuse(w, err)
+		return
+	}
+	defer limits.CloseStream()
 	s := newSession(rand.Text(), r.RemoteAddr)
 	if !h.register(s) {
 		http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
@@ -272,8 +307,14 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not Found: no such session", http.StatusNotFound)
 		return
 	}
+	if httpguard.SetBodyDeadline(w, h.opts.BodyReadTimeout) {
+		defer httpguard.ClearBodyDeadline(w)
+	}
 	body, err := readBody(r.Body, r.ContentLength, h.opts.MaxBodySize)
 	switch {
+	case httpguard.IsTimeout(err):
+		httpguard.WriteBodyTimeout(w, h.opts.BodyReadTimeout)
+		return
 	case errors.Is(err, errBodyTooLarge):
 		http.Error(w, fmt.Sprintf("Request Entity Too Large: the limit is %d bytes", h.opts.MaxBodySize), http.StatusRequestEntityTooLarge)
 		return
@@ -292,6 +333,21 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request) {
 		return // otherwise the client gave up on the request
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// refuse answers a GET that the limits refused (err is a *transport.LimitError)
+// with its status, Retry-After and a JSON-RPC error, and warns (at most once a
+// minute) that the server is turning clients away.
+func (h *Handler) refuse(w http.ResponseWriter, err error) {
+	var le *transport.LimitError
+	if !errors.As(err, &le) {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if h.refusals.Allow() {
+		h.log.Warn("legacysse: refusing sessions beyond the limits (logged once a minute)", "status", le.Status, "reason", le.Reason)
+	}
+	httpguard.WriteRefusal(w, le, jsonrpc.NullID())
 }
 
 // writeParseError answers 400 with a JSON-RPC parse error, as a client that posted

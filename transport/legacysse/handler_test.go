@@ -29,15 +29,15 @@ func (a *acceptServer) Accept(ctx context.Context, conn transport.Conn) error {
 }
 
 // serveRaw serves a Handler for acceptServer on 127.0.0.1.
-func serveRaw(t *testing.T, opts *legacysse.HandlerOptions) (*httptest.Server, *legacysse.Handler, *acceptServer) {
+func serveRaw(t *testing.T, opts *legacysse.HandlerOptions) (*httptest.Server, served, *acceptServer) {
 	t.Helper()
 	srv := &acceptServer{conns: make(chan transport.Conn, 16)}
 	if opts == nil {
 		opts = &legacysse.HandlerOptions{}
 	}
 	opts.Logger = quiet
-	h := legacysse.NewHandler(srv, opts)
-	ts := testkit.NewServer(t, h)
+	h := served{Handler: legacysse.NewHandler(srv, opts), reqs: new(testkit.Requests)}
+	ts := testkit.NewServer(t, h.reqs.Handler(h))
 	t.Cleanup(func() { _ = h.Close() }) // runs first: the sessions end gracefully
 	return ts, h, srv
 }
@@ -148,7 +148,7 @@ func TestStreamHeadersEndpointAndDelivery(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted || body != "" {
 		t.Errorf("POST = %s %q, want 202 with no body", resp.Status, body)
 	}
-	got, err := conn.Read(testContext(t))
+	got, err := conn.Read(testkit.Context(t))
 	if err != nil || string(got) != msg {
 		t.Errorf("Read = %q %v, want the posted message", got, err)
 	}
@@ -156,11 +156,11 @@ func TestStreamHeadersEndpointAndDelivery(t *testing.T) {
 	// Messages written on the Conn arrive as "message" events, in order; the
 	// buffer may be reused as soon as Write returns.
 	buf := []byte(`{"jsonrpc":"2.0","id":0,"result":{}}`)
-	if err := conn.Write(testContext(t), buf); err != nil {
+	if err := conn.Write(testkit.Context(t), buf); err != nil {
 		t.Fatal(err)
 	}
 	copy(buf, "XXXXXXXX")
-	if err := conn.Write(testContext(t), []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"a":"b\nc"}}`)); err != nil {
+	if err := conn.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"a":"b\nc"}}`)); err != nil {
 		t.Fatal(err)
 	}
 	ev = st.next(t)
@@ -350,8 +350,8 @@ func TestSessionFreedWhenStreamCloses(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session's Read did not end when the stream closed")
 	}
-	waitFor(t, "the session to be freed", func() bool { return h.SessionCount() == 0 })
-	if err := conn.Write(testContext(t), []byte(`{}`)); !errors.Is(err, io.ErrClosedPipe) {
+	h.waitFreed(t)
+	if err := conn.Write(testkit.Context(t), []byte(`{}`)); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("Write on an ended session = %v, want io.ErrClosedPipe", err)
 	}
 	if resp, _ := post(t, ts.URL+string(ev.Data), `{}`, nil); resp.StatusCode != http.StatusNotFound {
@@ -363,7 +363,7 @@ func TestServerClosesSession(t *testing.T) {
 	ts, h, srv := serveRaw(t, nil)
 	_, st := openRawStream(t, ts.URL+"/sse", nil)
 	conn := srv.next(t)
-	if err := conn.Write(testContext(t), []byte(`{"jsonrpc":"2.0","method":"bye"}`)); err != nil {
+	if err := conn.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","method":"bye"}`)); err != nil {
 		t.Fatal(err)
 	}
 	_ = conn.Close()
@@ -374,7 +374,7 @@ func TestServerClosesSession(t *testing.T) {
 	if _, err := st.dec.Next(); err != io.EOF {
 		t.Errorf("after the server closed the session: %v, want io.EOF", err)
 	}
-	waitFor(t, "the session to be freed", func() bool { return h.SessionCount() == 0 })
+	h.waitFreed(t)
 }
 
 func TestCloseEndsAllStreams(t *testing.T) {
@@ -383,7 +383,7 @@ func TestCloseEndsAllStreams(t *testing.T) {
 	c1 := srv.next(t)
 	_, st2 := openRawStream(t, ts.URL+"/sse", nil)
 	c2 := srv.next(t)
-	if err := c1.Write(testContext(t), []byte(`{"jsonrpc":"2.0","method":"last"}`)); err != nil {
+	if err := c1.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","method":"last"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Close(); err != nil {
@@ -401,7 +401,7 @@ func TestCloseEndsAllStreams(t *testing.T) {
 		}
 	}
 	for i, c := range []transport.Conn{c1, c2} {
-		if _, err := c.Read(testContext(t)); err != io.EOF {
+		if _, err := c.Read(testkit.Context(t)); err != io.EOF {
 			t.Errorf("session %d Read after Close: %v, want io.EOF", i, err)
 		}
 	}
@@ -462,7 +462,7 @@ func TestCustomPaths(t *testing.T) {
 	if resp, _ := post(t, ts.URL+string(ev.Data), `{"jsonrpc":"2.0","method":"x"}`, nil); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("POST = %s", resp.Status)
 	}
-	if got, err := conn.Read(testContext(t)); err != nil || !bytes.Contains(got, []byte(`"x"`)) {
+	if got, err := conn.Read(testkit.Context(t)); err != nil || !bytes.Contains(got, []byte(`"x"`)) {
 		t.Errorf("Read = %q %v", got, err)
 	}
 	resp, err := http.Head(ts.URL + "/mcp")

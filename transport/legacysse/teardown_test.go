@@ -18,7 +18,7 @@ func TestTeardownWithAStreamLeftOpen(t *testing.T) {
 	servers := &testkit.DeferredCleanups{TB: t}
 	url, h := serveDemo(servers, nil)
 	proxy := relay(servers, strings.TrimSuffix(url, "/sse"), nil)
-	conn, err := legacysse.Dial(testContext(t), proxy.URL+"/sse", &legacysse.ClientOptions{Logger: quiet})
+	conn, err := legacysse.Dial(testkit.Context(t), proxy.URL+"/sse", &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
@@ -33,7 +33,7 @@ func TestTeardownWithAStreamLeftOpen(t *testing.T) {
 	if n := h.SessionCount(); n != 0 {
 		t.Errorf("%d sessions left after the teardown", n)
 	}
-	if msg, err := conn.Read(testContext(t)); err == nil {
+	if msg, err := conn.Read(testkit.Context(t)); err == nil {
 		t.Errorf("the client read %s after its servers stopped, want its stream to have ended", msg)
 	}
 }

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // The pair carries a real JSON-RPC engine on both ends: concurrent calls in both
 // directions, then a clean shutdown that both engines see as such.
 func TestPairCarriesJSONRPCConn(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	echo := rpcconn.HandlerFunc(func(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 		return msg.Params, nil
 	})

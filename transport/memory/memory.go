@@ -1,6 +1,6 @@
-// Package memory provides an in-process transport: two connected transport.Conn ends
-// that pass messages as byte slices, for tests and for embedding a server and a client
-// in one program.
+// Package memory provides an in-process transport: two connected [transport.Conn]
+// ends ([NewPair]) that pass messages as byte slices, for tests and for embedding a
+// server and a client in one program.
 //
 // Each direction is an unbounded queue. Write never blocks (it copies the message and
 // appends it), so two peers that both write before reading cannot deadlock each other;

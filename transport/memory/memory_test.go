@@ -9,18 +9,10 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/transport"
 )
-
-// testCtx returns a context that bounds a test's blocking calls.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func mustRead(t *testing.T, ctx context.Context, c transport.Conn) []byte {
 	t.Helper()
@@ -32,7 +24,7 @@ func mustRead(t *testing.T, ctx context.Context, c transport.Conn) []byte {
 }
 
 func TestOrderBothDirections(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer client.Close()
 	defer server.Close()
@@ -57,7 +49,7 @@ func TestOrderBothDirections(t *testing.T) {
 }
 
 func TestWriteCopiesMessage(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer client.Close()
 	defer server.Close()
@@ -73,7 +65,7 @@ func TestWriteCopiesMessage(t *testing.T) {
 }
 
 func TestConcurrentWritersKeepPerWriterOrder(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer client.Close()
 	defer server.Close()
@@ -113,7 +105,7 @@ func TestConcurrentWritersKeepPerWriterOrder(t *testing.T) {
 // Both ends write a lot before either reads: an engine whose reader also writes must
 // not deadlock on the transport.
 func TestBothSidesWriteBeforeReading(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer client.Close()
 	defer server.Close()
@@ -141,7 +133,7 @@ func TestBothSidesWriteBeforeReading(t *testing.T) {
 }
 
 func TestCloseDrainsThenEOF(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer server.Close()
 
@@ -172,7 +164,7 @@ func TestCloseDrainsThenEOF(t *testing.T) {
 }
 
 func TestCloseUnblocksPendingRead(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer client.Close()
 
@@ -198,7 +190,7 @@ func TestCloseUnblocksPendingRead(t *testing.T) {
 }
 
 func TestPeerCloseUnblocksPendingRead(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client, server := NewPair()
 	defer server.Close()
 
@@ -234,7 +226,7 @@ func TestReadHonoursContext(t *testing.T) {
 		t.Fatalf("Read with a cancelled context: %v", err)
 	}
 	// The connection is still usable afterwards.
-	ctx2 := testCtx(t)
+	ctx2 := testkit.Context(t)
 	if err := client.Write(ctx2, []byte("after")); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ const (
 	DefaultTermTimeout  = 2 * time.Second
 )
 
-// CommandOptions configures NewCommandConn. The zero value (and nil) is usable.
+// CommandOptions configures [NewCommandConn]. The zero value (and nil) is usable.
 type CommandOptions struct {
 	// MaxMessageSize is the longest line, in bytes without its line ending, that Read
 	// accepts from the server. Zero or less means DefaultMaxMessageSize (16 MiB).
@@ -51,7 +51,7 @@ type CommandOptions struct {
 
 // CommandConn is the client end of a stdio connection: it runs an MCP server as a
 // subprocess and exchanges messages over the subprocess's standard input and output.
-// It implements transport.Conn.
+// It implements [transport.Conn] (and [transport.EndpointConn]: the command line).
 //
 // On systems with process groups the server starts as the leader of a new group, and
 // every signal goes to the whole group, so that processes it started (npx starting

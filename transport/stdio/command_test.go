@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // childEnv turns the test binary into one of the child programs below.
@@ -104,7 +105,7 @@ func startChild(t *testing.T, mode string, opts *CommandOptions) *CommandConn {
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode)
-	c, err := NewCommandConn(testCtx(t), cmd, opts)
+	c, err := NewCommandConn(testkit.Context(t), cmd, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func (l *lineCollector) get() []string {
 }
 
 func TestCommandEchoRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	c := startChild(t, "echo", patient())
 	msgs := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), bigMessage(1 << 20), []byte(`[{"a":1},{"b":2}]`)}
 	for _, m := range msgs {
@@ -172,7 +173,7 @@ func TestCommandEchoRoundTrip(t *testing.T) {
 }
 
 func TestCommandStderrSpamDoesNotDeadlock(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var got lineCollector
 	opts := patient()
 	opts.Stderr = got.add
@@ -203,7 +204,7 @@ func TestCommandStderrSpamDoesNotDeadlock(t *testing.T) {
 }
 
 func TestCommandExitStatusAndStderrInReadError(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := startChild(t, "exit3", &CommandOptions{Logger: logger})
@@ -241,7 +242,7 @@ func TestCommandExitStatusAndStderrInReadError(t *testing.T) {
 }
 
 func TestCommandCleanExitReadsEOF(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	c := startChild(t, "exit0", nil)
 	if msg := mustRead(t, ctx, c); string(msg) != `{"bye":true}` {
 		t.Fatalf("read %q", msg)
@@ -257,7 +258,7 @@ func TestCommandCleanExitReadsEOF(t *testing.T) {
 }
 
 func TestCommandCloseUnblocksRead(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	c := startChild(t, "echo", patient())
 	errc := make(chan error, 1)
 	go func() {
@@ -276,7 +277,7 @@ func TestCommandCloseUnblocksRead(t *testing.T) {
 }
 
 func TestNewCommandConnErrors(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	if _, err := NewCommandConn(ctx, exec.Command("/nonexistent/mcp-server"), nil); err == nil {
 		t.Error("starting a missing program succeeded")
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 func ignoreSIGTERM() { signal.Ignore(syscall.SIGTERM) }
@@ -27,7 +29,7 @@ func waitStatus(t *testing.T, c *CommandConn) syscall.WaitStatus {
 }
 
 func TestCommandCloseKillsSIGTERMIgnorer(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	opts := &CommandOptions{CloseTimeout: 100 * time.Millisecond, TermTimeout: time.Second}
 	c := startChild(t, "ignore-term", opts)
 	// The child says it is ready only after it ignores SIGTERM.
@@ -66,7 +68,7 @@ func shellWithWitness(t *testing.T, script string, opts *CommandOptions) (*Comma
 	t.Cleanup(func() { r.Close() })
 	cmd := exec.Command(sh, "-c", script)
 	cmd.ExtraFiles = []*os.File{w}
-	c, err := NewCommandConn(testCtx(t), cmd, opts)
+	c, err := NewCommandConn(testkit.Context(t), cmd, opts)
 	w.Close() // only the script's processes hold it now
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +81,7 @@ func shellWithWitness(t *testing.T, script string, opts *CommandOptions) (*Comma
 // is alive.
 func grandchildPID(t *testing.T, c *CommandConn) int {
 	t.Helper()
-	msg := mustRead(t, testCtx(t), c)
+	msg := mustRead(t, testkit.Context(t), c)
 	var v struct{ PID int }
 	if err := json.Unmarshal(msg, &v); err != nil || v.PID <= 0 {
 		t.Fatalf("script printed %q: %v", msg, err)
@@ -138,7 +140,7 @@ func TestCommandKillsLeftoversAfterCleanExit(t *testing.T) {
 func TestCommandReadReportsExitDespiteGrandchild(t *testing.T) {
 	c, witness := shellWithWitness(t, `sleep 1000 & echo "{\"pid\":$!}"; echo "giving up" >&2; exit 3`, nil)
 	grandchildPID(t, c)
-	_, err := c.Read(testCtx(t))
+	_, err := c.Read(testkit.Context(t))
 	var exitErr *ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 3 {
 		t.Fatalf("Read: %v, want an exit error with status 3", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -15,7 +16,7 @@ import (
 // oversized message sent by the client is answered with an error and the connection
 // goes on.
 func TestConnsCarryJSONRPCConn(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	aToB, aOut := io.Pipe()
 	bToA, bOut := io.Pipe()
 	a := NewServerConn(bToA, aOut, &Options{MaxMessageSize: 1024})

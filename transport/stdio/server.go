@@ -38,8 +38,9 @@ func NewServerConn(in io.Reader, out io.Writer, opts *Options) transport.Conn {
 }
 
 // NewProcessServerConn returns a server connection on the process's standard input and
-// output, the way an MCP client runs a stdio server. Nothing else may write to
-// standard output while it is in use: log to standard error instead.
+// output, the way an MCP client runs a stdio server: [NewServerConn] on [os.Stdin]
+// and [os.Stdout]. Nothing else may write to standard output while it is in use: log
+// to standard error instead.
 func NewProcessServerConn(opts *Options) transport.Conn {
 	return NewServerConn(os.Stdin, os.Stdout, opts)
 }

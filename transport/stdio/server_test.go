@@ -13,16 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
 )
-
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func mustRead(t *testing.T, ctx context.Context, c transport.Conn) []byte {
 	t.Helper()
@@ -43,7 +37,7 @@ func bigMessage(n int) []byte {
 }
 
 func TestServerReadsLongLines(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	oneMiB := bigMessage(1 << 20)
 	twentyMiB := bigMessage(20 << 20)
 	var in bytes.Buffer
@@ -77,7 +71,7 @@ func TestServerReadsLongLines(t *testing.T) {
 }
 
 func TestServerMaxMessageSizeOption(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	in := strings.NewReader("{\"a\":1}\n{\"long\":\"........\"}\n{\"b\":2}\n")
 	c := NewServerConn(in, io.Discard, &Options{MaxMessageSize: 10})
 	defer c.Close()
@@ -115,7 +109,7 @@ func TestServerSmallLimitDropsLineLongerThanBuffer(t *testing.T) {
 }
 
 func TestServerSkipsBlankLinesAndCR(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	in := strings.NewReader("\n\r\n{\"a\":1}\r\n   \n\t\r\n[{\"b\":2}]\r\n\n{\"c\":3}")
 	c := NewServerConn(in, io.Discard, nil)
 	defer c.Close()
@@ -149,7 +143,7 @@ func (w *recordingWriter) Write(p []byte) (int, error) {
 }
 
 func TestServerConcurrentWritersProduceIntactLines(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	w := &recordingWriter{}
 	c := NewServerConn(strings.NewReader(""), w, nil)
 	defer c.Close()
@@ -195,7 +189,7 @@ func TestServerConcurrentWritersProduceIntactLines(t *testing.T) {
 }
 
 func TestServerWriteRejectsNewlineAndEmpty(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var out bytes.Buffer
 	c := NewServerConn(strings.NewReader(""), &out, nil)
 	defer c.Close()
@@ -224,7 +218,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestServerWriteErrorIsSticky(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	w := &failingWriter{}
 	c := NewServerConn(strings.NewReader(""), w, nil)
 	defer c.Close()
@@ -239,7 +233,7 @@ func TestServerWriteErrorIsSticky(t *testing.T) {
 }
 
 func TestServerCloseUnblocksReadAndClosesStreams(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := NewServerConn(inR, outW, nil)
@@ -286,7 +280,7 @@ func TestServerReadHonoursContext(t *testing.T) {
 	}
 	// Nothing is lost: the next Read gets the next message.
 	go inW.Write([]byte("{\"a\":1}\n"))
-	if got := mustRead(t, testCtx(t), c); string(got) != `{"a":1}` {
+	if got := mustRead(t, testkit.Context(t), c); string(got) != `{"a":1}` {
 		t.Fatalf("read %q", got)
 	}
 }

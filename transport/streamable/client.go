@@ -27,7 +27,7 @@ const (
 	clientQueueSize                = 64
 )
 
-// ClientOptions configures NewClientConn. The zero value (and nil) is usable.
+// ClientOptions configures [NewClientConn]. The zero value (and nil) is usable.
 type ClientOptions struct {
 	// HTTPClient sends every request. Nil means http.DefaultClient. Its Timeout, if
 	// any, must allow for SSE streams that stay open as long as a tool runs.
@@ -210,10 +210,11 @@ func (s *clientSession) setVersion(v string) {
 // errClientClosed is returned by Write after Close.
 var errClientClosed = fmt.Errorf("streamable: connection closed: %w", net.ErrClosed)
 
-// NewClientConn returns a connection to the MCP endpoint at rawURL (http or https).
-// It does no I/O: the first Write, normally the client's initialize request, is the
-// first POST. ctx is checked before anything else; its values (not its cancellation)
-// are passed to background requests. Call Close when done.
+// NewClientConn returns a connection to the MCP endpoint at rawURL (http or https);
+// see [ClientConn] for how it behaves. It does no I/O: the first Write, normally the
+// client's initialize request, is the first POST. ctx is checked before anything
+// else; its values (not its cancellation) are passed to background requests. Call
+// [ClientConn.Close] when done.
 func NewClientConn(ctx context.Context, rawURL string, opts *ClientOptions) (*ClientConn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("streamable: connecting to %s: %w", rawURL, err)

@@ -170,7 +170,7 @@ func (p *clientReplayer) rewrite(body string, rec, live *jsonrpc.Message) string
 // notifications/initialized, GET refused with 405, progress before a result, a tool
 // error result and a JSON-RPC error.
 func TestClientReplaysCSharpServer(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	capt := loadClientCapture(t, testkit.CaptureCSharpStreamableHTTP)
 	rp := &clientReplayer{t: t, ex: capt.Exchanges, used: make([]bool, len(capt.Exchanges)), gets: make(chan struct{}, 10)}
 	f := newClientFake(t, rp.serve)
@@ -198,13 +198,13 @@ func TestClientReplaysCSharpServer(t *testing.T) {
 		t.Fatalf("tools %s", got)
 	}
 
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":".NET is awesome!"}`)})
+	res, err := cs.CallTool(ctx, "echo", map[string]any{"message": ".NET is awesome!"})
 	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "hello .NET is awesome!" {
 		t.Fatalf("echo: %+v, %v", res, err)
 	}
 
 	var progress []string
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":5}`)},
+	res, err = cs.CallTool(ctx, "count", map[string]any{"n": 5},
 		mcp.WithProgress(func(p *protocol.ProgressParams) {
 			progress = append(progress, fmt.Sprintf("%g/%g %s", p.Progress, p.Total, p.Message))
 		}))
@@ -216,12 +216,12 @@ func TestClientReplaysCSharpServer(t *testing.T) {
 		t.Fatalf("progress %q, want %q", got, want)
 	}
 
-	res, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "test_throw"})
+	res, err = cs.CallTool(ctx, "test_throw", nil)
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "test_throw") {
 		t.Fatalf("test_throw: %+v, %v", res, err)
 	}
 
-	_, err = cs.CallTool(ctx, &protocol.CallToolParams{Name: "not-existing-tool"})
+	_, err = cs.CallTool(ctx, "not-existing-tool", nil)
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, "not-existing-tool") {
 		t.Fatalf("unknown tool: %v, want -32602", err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -79,14 +80,15 @@ func erasServer(t *testing.T, mws ...mcp.Middleware) (*httptest.Server, *postLog
 		t.Fatal(err)
 	}
 	var log postLog
-	ts := httptest.NewServer(log.wrap(NewHandler(srv, nil)))
-	t.Cleanup(ts.Close)
+	h := NewHandler(srv, nil)
+	ts := testkit.NewServer(t, log.wrap(h))
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts, &log, srv
 }
 
 func erasClient(t *testing.T, url string, version string, changed ...chan<- struct{}) *mcp.ClientSession {
 	t.Helper()
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	conn := clientDial(t, url, nil)
 	opts := &mcp.ClientOptions{
 		ProtocolVersion: version,
@@ -106,9 +108,9 @@ func erasClient(t *testing.T, url string, version string, changed ...chan<- stru
 	return cs
 }
 
-func erasCall(t *testing.T, cs *mcp.ClientSession, name, args, want string) {
+func erasCall(t *testing.T, cs *mcp.ClientSession, name string, args any, want string) {
 	t.Helper()
-	res, err := cs.CallTool(clientTestContext(t), &protocol.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	res, err := cs.CallTool(testkit.Context(t), name, args)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -119,7 +121,7 @@ func erasCall(t *testing.T, cs *mcp.ClientSession, name, args, want string) {
 
 func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	ts, log, _ := erasServer(t)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 
 	stateless := erasClient(t, ts.URL, "")
 	if !stateless.IsStateless() || stateless.InitializeResult().ServerInfo.Name != "both" {
@@ -128,8 +130,8 @@ func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	if _, err := stateless.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	erasCall(t, stateless, "weather", `{"region":"Zürich"}`, "sunny in Zürich")
-	erasCall(t, stateless, "ask", `{}`, "hi ada")
+	erasCall(t, stateless, "weather", map[string]any{"region": "Zürich"}, "sunny in Zürich")
+	erasCall(t, stateless, "ask", nil, "hi ada")
 	calls := log.of("tools/call")
 	if len(calls) != 3 { // weather, then ask twice (an input round)
 		t.Fatalf("%d tools/call POSTs, want 3", len(calls))
@@ -147,8 +149,8 @@ func TestClientBothErasOnOneEndpoint(t *testing.T) {
 	if legacy.IsStateless() || legacy.ProtocolVersion() != protocol.LatestLegacy {
 		t.Fatalf("pinned client: stateless %v, version %q", legacy.IsStateless(), legacy.ProtocolVersion())
 	}
-	erasCall(t, legacy, "weather", `{"region":"Oslo"}`, "sunny in Oslo")
-	erasCall(t, legacy, "ask", `{}`, "hi ada")
+	erasCall(t, legacy, "weather", map[string]any{"region": "Oslo"}, "sunny in Oslo")
+	erasCall(t, legacy, "ask", nil, "hi ada")
 	calls = log.of("tools/call")
 	if h := calls[len(calls)-1]; h.Get(HeaderSessionID) == "" || h.Get("Mcp-Method") != "" {
 		t.Errorf("legacy tools/call headers: %v", h)
@@ -169,7 +171,7 @@ func TestClientFallsBackToALegacyOnlyHTTPServer(t *testing.T) {
 	if cs.IsStateless() {
 		t.Fatal("a server refusing stateless requests was taken for a stateless one")
 	}
-	erasCall(t, cs, "weather", `{"region":"Rome"}`, "sunny in Rome")
+	erasCall(t, cs, "weather", map[string]any{"region": "Rome"}, "sunny in Rome")
 	var methods []string
 	for _, m := range []string{"server/discover", "initialize", "notifications/initialized", "tools/call"} {
 		if len(log.of(m)) > 0 {
@@ -194,7 +196,7 @@ func TestClientListensOverHTTP(t *testing.T) {
 	ts, log, srv := erasServer(t)
 	changed := make(chan struct{}, 1)
 	cs := erasClient(t, ts.URL, "", changed)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	sub, err := cs.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: true})
 	if err != nil {
 		t.Fatal(err)

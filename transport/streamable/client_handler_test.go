@@ -2,11 +2,11 @@ package streamable
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -30,8 +30,8 @@ func clientRealServer(t *testing.T, opts *HandlerOptions) *httptest.Server {
 		t.Fatal(err)
 	}
 	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	ts := testkit.NewServer(t, h)
+	t.Cleanup(func() { _ = h.Close() }) // before the server stops
 	return ts
 }
 
@@ -44,7 +44,7 @@ func TestClientWithRealHandler(t *testing.T) {
 		opts *HandlerOptions
 	}{{"stateful", nil}, {"sessionless", &HandlerOptions{Sessionless: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := clientTestContext(t)
+			ctx := testkit.Context(t)
 			ts := clientRealServer(t, tc.opts)
 			expired := make(chan clientExpiry, 1)
 			conn := clientDial(t, ts.URL, &ClientOptions{OnSessionExpired: func(o, n string, err error) {
@@ -61,7 +61,7 @@ func TestClientWithRealHandler(t *testing.T) {
 			callCount := func() {
 				t.Helper()
 				var got []float64
-				res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":3}`)},
+				res, err := cs.CallTool(ctx, "count", map[string]any{"n": 3},
 					mcp.WithProgress(func(p *protocol.ProgressParams) { got = append(got, p.Progress) }))
 				if err != nil || res.IsError || res.Content[0].Text != "counted" {
 					t.Fatalf("CallTool: %+v, %v", res, err)

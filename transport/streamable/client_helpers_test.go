@@ -12,18 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
-
-// clientTestContext returns a context that ends the test if it runs too long.
-func clientTestContext(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // clientSeen is one request a fake server received.
 type clientSeen struct {
@@ -47,7 +39,7 @@ type clientHandler func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Mes
 func newClientFake(t testing.TB, h clientHandler) *clientFake {
 	t.Helper()
 	f := &clientFake{handler: h}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.Server = testkit.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body)) // handlers may read it again
 		s := clientSeen{Method: r.Method, Header: r.Header.Clone(), Body: body}
@@ -60,7 +52,6 @@ func newClientFake(t testing.TB, h clientHandler) *clientFake {
 		f.mu.Unlock()
 		h(w, r, s.Msg)
 	}))
-	t.Cleanup(f.Close)
 	return f
 }
 

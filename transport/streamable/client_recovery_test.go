@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -81,7 +82,7 @@ type clientExpiry struct{ oldID, newID string }
 // A 404 for the session: the client starts a new session with the same initialize
 // request, sends notifications/initialized, and retries the request, which succeeds.
 func TestClientReinitializesExpiredSession(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	srv := &clientSessionServer{live: map[string]bool{}}
 	f := newClientFake(t, srv.serve)
 	expired := make(chan clientExpiry, 10)
@@ -144,7 +145,7 @@ func clientNextExpiry(t *testing.T, ch <-chan clientExpiry) clientExpiry {
 	select {
 	case e := <-ch:
 		return e
-	case <-clientTestContext(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("OnSessionExpired was not called")
 		return clientExpiry{}
 	}
@@ -152,7 +153,7 @@ func clientNextExpiry(t *testing.T, ch <-chan clientExpiry) clientExpiry {
 
 // When starting a new session fails, the request fails, and the next one tries again.
 func TestClientFailedReinitializationFailsOneRequest(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	srv := &clientSessionServer{live: map[string]bool{}}
 	f := newClientFake(t, srv.serve)
 	var reports atomic.Int32
@@ -182,7 +183,7 @@ func TestClientFailedReinitializationFailsOneRequest(t *testing.T) {
 
 func clientWantTool(t *testing.T, cs *mcp.ClientSession, name string) {
 	t.Helper()
-	res, err := cs.ListTools(clientTestContext(t), nil)
+	res, err := cs.ListTools(testkit.Context(t), nil)
 	if err != nil {
 		t.Errorf("ListTools: %v", err)
 		return
@@ -194,7 +195,7 @@ func clientWantTool(t *testing.T, cs *mcp.ClientSession, name string) {
 
 // A broken connection or a 5xx fails one call; the next call succeeds.
 func TestClientTransientFailureFailsOneRequest(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		switch clientToolName(msg.Params) {
 		case "cut":
@@ -212,7 +213,7 @@ func TestClientTransientFailureFailsOneRequest(t *testing.T) {
 	}
 	defer cs.Close()
 	call := func(name string) (*protocol.CallToolResult, error) {
-		return cs.CallTool(ctx, &protocol.CallToolParams{Name: name})
+		return cs.CallTool(ctx, name, nil)
 	}
 	for _, failing := range []string{"cut", "busy"} {
 		if _, err := call(failing); err == nil {
@@ -252,7 +253,7 @@ func TestClientFallsBackOn405(t *testing.T) {
 }
 
 func clientFallsBackOn405(t *testing.T, opts *mcp.ClientOptions, posts int) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, _ *jsonrpc.Message) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	})
@@ -281,7 +282,7 @@ func clientFallsBackOn405(t *testing.T, opts *mcp.ClientOptions, posts int) {
 	if got := cs.InitializeResult().ServerInfo.Name; got != "old-server" {
 		t.Fatalf("server %q", got)
 	}
-	res, err := cs.CallTool(ctx, &protocol.CallToolParams{Name: "legacy"})
+	res, err := cs.CallTool(ctx, "legacy", nil)
 	if err != nil || res.Content[0].Text != "via fallback" {
 		t.Fatalf("CallTool: %+v, %v", res, err)
 	}
@@ -304,7 +305,7 @@ func TestClientInitializeFailuresWithoutFallback(t *testing.T) {
 		withFallback bool
 	}{{http.StatusUnauthorized, true}, {http.StatusInternalServerError, true}, {http.StatusMethodNotAllowed, false}} {
 		t.Run(fmt.Sprint(tc.status, tc.withFallback), func(t *testing.T) {
-			ctx := clientTestContext(t)
+			ctx := testkit.Context(t)
 			f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, _ *jsonrpc.Message) {
 				w.WriteHeader(tc.status)
 			})

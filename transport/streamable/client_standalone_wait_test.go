@@ -1,12 +1,12 @@
 package streamable
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // The write of notifications/initialized returns only once the server has answered
@@ -15,7 +15,7 @@ import (
 func TestInitializedWaitsForTheStandaloneStream(t *testing.T) {
 	var getAnswered atomic.Bool
 	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet:
 			<-release // the server is slow to answer the GET
@@ -36,9 +36,7 @@ func TestInitializedWaitsForTheStandaloneStream(t *testing.T) {
 			w.WriteHeader(http.StatusNoContent)
 		}
 	}))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := testkit.Context(t)
 	c, err := NewClientConn(ctx, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)

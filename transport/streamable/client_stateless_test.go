@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
 )
@@ -15,7 +16,7 @@ const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-
 func TestClientStatelessRequestHeaders(t *testing.T) {
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{Header: http.Header{"Mcp-Method": {"forged"}, "Authorization": {"Bearer t"}}})
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	extra := http.Header{"Mcp-Param-Region": {"eu-west"}, "Mcp-Name": {"forged"}}
 	for i, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + statelessMeta + `,"name":"get weather","arguments":{"region":"eu-west"}}}`,
@@ -66,7 +67,7 @@ func TestClientStatelessRequestHeaders(t *testing.T) {
 func TestClientLegacyRequestsCarryNoStatelessHeaders(t *testing.T) {
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	clientHandshake(t, ctx, c)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)
 	clientReadMsg(t, ctx, c)
@@ -92,7 +93,7 @@ func TestClientStatelessCancelClosesTheStream(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	})
 	c := clientDial(t, f.URL, nil)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+statelessMeta+`,"name":"slow"}}`)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"enough"}}`)
 	select {
@@ -116,7 +117,7 @@ func TestClientStatelessStreamIsNotResumed(t *testing.T) {
 		clientEvent(w, "id: e1\nretry: 1\ndata:")
 	})
 	c := clientDial(t, f.URL, nil)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{`+statelessMeta+`,"name":"cut"}}`)
 	m := clientReadMsg(t, ctx, c)
 	if m.ID != jsonrpc.Int64ID(3) || m.Error == nil || !strings.Contains(m.Error.Message, "cannot be resumed") {
@@ -131,7 +132,7 @@ func TestClientStatelessErrorStatusCarriesTheServersError(t *testing.T) {
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}`))
 	})
 	c := clientDial(t, f.URL, nil)
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+statelessMeta+`}}`)
 	m := clientReadMsg(t, ctx, c)
 	if m.Error == nil || m.Error.Code != -32022 || !strings.Contains(string(m.Error.Data), "supported") {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -17,7 +18,7 @@ const clientListChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_c
 const clientHour = time.Hour
 
 func TestClientStandaloneStreamDeliversServerMessages(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	base := clientBasic(nil)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if r.Method != http.MethodGet {
@@ -51,7 +52,7 @@ func TestClientStandaloneStreamDeliversServerMessages(t *testing.T) {
 // The standalone stream ends; the client reconnects after the server's retry (not
 // the hour-long ReconnectDelay) with Last-Event-Id.
 func TestClientStandaloneReconnectsWithLastEventID(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	var gets atomic.Int32
 	base := clientBasic(nil)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
@@ -93,7 +94,7 @@ func clientLastEventIDs(reqs []clientSeen) []string {
 
 // A server without a GET stream (405) is asked once, not again and again.
 func TestClientStandaloneStopsOn405(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	got := make(chan struct{}, 10)
 	base := clientBasic(nil)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
@@ -121,7 +122,7 @@ func TestClientStandaloneStopsOn405(t *testing.T) {
 // A request's event stream that breaks before the response is resumed with a GET
 // carrying the last event id, after the server's retry interval.
 func TestClientResumesBrokenPostStream(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	base := clientBasic(nil)
 	var callID atomic.Value
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
@@ -167,7 +168,7 @@ func TestClientResumesBrokenPostStream(t *testing.T) {
 // Resumption that keeps failing gives up after MaxReconnects attempts and fails
 // the one request; the connection goes on.
 func TestClientResumptionGivesUp(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	base := clientBasic(nil)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		switch {
@@ -199,7 +200,7 @@ func TestClientResumptionGivesUp(t *testing.T) {
 
 // A stream without event ids cannot be resumed: its request fails at once.
 func TestClientBrokenStreamWithoutIDFails(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	base := clientBasic(nil)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if msg != nil && msg.Method == "tools/call" {
@@ -227,7 +228,7 @@ func TestClientBrokenStreamWithoutIDFails(t *testing.T) {
 // A 2025-11-25 server that closes the connection after each priming event (polling):
 // the client keeps reconnecting with the newest event id until the result arrives.
 func TestClientPollsStreamClosedByServer(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	base := clientBasic(nil)
 	var callID atomic.Value
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func TestClientJSONRepliesAndHeaders(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{Header: http.Header{"x-api-key": {"k1"}, "accept": {"text/html"}, "Mcp-Session-Id": {"forged"}}})
 	clientHandshake(t, ctx, c)
@@ -56,7 +57,7 @@ func TestClientJSONRepliesAndHeaders(t *testing.T) {
 }
 
 func TestClientSSEReplyKeepsOrder(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		clientStartSSE(w)
 		clientEvent(w, ": a comment first")
@@ -99,7 +100,7 @@ func TestClientOneWayReplies(t *testing.T) {
 	}
 	for name, reply := range cases {
 		t.Run(name, func(t *testing.T) {
-			ctx := clientTestContext(t)
+			ctx := testkit.Context(t)
 			f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 				if msg != nil && msg.Method == "notifications/roots/list_changed" {
 					reply(w)
@@ -136,7 +137,7 @@ func TestClientOneWayReplies(t *testing.T) {
 }
 
 func TestClientNotificationErrorStatus(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
 	clientHandshake(t, ctx, c)
@@ -155,7 +156,7 @@ func TestClientNotificationErrorStatus(t *testing.T) {
 
 // A 4xx answer to a request fails that request with the server's JSON-RPC error.
 func TestClientRequestErrorStatusCarriesRPCError(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
@@ -172,7 +173,7 @@ func TestClientRequestErrorStatusCarriesRPCError(t *testing.T) {
 
 // A JSON array reply is split into its messages.
 func TestClientBatchReplySplit(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, _ *jsonrpc.Message) {
 		body, _ := io.ReadAll(r.Body)
 		if !strings.HasPrefix(string(body), "[") {
@@ -191,7 +192,7 @@ func TestClientBatchReplySplit(t *testing.T) {
 // notifications/cancelled for a pending request stops its stream: no response (and
 // no synthesized error) is delivered for it.
 func TestClientCancelledRequestDeliversNothing(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	streamStarted, streamGone := make(chan struct{}), make(chan struct{})
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		if msg.ID == jsonrpc.Int64ID(5) {
@@ -220,7 +221,7 @@ func TestClientCancelledRequestDeliversNothing(t *testing.T) {
 }
 
 func TestClientCloseDeletesSession(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
 	clientHandshake(t, ctx, c)
@@ -248,7 +249,7 @@ func TestClientCloseDeletesSession(t *testing.T) {
 }
 
 func TestClientCloseToleratesDelete405AndIsBounded(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	hang := make(chan struct{})
 	defer close(hang)
 	for _, tc := range []struct {
@@ -309,7 +310,7 @@ func TestNewClientConnRejectsBadURLs(t *testing.T) {
 func TestClientRejectsMalformedWrite(t *testing.T) {
 	f := newClientFake(t, clientBasic(nil))
 	c := clientDial(t, f.URL, nil)
-	if err := c.Write(clientTestContext(t), []byte(`{"jsonrpc":"2.0",`)); err == nil {
+	if err := c.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0",`)); err == nil {
 		t.Fatal("Write of malformed JSON succeeded")
 	}
 	if n := len(f.requests("")); n != 0 {
@@ -319,7 +320,7 @@ func TestClientRejectsMalformedWrite(t *testing.T) {
 
 // Close unblocks Writes waiting for a server that does not answer.
 func TestClientCloseUnblocksWrites(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	arrived := make(chan struct{}, 2)
 	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, _ *jsonrpc.Message) {
 		arrived <- struct{}{}
@@ -342,7 +343,7 @@ func TestClientCloseUnblocksWrites(t *testing.T) {
 // A reply without a usable Content-Type (a Go handler that sets none sends
 // text/plain) is taken for JSON when it looks like JSON.
 func TestClientJSONWithoutContentType(t *testing.T) {
-	ctx := clientTestContext(t)
+	ctx := testkit.Context(t)
 	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 		_, _ = w.Write(jsonrpc.AppendResult(nil, msg.ID, []byte(`{"sniffed":true}`)))
 	}))

@@ -3,6 +3,21 @@
 // or without sessions, answering in JSON or on SSE streams, resumable, and the
 // stateless 2026-07-28 shape of the transport on the same endpoint; and a client
 // transport.Conn that talks to such a server.
+//
+// # Server
+//
+// [NewHandler] returns a [Handler] that hands every session to a
+// [transport.Server] (an *mcp.Server); [HandlerOptions] choose sessions or none
+// (Sessionless), JSON or SSE answers ([ResponseMode]), limits, keep-alives, the
+// accepted origins and hosts, and the [EventStore] that lets clients resume broken
+// streams ([MemoryEventStore] by default). [Handler.Shutdown] and [Handler.Close]
+// end it.
+//
+// # Client
+//
+// [NewClientConn] returns a [ClientConn], the [transport.Conn] of an MCP client,
+// configured by [ClientOptions]: headers, reconnection, re-initialization of an
+// expired session, and the fallback to the older HTTP+SSE transport.
 package streamable
 
 import "github.com/mcpkit/mcpkit/protocol"

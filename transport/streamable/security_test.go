@@ -7,13 +7,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // postWith sends an initialize with the given Host (if not empty) and Origin (if not
 // empty) and returns the status.
 func (hs *harness) postWith(host, origin string) int {
 	hs.t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(hs.t), http.MethodPost, hs.srv.URL, strings.NewReader(initBody("2025-06-18")))
+	req, err := http.NewRequestWithContext(testkit.Context(hs.t), http.MethodPost, hs.srv.URL, strings.NewReader(initBody("2025-06-18")))
 	if err != nil {
 		hs.t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -53,6 +54,9 @@ const (
 	DefaultKeepAlive = 15 * time.Second
 	// DefaultRetryInterval is the reconnection delay announced to 2025-11-25 clients.
 	DefaultRetryInterval = time.Second
+	// DefaultBodyReadTimeout bounds the reading of a POST's body: time for a
+	// body of MaxBodyBytes on a slow link, not for a client that trickles it.
+	DefaultBodyReadTimeout = 30 * time.Second
 	// closeWait bounds how long Close waits for the streams it ended to be flushed.
 	closeWait = 5 * time.Second
 )
@@ -78,11 +82,26 @@ type HandlerOptions struct {
 	// Zero or less means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
+	// BodyReadTimeout bounds the reading of a POST's body, from when the handler
+	// starts reading it: a client that sends it slower is answered with 408 and
+	// its connection closed. The bound is a read deadline on the connection,
+	// lifted once the body is read, so it never cuts a long answer. Zero means
+	// DefaultBodyReadTimeout; a negative value sets none.
+	BodyReadTimeout time.Duration
+
 	// SessionIdleTimeout ends a session that has had no request open, no request in
 	// flight and no message from the server for this long. Zero means
 	// DefaultSessionIdleTimeout; a negative value never ends idle sessions (then only
 	// DELETE, the server, or Close end them).
 	SessionIdleTimeout time.Duration
+
+	// Limits caps the sessions (in total and per client address) and the
+	// waiting SSE streams (GET streams and 2026-07-28 subscriptions/listen
+	// requests); a new session or stream beyond them is answered with 503 or
+	// 429 and a Retry-After header. Share one *Limits between handlers to give
+	// them one budget. Nil means a budget of this handler's own with the
+	// defaults of transport.Limits.
+	Limits *transport.Limits
 
 	// KeepAlive is the interval of the comment lines sent on every open SSE stream so
 	// that proxies do not cut it. Zero means DefaultKeepAlive; a negative value sends
@@ -119,13 +138,15 @@ type HandlerOptions struct {
 }
 
 // Handler serves an MCP server over the Streamable HTTP transport. It is an
-// http.Handler to mount at the MCP endpoint; see the package documentation and
-// NewHandler.
+// [http.Handler] to mount at the MCP endpoint; see the package documentation and
+// [NewHandler].
 type Handler struct {
 	srv         transport.Server
 	mode        ResponseMode
 	sessionless bool
 	maxBody     int64
+	bodyTimeout time.Duration
+	limits      *transport.Limits
 	idleTimeout time.Duration
 	keepAlive   time.Duration
 	clock       *keepAliveClock // one keep-alive tick for every stream
@@ -133,7 +154,11 @@ type Handler struct {
 	store       EventStore
 	guard       httpguard.Policy
 	log         *slog.Logger
-	now         func() time.Time // the clock of idle timeouts; tests replace it
+	refusals    httpguard.Throttle // of the warning that limits refuse clients
+	now         func() time.Time   // the clock of idle timeouts; tests replace it
+	// endListens ends the server's listen streams with their final result, if
+	// the server can (see Shutdown); nil otherwise.
+	endListens func()
 
 	ctx    context.Context // the sessions' context, cancelled by Close
 	cancel context.CancelFunc
@@ -151,8 +176,9 @@ type Handler struct {
 	done      chan struct{} // closed when everything ends
 }
 
-// NewHandler returns a Handler that hands every new session to srv (an *mcp.Server,
-// for instance). opts may be nil.
+// NewHandler returns a [Handler] that hands every new session to srv (an
+// *mcp.Server, for instance) through [transport.Server.Accept]. opts may be nil
+// (see [HandlerOptions]).
 //
 // Stateful (the default): an initialize POST starts a session, whose Mcp-Session-Id
 // (26 random base32 characters from crypto/rand) the response carries; later requests
@@ -191,8 +217,8 @@ type Handler struct {
 // or a 2026-07-28 MCP-Protocol-Version header and is not an initialize. Its
 // MCP-Protocol-Version, Mcp-Method and Mcp-Name headers must match the body
 // (otherwise 400 with JSON-RPC error -32020); it is served on a connection of its
-// own (a transport.SessionlessConn that is not pre-initialized, and a
-// transport.HeaderConn through which the server checks Mcp-Param-* headers) that
+// own (a [transport.SessionlessConn] that is not pre-initialized, and a
+// [transport.HeaderConn] through which the server checks Mcp-Param-* headers) that
 // ends with the POST, so closing the response cancels the request. Such a request
 // never gets a session id, a priming event or event ids, and the server cannot
 // send it requests; a JSON error answer carries the HTTP status the specification
@@ -201,7 +227,7 @@ type Handler struct {
 // such a POST is answered with 400; a notification with 202 (it is dropped). A GET
 // or DELETE without Mcp-Session-Id is answered with 405 and "Allow: POST".
 //
-// A server that binds its connections (transport.PushConn; *mcp.Server does)
+// A server that binds its connections ([transport.PushConn]; *mcp.Server does)
 // handles each client message on the goroutine of the POST that carries it: a
 // quick answer is written by the goroutine that computed it, an SSE stream gets
 // a goroutine of its own only once it has something to stream, and an open
@@ -226,6 +252,8 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		mode:        o.ResponseMode,
 		sessionless: o.Sessionless,
 		maxBody:     o.MaxBodyBytes,
+		bodyTimeout: o.BodyReadTimeout,
+		limits:      o.Limits,
 		idleTimeout: o.SessionIdleTimeout,
 		keepAlive:   o.KeepAlive,
 		retry:       o.RetryInterval,
@@ -240,6 +268,12 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.bodyTimeout == 0 {
+		h.bodyTimeout = DefaultBodyReadTimeout
+	}
+	if h.limits == nil {
+		h.limits = &transport.Limits{}
 	}
 	if h.idleTimeout == 0 {
 		h.idleTimeout = DefaultSessionIdleTimeout
@@ -256,6 +290,9 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	if e, ok := srv.(subscriptionEnder); ok {
+		h.endListens = e.EndSubscriptions
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
@@ -400,14 +437,23 @@ func (h *Handler) lookupSession(id string) *session {
 	return h.sessions[id]
 }
 
-func (h *Handler) removeSession(id string) {
+// removeSession forgets an ended session and releases its place in the limits.
+func (h *Handler) removeSession(s *session) {
 	h.mu.Lock()
-	delete(h.sessions, id)
+	_, ok := h.sessions[s.id]
+	delete(h.sessions, s.id)
 	h.mu.Unlock()
+	if ok {
+		h.limits.CloseSession(s.owner)
+	}
 }
 
-// Shutdown ends the handler gracefully. It stops accepting new sessions and GET
-// streams and ends the open GET streams at once; requests in flight may finish, and
+// Shutdown ends the handler gracefully. It stops accepting new sessions, GET
+// streams and 2026-07-28 subscriptions/listen requests, and ends the open GET
+// streams at once, after what they hold. It ends the open listen streams too: with
+// their final result when the server can end them gracefully (an *mcp.Server, by
+// its EndSubscriptions, which Shutdown calls), at once otherwise. Requests in
+// flight may finish, and
 // their clients may still post (to answer a request from the server, for example),
 // until they are all answered or ctx ends. Then every session ends (its Conn's Read
 // returns io.EOF), every stream ends after flushing what it holds, and Shutdown waits,
@@ -415,6 +461,9 @@ func (h *Handler) removeSession(id string) {
 // answered with 503. It returns ctx's error if ctx ended first.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.drainOnce.Do(func() { close(h.draining) })
+	if h.endListens != nil {
+		h.endListens()
+	}
 	err := h.waitIdle(ctx)
 	h.endAll()
 	if err != nil {
@@ -459,6 +508,11 @@ func (h *Handler) endAll() {
 	})
 }
 
+// subscriptionEnder is implemented by a server that can end its
+// subscriptions/listen streams gracefully, each with its final result
+// (*mcp.Server does).
+type subscriptionEnder interface{ EndSubscriptions() }
+
 // Shared header values (never modified: net/http replaces, not edits, them).
 var (
 	hdrJSON             = []string{"application/json"}
@@ -494,4 +548,20 @@ func writeJSONBody(w http.ResponseWriter, status int, body []byte) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// refuse answers a request that the limits refused (err is a
+// *transport.LimitError) with its status, Retry-After and a JSON-RPC error for
+// id, and warns (at most once a minute) that the server is turning clients
+// away.
+func (h *Handler) refuse(w http.ResponseWriter, err error, id jsonrpc.ID) {
+	var le *transport.LimitError
+	if !errors.As(err, &le) {
+		writeErrorID(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, err.Error())
+		return
+	}
+	if h.refusals.Allow() {
+		h.log.Warn("streamable: refusing sessions or streams beyond the limits (logged once a minute)", "status", le.Status, "reason", le.Reason)
+	}
+	httpguard.WriteRefusal(w, le, id)
 }

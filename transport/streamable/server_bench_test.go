@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // benchBody is a request body that can be rewound without allocating.
@@ -181,7 +183,10 @@ func BenchmarkServeHTTPToolCallStateless(b *testing.B) {
 // process ≤4 KB of RSS per idle session; see bench/). b.N sessions stay open
 // until the end.
 func BenchmarkIdleSessionHeap(b *testing.B) {
-	h := NewHandler(echoServer(b), &HandlerOptions{Logger: quietLogger})
+	// Every session comes from one client address, and b.N may pass the
+	// default caps.
+	unlimited := &transport.Limits{MaxSessions: -1, MaxSessionsPerClient: -1}
+	h := NewHandler(echoServer(b), &HandlerOptions{Logger: quietLogger, Limits: unlimited})
 	defer h.Close()
 	post := func(sid, body string) http.Header {
 		w := serve(h, http.MethodPost, sid, body)

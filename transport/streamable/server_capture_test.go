@@ -44,7 +44,7 @@ func TestReplayCSharpClientRequests(t *testing.T) {
 		return srv.Accept(ctx, wirecheck.Wrap(t, conn, wirecheck.Server))
 	})
 	hs := newHarness(t, checked, nil)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	defer cancel()
 
 	type want struct {

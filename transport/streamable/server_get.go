@@ -22,6 +22,11 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.finish()
+	if err := h.limits.OpenStream(); err != nil {
+		h.refuse(w, err, jsonrpc.ID{})
+		return
+	}
+	defer h.limits.CloseStream()
 	if last := r.Header.Get(HeaderLastEventID); last != "" {
 		h.resume(w, r, s, last)
 		return

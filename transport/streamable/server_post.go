@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -73,7 +74,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
 			return
 		}
-		if s = h.startSession(w, r); s == nil {
+		if s = h.startSession(w, r, in.single.ID); s == nil {
 			return
 		}
 	} else {
@@ -142,6 +143,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, in *incoming)
 		return tooLarge()
 	}
 	var err error
+	if httpguard.SetBodyDeadline(w, h.bodyTimeout) {
+		defer httpguard.ClearBodyDeadline(w)
+	}
 	if r.ContentLength > 0 {
 		in.body = make([]byte, r.ContentLength)
 		_, err = io.ReadFull(r.Body, in.body)
@@ -152,6 +156,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, in *incoming)
 		}
 	}
 	if err != nil {
+		if httpguard.IsTimeout(err) {
+			httpguard.WriteBodyTimeout(w, h.bodyTimeout)
+			return false
+		}
 		writeError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: reading the body: "+err.Error())
 		return false
 	}
@@ -247,11 +255,18 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request) (*session, 
 	return s, true
 }
 
-// startSession creates the session of an initialize POST and hands its Conn to the
-// server.
-func (h *Handler) startSession(w http.ResponseWriter, r *http.Request) *session {
+// startSession creates the session of an initialize POST (whose request id is
+// id) and hands its Conn to the server. A session beyond the handler's limits
+// is refused with 503 or 429.
+func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) *session {
+	if err := h.limits.OpenSession(r.RemoteAddr); err != nil {
+		h.refuse(w, err, id)
+		return nil
+	}
 	s := h.newSession(newSessionID(), r.RemoteAddr, sessionInboxSize)
+	s.owner = r.RemoteAddr
 	if !h.addSession(s) {
+		h.limits.CloseSession(r.RemoteAddr)
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -65,7 +66,7 @@ func TestCloseCancelsASessionlessRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := newHarness(t, srv, &HandlerOptions{Sessionless: true})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	posted := make(chan *http.Response, 1)
 	go func() { posted <- hs.postCtx(ctx, "", "2025-06-18", callBody(1, "wait", `{}`, "")) }()
 	select {

@@ -91,6 +91,21 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 		writeErrorID(w, http.StatusBadRequest, m.ID, protocol.CodeHeaderMismatch, headerMismatchMessage(err))
 		return
 	}
+	listen := m.Method == protocol.MethodSubscriptionsListen
+	if listen {
+		// A listen stream stays open until the client or the server ends it.
+		select {
+		case <-h.draining:
+			writeErrorID(w, http.StatusServiceUnavailable, m.ID, jsonrpc.CodeInternalError, "the MCP server is shutting down")
+			return
+		default:
+		}
+		if err := h.limits.OpenStream(); err != nil {
+			h.refuse(w, err, m.ID)
+			return
+		}
+		defer h.limits.CloseStream()
+	}
 	s := h.newSession("", r.RemoteAddr, 1)
 	s.stateless = true
 	s.conn.version = protocol.Version20260728
@@ -108,7 +123,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 	h.answer(w, r, s, in, answerOptions{
 		stateless:   true,
 		missingMeta: e.fields.MissingMeta(),
-		listen:      m.Method == protocol.MethodSubscriptionsListen,
+		listen:      listen,
 	})
 }
 

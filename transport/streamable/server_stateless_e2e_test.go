@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -93,7 +94,7 @@ func TestStatelessEndToEndDisconnectCancels(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := newHarness(t, srv, nil)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.srv.URL, strings.NewReader(statelessBody(1, "tools/call", `"name":"hang","arguments":{}`)))
 	if err != nil {
 		t.Fatal(err)

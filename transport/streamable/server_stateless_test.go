@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -91,7 +92,7 @@ func statelessHeaders(method, name string, extra ...string) map[string]string {
 
 func (hs *harness) postStateless(hdr map[string]string, body string) *http.Response {
 	hs.t.Helper()
-	return hs.request(testCtx(hs.t), http.MethodPost, hdr, body)
+	return hs.request(testkit.Context(hs.t), http.MethodPost, hdr, body)
 }
 
 func TestStatelessRequestInBothModes(t *testing.T) {
@@ -119,7 +120,7 @@ func TestStatelessRequestInBothModes(t *testing.T) {
 		}
 		select { // the connection ended with its POST
 		case <-rpc.Done():
-		case <-testCtx(t).Done():
+		case <-testkit.Context(t).Done():
 			t.Fatal("the connection of a stateless request outlived its POST")
 		}
 	}
@@ -155,7 +156,7 @@ func TestStatelessAndLegacySessionsOnTheSameEndpoint(t *testing.T) {
 	}
 	// An initialize that carries Mcp-Method (a dual-era client falling back) is
 	// still legacy.
-	resp = hs.request(testCtx(t), http.MethodPost, map[string]string{protocol.HeaderMethod: "initialize"}, initBody("2025-06-18"))
+	resp = hs.request(testkit.Context(t), http.MethodPost, map[string]string{protocol.HeaderMethod: "initialize"}, initBody("2025-06-18"))
 	if body := readBody(t, resp); resp.StatusCode != http.StatusOK || resp.Header.Get(HeaderSessionID) == "" {
 		t.Fatalf("initialize with Mcp-Method: %d %s, want a session", resp.StatusCode, body)
 	}
@@ -348,7 +349,7 @@ func TestStatelessGetAndDelete405(t *testing.T) {
 	for _, sessionless := range []bool{false, true} {
 		hs := newHarness(t, answering(nil, nil), &HandlerOptions{Sessionless: sessionless})
 		for _, m := range []string{http.MethodGet, http.MethodDelete} {
-			resp := hs.request(testCtx(t), m, statelessHeaders("tools/list", ""), "")
+			resp := hs.request(testkit.Context(t), m, statelessHeaders("tools/list", ""), "")
 			if allow := resp.Header.Get("Allow"); allow != "POST" {
 				t.Errorf("sessionless=%v %s: Allow %q, want POST", sessionless, m, allow)
 			}
@@ -426,7 +427,7 @@ func TestStatelessDisconnectCancels(t *testing.T) {
 		return nil, ctx.Err()
 	}}
 	hs := newHarness(t, srv, nil)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	done := make(chan struct{})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.srv.URL, strings.NewReader(statelessBody(1, "tools/call", `"name":"hang"`)))
 	if err != nil {
@@ -450,7 +451,7 @@ func TestStatelessDisconnectCancels(t *testing.T) {
 		if err == nil {
 			t.Fatal("the handler's context ended without an error")
 		}
-	case <-testCtx(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("the request was not cancelled when its client left")
 	}
 	<-done
@@ -473,7 +474,7 @@ func TestStatelessListenStream(t *testing.T) {
 		t.Fatalf("Content-Type %q", ct)
 	}
 	shut := make(chan error, 1)
-	go func() { shut <- hs.h.Shutdown(testCtx(t)) }()
+	go func() { shut <- hs.h.Shutdown(testkit.Context(t)) }()
 	evs := mustEvents(t, resp) // returns when the stream ends
 	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), "subscriptions/acknowledged") {
 		t.Fatalf("events %+v", evs)

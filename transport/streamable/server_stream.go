@@ -341,8 +341,11 @@ func (sw *streamWriter) run(ctx context.Context) {
 	// answer is slow; keep-alive comments are harmless early.
 	ticks := 0
 	var draining <-chan struct{}
-	if st.get || st.listen {
-		draining = sw.h.draining // streams that could stay open for ever end at once
+	if st.get || (st.listen && sw.h.endListens == nil) {
+		// Streams that could stay open for ever end at once (after what they
+		// hold); a listen stream the server ends gracefully waits for its
+		// final result.
+		draining = sw.h.draining
 	}
 	ending := false
 	for {
@@ -408,7 +411,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 		case <-ctx.Done():
 			return // the client left
 		case <-draining:
-			return
+			ending = true
 		case <-st.s.done:
 			ending = true
 		case <-sw.h.done:

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
@@ -110,7 +111,7 @@ func TestGETStreamCarriesListChangedOnce(t *testing.T) {
 	srv, release := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	get := newEventReader(t, getStream(t, hs, ctx, sid, nil))
 	if ct := get.resp.Header.Get("Cache-Control"); ct != "no-cache" {
 		t.Errorf("Cache-Control %q", ct)
@@ -161,7 +162,7 @@ func TestGETStreamCarriesListChangedOnce(t *testing.T) {
 func TestServerRequestOnPOSTStreamAndAnswer(t *testing.T) {
 	hs := newHarness(t, newDemo(t), nil)
 	sid := hs.initialize("2025-06-18")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	post := newEventReader(t, hs.postCtx(ctx, sid, "2025-06-18", callBody(4, "list_roots", `{}`, "")))
 	_, req := post.next()
 	if req.Method != "roots/list" || len(req.ID) == 0 {
@@ -179,7 +180,7 @@ func TestServerRequestOnPOSTStreamAndAnswer(t *testing.T) {
 func TestAlwaysJSONRoutesServerRequestsToGET(t *testing.T) {
 	hs := newHarness(t, newDemo(t), &HandlerOptions{ResponseMode: ResponseAlwaysJSON})
 	sid := hs.initialize("2025-06-18")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 
 	// Without a GET stream the server's request fails at once: the tool reports it.
 	resp := hs.post(sid, "2025-06-18", callBody(2, "list_roots", `{}`, ""))
@@ -217,7 +218,7 @@ func TestResumePOSTStreamAfterDisconnect(t *testing.T) {
 	srv, release := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-11-25")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 
 	cut, cancel := context.WithCancel(ctx)
 	post := newEventReader(t, hs.postCtx(cut, sid, "2025-11-25", callBody(9, "block", `{}`, `{"progressToken":"r"}`)))
@@ -267,7 +268,7 @@ func TestResumeGETStream(t *testing.T) {
 	srv, _ := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	cut, cancel := context.WithCancel(ctx)
 	get := newEventReader(t, getStream(t, hs, cut, sid, nil))
 	addTool := func(name string) {
@@ -319,7 +320,7 @@ func TestPrimingOnlyFor20251125(t *testing.T) {
 				t.Fatalf("the priming event must come first: %q", body)
 			}
 			// The GET stream too.
-			ctx, cancel := context.WithCancel(testCtx(t))
+			ctx, cancel := context.WithCancel(testkit.Context(t))
 			defer cancel()
 			get := newEventReader(t, getStream(t, hs, ctx, sid, map[string]string{HeaderProtocolVersion: v}))
 			if primed {
@@ -335,7 +336,7 @@ func TestPrimingOnlyFor20251125(t *testing.T) {
 func TestKeepAliveComments(t *testing.T) {
 	hs := newHarness(t, newDemo(t), &HandlerOptions{KeepAlive: 5 * time.Millisecond})
 	sid := hs.initialize("2025-06-18")
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	defer cancel()
 	resp := getStream(t, hs, ctx, sid, nil)
 	defer resp.Body.Close()
@@ -384,7 +385,7 @@ func TestCloseEndsStreams(t *testing.T) {
 	srv, _ := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	get := newEventReader(t, getStream(t, hs, ctx, sid, nil))
 	post := newEventReader(t, hs.postCtx(ctx, sid, "2025-06-18", callBody(2, "block", `{}`, `{"progressToken":1}`)))
 	post.next()
@@ -410,7 +411,7 @@ func TestShutdownLetsRequestsFinish(t *testing.T) {
 	srv, release := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	get := newEventReader(t, getStream(t, hs, ctx, sid, nil))
 	post := newEventReader(t, hs.postCtx(ctx, sid, "2025-06-18", callBody(2, "block", `{}`, `{"progressToken":1}`)))
 	post.next()

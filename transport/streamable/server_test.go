@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
@@ -26,9 +27,10 @@ var quietLogger = slog.New(slog.DiscardHandler)
 
 // harness serves a Handler on 127.0.0.1 for one test.
 type harness struct {
-	t   *testing.T
-	h   *Handler
-	srv *httptest.Server
+	t    *testing.T
+	h    *Handler
+	srv  *httptest.Server
+	reqs testkit.Requests // the requests h is serving (newHarness's only)
 }
 
 func newHarness(t *testing.T, srv transport.Server, opts *HandlerOptions) *harness {
@@ -39,13 +41,10 @@ func newHarness(t *testing.T, srv transport.Server, opts *HandlerOptions) *harne
 	if opts.Logger == nil {
 		opts.Logger = quietLogger
 	}
-	h := NewHandler(srv, opts)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		_ = h.Close()
-		ts.Close()
-	})
-	return &harness{t: t, h: h, srv: ts}
+	hs := &harness{t: t, h: NewHandler(srv, opts)}
+	hs.srv = testkit.NewServer(t, hs.reqs.Handler(hs.h))
+	t.Cleanup(func() { _ = hs.h.Close() }) // before the server stops
+	return hs
 }
 
 func newDemo(t testing.TB) *mcp.Server {
@@ -55,13 +54,6 @@ func newDemo(t testing.TB) *mcp.Server {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// testCtx bounds every request of a test.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // request sends one raw HTTP request. hdr values replace the defaults; an empty value
@@ -100,7 +92,7 @@ func (hs *harness) request(ctx context.Context, method string, hdr map[string]st
 // post sends a POST in session sid ("" for none) speaking version ("" for no header).
 func (hs *harness) post(sid, version, body string) *http.Response {
 	hs.t.Helper()
-	return hs.postCtx(testCtx(hs.t), sid, version, body)
+	return hs.postCtx(testkit.Context(hs.t), sid, version, body)
 }
 
 func (hs *harness) postCtx(ctx context.Context, sid, version, body string) *http.Response {
@@ -316,7 +308,7 @@ func TestSessionErrors(t *testing.T) {
 
 	wantStatus(t, hs.post("", "2025-06-18", list), http.StatusBadRequest, -32600)
 	wantStatus(t, hs.post("no-such-session", "2025-06-18", list), http.StatusNotFound, -32600)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	// GET and DELETE without a session: only POST serves such a client (405, as
 	// 2026-07-28 requires; earlier versions allow it for GET).
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
@@ -343,10 +335,10 @@ func TestDeleteEndsServerSession(t *testing.T) {
 		t.Fatalf("%d server sessions, want 1", n)
 	}
 	ss := srv.Sessions()[0]
-	wantStatus(t, hs.request(testCtx(t), http.MethodDelete, map[string]string{HeaderSessionID: sid}, ""), http.StatusNoContent, 0)
+	wantStatus(t, hs.request(testkit.Context(t), http.MethodDelete, map[string]string{HeaderSessionID: sid}, ""), http.StatusNoContent, 0)
 	select {
 	case <-ss.Done(): // its Conn's Read returned io.EOF
-	case <-testCtx(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("the MCP session did not end after DELETE")
 	}
 	if hs.h.Sessions() != 0 {
@@ -378,7 +370,7 @@ func TestProtocolVersionHeader(t *testing.T) {
 			t.Errorf("POST with version %s: %d %s", v, resp.StatusCode, body)
 		}
 		for _, method := range []string{http.MethodGet, http.MethodDelete} {
-			resp := hs.request(testCtx(t), method, map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: v, "Accept": "text/event-stream"}, "")
+			resp := hs.request(testkit.Context(t), method, map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: v, "Accept": "text/event-stream"}, "")
 			if body := readBody(t, resp); resp.StatusCode != http.StatusBadRequest {
 				t.Errorf("%s with version %s: %d %s", method, v, resp.StatusCode, body)
 			}
@@ -392,7 +384,7 @@ func TestProtocolVersionHeader(t *testing.T) {
 
 func TestContentNegotiation(t *testing.T) {
 	hs := newHarness(t, newDemo(t), nil)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	init := initBody("2025-06-18")
 	for _, accept := range []string{"application/json", "text/event-stream", "text/html", "application/json, text/event-stream;q=0"} {
 		resp := hs.request(ctx, http.MethodPost, map[string]string{"Accept": accept}, init)
@@ -429,7 +421,7 @@ func TestMalformedBodies(t *testing.T) {
 	big := callBody(2, "echo", `{"message":"`+strings.Repeat("x", 2000)+`"}`, "")
 	wantStatus(t, hs.post(sid, "2025-06-18", big), http.StatusRequestEntityTooLarge, -32600)
 	// Without a Content-Length (chunked), the bound still holds.
-	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPost, hs.srv.URL, io.MultiReader(strings.NewReader(big)))
+	req, _ := http.NewRequestWithContext(testkit.Context(t), http.MethodPost, hs.srv.URL, io.MultiReader(strings.NewReader(big)))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderSessionID, sid)
@@ -472,7 +464,7 @@ func TestDuplicateRequestID(t *testing.T) {
 	srv, release := blockingServer(t)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	defer cancel()
 	first := hs.postCtx(ctx, sid, "2025-06-18", callBody(5, "block", `{}`, `{"progressToken":1}`))
 	defer first.Body.Close()
@@ -490,7 +482,7 @@ func TestCancelledRequestEndsItsStream(t *testing.T) {
 	defer close(release)
 	hs := newHarness(t, srv, nil)
 	sid := hs.initialize("2025-06-18")
-	post := newEventReader(t, hs.postCtx(testCtx(t), sid, "2025-06-18", callBody(2, "block", `{}`, `{"progressToken":1}`)))
+	post := newEventReader(t, hs.postCtx(testkit.Context(t), sid, "2025-06-18", callBody(2, "block", `{}`, `{"progressToken":1}`)))
 	post.next()
 	post.next()
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`

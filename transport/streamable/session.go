@@ -46,6 +46,7 @@ var errNoStream = errors.New("streamable: no stream to the client can carry this
 type session struct {
 	h         *Handler
 	id        string          // "" for a one-request session
+	owner     string          // the address of the client that started a stateful session
 	oneShot   bool            // lives for one POST (sessionless or 2026-07-28)
 	stateless bool            // serves one 2026-07-28 request
 	conn      sessionlessConn // handed to the server (&conn, &conn.sessionConn, or as a statelessConn)
@@ -240,7 +241,7 @@ func (s *session) end() {
 			s.recv.End(nil)
 		}
 		if s.id != "" {
-			s.h.removeSession(s.id)
+			s.h.removeSession(s)
 			if err := s.h.store.DeleteSession(s.h.ctx, s.id); err != nil {
 				s.h.log.Warn("streamable: deleting the events of an ended session", "session", s.id, "error", err)
 			}

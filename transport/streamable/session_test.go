@@ -11,28 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport"
 )
-
-// fakeClock is an injectable clock for idle timeouts.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_700_000_000, 0)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // serve calls the handler directly, as net/http would, and returns the recorder.
 func serve(h http.Handler, method, sid, body string) *httptest.ResponseRecorder {
@@ -64,9 +46,11 @@ func TestAbandonedSessionsAreFreed(t *testing.T) {
 	const n = 5000
 	srv := newDemo(t)
 	store := NewMemoryEventStore(nil)
-	h := NewHandler(srv, &HandlerOptions{SessionIdleTimeout: 10 * time.Minute, EventStore: store, ResponseMode: ResponseAlwaysSSE})
+	// Every session comes from one client address: no per-client cap.
+	h := NewHandler(srv, &HandlerOptions{SessionIdleTimeout: 10 * time.Minute, EventStore: store, ResponseMode: ResponseAlwaysSSE,
+		Limits: &transport.Limits{MaxSessionsPerClient: -1}})
 	defer h.Close()
-	clock := newFakeClock()
+	clock := testkit.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
 	h.now = clock.Now
 
 	baseGoroutines := runtime.NumGoroutine()
@@ -102,9 +86,11 @@ func TestAbandonedSessionsAreFreed(t *testing.T) {
 	if h.Sessions() != 1 || store.sessionCount() != 1 {
 		t.Fatalf("%d sessions and %d stored remain, want 1", h.Sessions(), store.sessionCount())
 	}
-	// Every MCP session but the kept one ended: their Conns' Read returned io.EOF,
-	// and the server let go of them.
-	waitFor(t, func() bool { return len(srv.Sessions()) == 1 })
+	// Every MCP session but the kept one ended, within sweep (the handler ends a
+	// bound session's Receiver before it returns), and the server let go of them.
+	if got := len(srv.Sessions()); got != 1 {
+		t.Fatalf("the server still has %d sessions after the sweep, want 1", got)
+	}
 	kept := srv.Sessions()[0]
 	for _, ss := range serverSessions {
 		select {
@@ -140,9 +126,9 @@ func TestAbandonedSessionsAreFreed(t *testing.T) {
 func TestBusySessionsAreNotIdle(t *testing.T) {
 	srv, release := blockingServer(t)
 	hs := newHarness(t, srv, &HandlerOptions{SessionIdleTimeout: time.Minute})
-	clock := newFakeClock()
+	clock := testkit.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
 	hs.h.now = clock.Now
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 
 	withGET := hs.initialize("2025-06-18")
 	newEventReader(t, getStream(t, hs, ctx, withGET, nil)) // held open
@@ -161,28 +147,20 @@ func TestBusySessionsAreNotIdle(t *testing.T) {
 	wantStatus(t, hs.post(withGET, "2025-06-18", `{"jsonrpc":"2.0","id":5,"method":"ping"}`), http.StatusOK, 0)
 
 	// Once its request is answered, the session that had one in flight can expire.
+	// The answer is written by the POST that carried the request: once that POST
+	// has been served, the request's route is gone and the POST no longer counts.
 	close(release)
-	waitFor(t, func() bool {
-		s := hs.h.lookupSession(inFlight)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.routes.len() == 0 && s.open == 0
-	})
+	hs.reqs.WaitIdle(t, http.MethodPost)
+	s := hs.h.lookupSession(inFlight)
+	s.mu.Lock()
+	routes, open := s.routes.len(), s.open
+	s.mu.Unlock()
+	if routes != 0 || open != 0 {
+		t.Fatalf("the answered session has %d routes and %d open requests, want none", routes, open)
+	}
 	clock.Advance(2 * time.Minute)
 	if ended := hs.h.sweep(); ended != 1 {
 		t.Fatalf("sweep ended %d sessions, want the formerly busy one", ended)
-	}
-}
-
-// waitFor waits until cond holds, yielding the processor (no sleeping) between tries.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		runtime.Gosched()
 	}
 }
 

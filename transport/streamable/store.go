@@ -68,7 +68,7 @@ type MemoryEventStoreOptions struct {
 	MaxStreamsPerSession int
 }
 
-// MemoryEventStore is an EventStore that keeps events in process memory, with a
+// MemoryEventStore is an [EventStore] that keeps events in process memory, with a
 // bounded number of events per stream and of streams per session, so that a busy
 // session cannot grow without limit. Event ids have the form "<streamID>_<n>", where
 // n counts the stream's events from 1.

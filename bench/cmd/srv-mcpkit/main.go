@@ -12,6 +12,7 @@ import (
 	"github.com/mcpkit/mcpkit/bench/internal/serverkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/stdio"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
@@ -41,7 +42,10 @@ func main() {
 			if err != nil {
 				return nil, err
 			}
-			return streamable.NewHandler(s, &streamable.HandlerOptions{Sessionless: sessionless, Logger: logger}), nil
+			// The load generator is one client address opening thousands of
+			// sessions (mode idle-sessions): no per-client share.
+			limits := &transport.Limits{MaxSessionsPerClient: -1}
+			return streamable.NewHandler(s, &streamable.HandlerOptions{Sessionless: sessionless, Logger: logger, Limits: limits}), nil
 		},
 		Stdio: func(ctx context.Context, in io.Reader, out io.Writer) error {
 			s, err := newServer(logger)

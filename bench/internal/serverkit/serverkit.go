@@ -31,6 +31,8 @@ import (
 	"runtime/pprof"
 	"syscall"
 	"time"
+
+	"github.com/mcpkit/mcpkit"
 )
 
 // StatsPrefix starts the statistics line a server prints on standard error when it
@@ -126,7 +128,7 @@ func serveHTTP(ctx context.Context, impl Impl, f *flags) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := mcpkit.NewHTTPServer("", mux) // the same recommended settings for every implementation
 	fmt.Fprintf(os.Stdout, "%s %s\n", ListenPrefix, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -1,0 +1,177 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// CallTool calls the tool name with args as its arguments:
+//   - nil (or a nil map or pointer) sends no arguments;
+//   - a [json.RawMessage] or []byte is sent as it is, and must hold a JSON object;
+//   - any other value (a struct, a map) is encoded with encoding/json, and must
+//     encode as a JSON object.
+//
+// A tool that ran and failed returns a result with IsError set, not an error;
+// an error means the call could not be made (unknown tool, invalid params,
+// connection lost). [CallToolAs] turns the first into an error too and decodes
+// the output into a Go value. In the stateless era the server's requests for
+// input are answered through the client's handlers and the call retried until
+// it completes. [ClientSession.CallToolParams] sends params the caller builds
+// (a _meta, a task, the answers to input requests).
+func (cs *ClientSession) CallTool(ctx context.Context, name string, args any, opts ...RequestOption) (*protocol.CallToolResult, error) {
+	raw, err := toolArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
+	}
+	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, opts)
+}
+
+// CallToolParams is [ClientSession.CallTool] with params the caller builds:
+// they are sent as they are (Arguments unchecked), with the client's own
+// _meta keys added in the stateless era.
+func (cs *ClientSession) CallToolParams(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (*protocol.CallToolResult, error) {
+	return cs.callTool(ctx, *p, opts)
+}
+
+// callTool sends a tools/call; params is the session's own copy, which the
+// request may change (_meta, input responses, request state).
+func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption) (*protocol.CallToolResult, error) {
+	var res protocol.CallToolResult
+	out := &outgoing{method: protocol.MethodToolsCall, params: &params, meta: &params.Meta,
+		responses: &params.InputResponses, state: &params.RequestState, tool: params.Name, args: params.Arguments}
+	if err := cs.request(ctx, out, &res, opts); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// toolArguments encodes the args of CallTool; nil means no arguments.
+func toolArguments(args any) (json.RawMessage, error) {
+	var raw []byte
+	switch a := args.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		raw = a
+	case []byte:
+		raw = a
+	default:
+		var err error
+		if raw, err = json.Marshal(args); err != nil {
+			return nil, fmt.Errorf("encoding the arguments: %w", err)
+		}
+		if string(raw) == "null" {
+			return nil, nil // a nil map or pointer
+		}
+		if raw[0] != '{' {
+			return nil, fmt.Errorf("the arguments must encode as a JSON object, not %s (%T)", jsonKind(raw[0]), args)
+		}
+		return raw, nil
+	}
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if !json.Valid(raw) {
+		return nil, errors.New("the arguments are not valid JSON")
+	}
+	if c := bytes.TrimLeft(raw, " \t\r\n"); c[0] != '{' {
+		return nil, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(c[0]))
+	}
+	return raw, nil
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// ToolError is the error [CallToolAs] returns when the tool ran and reported
+// a failure (a result with IsError set). Use [errors.As] to get at it.
+type ToolError struct {
+	// Tool is the name of the tool that failed.
+	Tool string
+	// Text is the text of the result's text blocks, joined by newlines: what
+	// the tool said went wrong.
+	Text string
+	// Result is the whole result.
+	Result *protocol.CallToolResult
+}
+
+// Error returns the tool's name and its text.
+func (e *ToolError) Error() string { return fmt.Sprintf("mcp: tool %q failed: %s", e.Tool, e.Text) }
+
+// newToolError returns the ToolError for an isError result.
+func newToolError(tool string, res *protocol.CallToolResult) *ToolError {
+	var texts []string
+	for _, c := range res.Content {
+		if c.Type == protocol.ContentTypeText {
+			texts = append(texts, c.Text)
+		}
+	}
+	return &ToolError{Tool: tool, Text: strings.Join(texts, "\n"), Result: res}
+}
+
+// CallToolAs calls a tool as [ClientSession.CallTool] does and decodes its
+// output into an Out: its structuredContent, or, when there is none, its
+// single text block, holding JSON (or any text, when Out is a string). A tool
+// that reports a failure (isError) returns a [*ToolError]. The result is
+// returned whenever the call was answered, for its other content and _meta.
+func CallToolAs[Out any](ctx context.Context, cs *ClientSession, name string, args any, opts ...RequestOption) (Out, *protocol.CallToolResult, error) {
+	var out Out
+	res, err := cs.CallTool(ctx, name, args, opts...)
+	if err != nil {
+		return out, nil, err
+	}
+	if res.IsError {
+		return out, res, newToolError(name, res)
+	}
+	if err := decodeToolOutput(res, &out); err != nil {
+		return out, res, fmt.Errorf("mcp: tool %q: %w", name, err)
+	}
+	return out, res, nil
+}
+
+// decodeToolOutput decodes the output of a successful result into out.
+func decodeToolOutput[Out any](res *protocol.CallToolResult, out *Out) error {
+	var raw []byte
+	switch sc := res.StructuredContent.(type) {
+	case nil:
+		if len(res.Content) != 1 || res.Content[0].Type != protocol.ContentTypeText {
+			return fmt.Errorf("the result has no structuredContent, nor a single text block, to decode into %v", reflect.TypeFor[Out]())
+		}
+		text := res.Content[0].Text
+		if s, ok := any(out).(*string); ok {
+			*s = text
+			return nil
+		}
+		raw = []byte(text)
+	case json.RawMessage:
+		raw = sc
+	default:
+		var err error
+		if raw, err = json.Marshal(sc); err != nil {
+			return fmt.Errorf("re-encoding the structuredContent: %w", err)
+		}
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decoding the output into %v: %w", reflect.TypeFor[Out](), err)
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+package redisstore_test
+
+import (
+	"testing"
+
+	"github.com/mcpkit/mcpkit/store/redisstore"
+	"github.com/mcpkit/mcpkit/store/redistest"
+	"github.com/mcpkit/mcpkit/store/storetest"
+	"github.com/mcpkit/mcpkit/transport/streamable"
+)
+
+// TestEventStoreContract runs the EventStore contract against Redis; each
+// "replica" is a store on its own client (its own connections).
+func TestEventStoreContract(t *testing.T) {
+	var srv *redistest.Server
+	var limits *redisstore.EventStoreOptions
+	storetest.RunEventStore(t, storetest.EventStores{
+		New: func(t *testing.T, l storetest.Limits) streamable.EventStore {
+			srv = redistest.Start(t)
+			limits = &redisstore.EventStoreOptions{MaxEventsPerStream: l.MaxEventsPerStream, MaxStreamsPerSession: l.MaxStreamsPerSession}
+			return redisstore.NewEventStore(open(t, srv), limits)
+		},
+		Replica: func(t *testing.T) streamable.EventStore {
+			return redisstore.NewEventStore(open(t, srv), limits)
+		},
+		TrimSlack: 100, // stream-node-max-entries, the granularity of MAXLEN ~
+	})
+}

@@ -1,0 +1,58 @@
+package redistest_test
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/store/redistest"
+)
+
+// ping sends PING in RESP and reports whether the server answered PONG.
+func ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(line) != "+PONG" {
+		return &net.AddrError{Err: "unexpected reply " + line, Addr: addr}
+	}
+	return nil
+}
+
+// TestStartStopRestart checks that the server answers once Start returns, is
+// gone after Stop, and answers again on the same address after Restart.
+func TestStartStopRestart(t *testing.T) {
+	s := redistest.Start(t)
+	if !strings.HasPrefix(s.Addr(), "127.0.0.1:") || s.URL() != "redis://"+s.Addr()+"/0" {
+		t.Fatalf("address %q, URL %q", s.Addr(), s.URL())
+	}
+	if err := ping(s.Addr()); err != nil {
+		t.Fatalf("after Start: %v", err)
+	}
+	s.Stop()
+	if err := ping(s.Addr()); err == nil {
+		t.Fatal("the server still answers after Stop")
+	}
+	s.Stop() // stopping twice is harmless
+	s.Restart()
+	if err := ping(s.Addr()); err != nil {
+		t.Fatalf("after Restart: %v", err)
+	}
+	v, err := redistest.Version()
+	if err != nil || !strings.Contains(v, "v=") {
+		t.Fatalf("Version = %q, %v", v, err)
+	}
+	t.Logf("tested with %s", v)
+}

@@ -1,7 +1,6 @@
 package resource_test
 
 import (
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -9,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,12 +16,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
-	"github.com/mcpkit/mcpkit/mcp"
-	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // dpopKey makes proofs with one P-256 key.
@@ -156,37 +150,13 @@ func TestMiddlewareDPoP(t *testing.T) {
 // server and uses it, with proofs, against a resource server that checks them.
 func TestDPoPEndToEnd(t *testing.T) {
 	as := authtest.New(t, authtest.Options{DPoP: true})
-	srv := mcp.NewServer(protocol.Implementation{Name: "dpop", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
-	err := mcp.AddTool(srv, &protocol.Tool{Name: "whoami", Description: "the caller"}, func(ctx context.Context, _ *mcp.ToolRequest, _ struct{}) (string, error) {
-		return mcp.PrincipalFrom(ctx) + " " + resource.TokenInfoFrom(ctx).Confirmation, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)})
-	t.Cleanup(func() { _ = h.Close() })
+	h := whoamiHandler(t, func(i *resource.TokenInfo) string { return i.Confirmation })
 	url := as.Protect(t, h, resource.Options{DPoP: true, Scopes: []string{"mcp:read"}}, nil)
-
-	tr := &auth.Transport{DPoP: true, Grant: &auth.AuthorizationCode{RedirectURL: "http://127.0.0.1:9/callback", Fetch: auth.HeadlessFetcher(http.DefaultClient)}}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	conn, err := streamable.NewClientConn(ctx, url, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: tr}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	for range 2 { // the second call needs a fresh proof too (no replay)
-		res, err := cs.CallTool(ctx, "whoami", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		principal, jkt, _ := strings.Cut(res.Content[0].Text, " ")
+	got, tr := callWhoami(t, url, true, 2) // the second call needs a fresh proof too (no replay)
+	for _, answer := range got {
+		principal, jkt, _ := strings.Cut(answer, " ")
 		if !strings.HasPrefix(principal, as.Issuer+"#user-client-") || jkt == "" {
-			t.Errorf("whoami = %q, want the principal and the key thumbprint", res.Content[0].Text)
+			t.Errorf("whoami = %q, want the principal and the key thumbprint", answer)
 		}
 	}
 	if typ := tr.Token().Type(); typ != "DPoP" {

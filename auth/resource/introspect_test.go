@@ -83,27 +83,28 @@ func TestIntrospectionVerifier(t *testing.T) {
 	}
 }
 
-// mcpkit's client completes the browser-less flow against a server whose
-// tokens are opaque and checked by introspection.
-func TestIntrospectionEndToEnd(t *testing.T) {
-	as := authtest.New(t, authtest.Options{OpaqueTokens: true, Clients: map[string]string{"rs": "rs-secret"}})
-	srv := mcp.NewServer(protocol.Implementation{Name: "introspected", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+// whoamiHandler is an MCP server whose tool whoami answers with the caller's
+// principal and, after a space, what info says of its token.
+func whoamiHandler(t *testing.T, info func(*resource.TokenInfo) string) http.Handler {
+	t.Helper()
+	srv := mcp.NewServer(protocol.Implementation{Name: "whoami", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	err := mcp.AddTool(srv, &protocol.Tool{Name: "whoami", Description: "the caller"}, func(ctx context.Context, _ *mcp.ToolRequest, _ struct{}) (string, error) {
-		return mcp.PrincipalFrom(ctx) + " " + resource.TokenInfoFrom(ctx).ClientID, nil
+		return mcp.PrincipalFrom(ctx) + " " + info(resource.TokenInfoFrom(ctx)), nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := streamable.NewHandler(srv, &streamable.HandlerOptions{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { _ = h.Close() })
-	// The verifier's audience is the resource Protect describes (its URL, known
-	// once its server listens, before it routes any request).
-	v := &resource.IntrospectionVerifier{Endpoint: as.Issuer + "/introspect", ClientID: "rs", ClientSecret: "rs-secret", Issuer: as.Issuer}
-	url := as.Protect(t, h, resource.Options{Verifier: v, Scopes: []string{"mcp:read"}}, func(md *auth.ProtectedResourceMetadata) {
-		v.Audience = md.Resource
-	})
+	return h
+}
 
-	tr := &auth.Transport{Grant: &auth.AuthorizationCode{RedirectURL: "http://127.0.0.1:9/callback", Fetch: auth.HeadlessFetcher(http.DefaultClient)}}
+// callWhoami connects to url through tr (a browser-less authorization code
+// grant, DPoP if dpop) and calls whoami n times; it returns the answers and the
+// transport.
+func callWhoami(t *testing.T, url string, dpop bool, n int) ([]string, *auth.Transport) {
+	t.Helper()
+	tr := &auth.Transport{DPoP: dpop, Grant: &auth.AuthorizationCode{RedirectURL: "http://127.0.0.1:9/callback", Fetch: auth.HeadlessFetcher(http.DefaultClient)}}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	conn, err := streamable.NewClientConn(ctx, url, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: tr}})
@@ -115,12 +116,31 @@ func TestIntrospectionEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, "whoami", nil)
-	if err != nil {
-		t.Fatal(err)
+	var out []string
+	for range n {
+		res, err := cs.CallTool(ctx, "whoami", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res.Content[0].Text)
 	}
-	if got := res.Content[0].Text; !strings.HasPrefix(got, as.Issuer+"#user-client-") || !strings.HasPrefix(tr.Token().AccessToken, "opaque-") {
-		t.Errorf("whoami = %q with token %.7s…, want the principal of an opaque token", got, tr.Token().AccessToken)
+	return out, tr
+}
+
+// mcpkit's client completes the browser-less flow against a server whose
+// tokens are opaque and checked by introspection.
+func TestIntrospectionEndToEnd(t *testing.T) {
+	as := authtest.New(t, authtest.Options{OpaqueTokens: true, Clients: map[string]string{"rs": "rs-secret"}})
+	h := whoamiHandler(t, func(i *resource.TokenInfo) string { return i.ClientID })
+	// The verifier's audience is the resource Protect describes (its URL, known
+	// once its server listens, before it routes any request).
+	v := &resource.IntrospectionVerifier{Endpoint: as.Issuer + "/introspect", ClientID: "rs", ClientSecret: "rs-secret", Issuer: as.Issuer}
+	url := as.Protect(t, h, resource.Options{Verifier: v, Scopes: []string{"mcp:read"}}, func(md *auth.ProtectedResourceMetadata) {
+		v.Audience = md.Resource
+	})
+	got, tr := callWhoami(t, url, false, 1)
+	if !strings.HasPrefix(got[0], as.Issuer+"#user-client-") || !strings.HasPrefix(tr.Token().AccessToken, "opaque-") {
+		t.Errorf("whoami = %q with token %.7s…, want the principal of an opaque token", got[0], tr.Token().AccessToken)
 	}
 	if as.Count("introspect") == 0 {
 		t.Error("the server never introspected")

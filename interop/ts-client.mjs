@@ -123,6 +123,16 @@ async function main() {
     { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } },
   );
 
+  // The SDK hands a notification to its handler in a microtask but settles a
+  // response at once, removing the request's progress handler: progress read in
+  // the same chunk as the response is dropped and reported here. lateProgress keeps
+  // it, so the Go test can tell it from progress the server never sent.
+  const lateProgress = [];
+  client.onerror = (err) => {
+    const late = /^Received a progress notification for an unknown token: (.*)$/s.exec(String(err?.message ?? err));
+    if (late) lateProgress.push(JSON.parse(late[1]).params);
+  };
+
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [ROOT] }));
   client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
     const first = req.params.messages[0]?.content;
@@ -174,7 +184,7 @@ async function main() {
       ...opts,
       onprogress: (p) => progress.push(p),
     });
-    return { text: textOf(res.content), isError: res.isError ?? false, progress };
+    return { text: textOf(res.content), isError: res.isError ?? false, progress, lateProgress: lateProgress.splice(0) };
   });
 
   // A message far over 64 KiB, with characters that need care on a line-based

@@ -20,7 +20,9 @@
 // fetch option ("exchanges": method, path, the MCP headers, the bodies as text), so
 // the Go test (ts2_client_test.go) can check the era on the wire and show the exact
 // bytes when something disagrees. Each step is recorded on its own ({ok, value} or
-// {ok: false, error}). The exit status is 0 when every step ran as expected, 1 when
+// {ok: false, error}). The count call's progress is recorded as the SDK delivered
+// it ("progress") and as the SDK reported it dropped after the response
+// ("lateProgress"); any other error the SDK reported is in "sdkErrors". The exit status is 0 when every step ran as expected, 1 when
 // one threw unexpectedly, and 2 on a usage error.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -36,6 +38,10 @@ const REQUEST_HEADERS = ["accept", "content-type", "mcp-session-id", "mcp-protoc
 const RESPONSE_HEADERS = ["content-type", "mcp-session-id"];
 // MAX_BODY_CHARS caps each recorded HTTP body.
 const MAX_BODY_CHARS = 1 << 20;
+// LATE_PROGRESS matches the error the SDK reports (through Client.onerror) for a
+// notifications/progress it received but could not deliver because the request's
+// progress handler was already gone; the notification follows as JSON.
+const LATE_PROGRESS = /^Received a progress notification for an unknown token: (.*)$/s;
 
 // RecordingTransport wraps a stdio transport and records every message in both
 // directions. It exposes the child's pid and stderr, so that the SDK still treats
@@ -171,7 +177,17 @@ async function main() {
     process.stderr.write("usage: node ts2_client.mjs auto|pin|legacy stdio <command> [args...] | http <url>\n");
     return 2;
   }
-  const report = { negotiation, kind, steps: {}, elicitations: [], progress: [], wire: [], exchanges: [] };
+  const report = {
+    negotiation,
+    kind,
+    steps: {},
+    elicitations: [],
+    progress: [],
+    lateProgress: [],
+    sdkErrors: [],
+    wire: [],
+    exchanges: [],
+  };
   const unexpected = [];
 
   async function step(name, fn) {
@@ -203,6 +219,24 @@ async function main() {
     { name: "mcpkit-interop-ts2-client", version: "2.4.0" },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation },
   );
+  // The SDK dispatches a notification in a microtask but a response at once, so a
+  // progress notification that reaches it in the same read as the response to its
+  // request (stdio: one chunk of the pipe) finds its handler removed: the SDK drops
+  // it and reports it here. lateProgress keeps those, so the Go test can tell them
+  // from progress the server never sent. Every other error is kept as text.
+  client.onerror = (err) => {
+    const message = String(err?.message ?? err);
+    const late = LATE_PROGRESS.exec(message);
+    if (late) {
+      try {
+        report.lateProgress.push(JSON.parse(late[1]).params);
+        return;
+      } catch {
+        // not the JSON expected: keep the whole message below
+      }
+    }
+    report.sdkErrors.push(message);
+  };
   // One handler answers elicitation both ways: a server request (legacy era) and an
   // input_required result the SDK fulfils before retrying (2026-07-28).
   client.setRequestHandler("elicitation/create", async (req) => {

@@ -31,6 +31,8 @@ type ts2Message struct {
 		Meta            map[string]json.RawMessage `json:"_meta"`
 		InputResponses  map[string]json.RawMessage `json:"inputResponses"`
 		RequestState    *string                    `json:"requestState"`
+		ProgressToken   json.RawMessage            `json:"progressToken"` // notifications/progress
+		Progress        float64                    `json:"progress"`
 	} `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
@@ -171,6 +173,8 @@ func checkTS2Wire(t *testing.T, r *ts2Report, run ts2Run) {
 		t.Errorf("mcpkit's answers to reading demo://items/7: %d, want one error %d", len(missing), wantMissing)
 	}
 
+	checkTS2ProgressWire(t, msgs)
+
 	version := protocol.LatestLegacy
 	if run.stateless {
 		version = statelessVersion
@@ -185,6 +189,42 @@ func checkTS2Wire(t *testing.T, r *ts2Report, run ts2Run) {
 		}
 		checkWireAgainstSchema(t, version, wire)
 	})
+}
+
+// checkTS2ProgressWire checks that mcpkit wrote the count call's progress, 0, 1 and
+// 2 with the call's progressToken, all before the response to the call: what the
+// spec asks of the server, whatever the SDK then delivers (see checkTS2Progress).
+func checkTS2ProgressWire(t *testing.T, msgs []ts2Message) {
+	t.Helper()
+	var call *ts2Message
+	for i := range msgs {
+		if m := &msgs[i]; !m.FromMcpkit && m.Method == "tools/call" && m.Params.Name == "count" {
+			call = m
+		}
+	}
+	if call == nil || call.Params.Meta["progressToken"] == nil {
+		t.Error("the client's count call, with a progressToken, was not recorded")
+		return
+	}
+	token := call.Params.Meta["progressToken"]
+	var values []float64
+	answered := false
+	for i := range msgs {
+		m := &msgs[i]
+		switch {
+		case !m.FromMcpkit:
+		case m.Method == protocol.NotificationProgress && string(m.Params.ProgressToken) == string(token):
+			if answered {
+				t.Errorf("mcpkit sent progress after the count call's response: %s", clip(m.Raw, 2000))
+			}
+			values = append(values, m.Params.Progress)
+		case m.Method == "" && string(m.ID) == string(call.ID):
+			answered = true
+		}
+	}
+	if !answered || !slices.Equal(values, []float64{0, 1, 2}) {
+		t.Errorf("mcpkit sent the count call progress %v (answered: %v), want [0 1 2] before the response", values, answered)
+	}
 }
 
 // checkStatelessWire holds the 2026-07-28 checks of checkTS2Wire.

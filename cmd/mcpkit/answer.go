@@ -25,6 +25,17 @@ import (
 // the user answers prompts (only when interactive, i.e. a terminal); notes and
 // prompts go to stderr.
 func clientOptions(g *globalFlags, clock *requestClock, stdin io.Reader, interactive bool, stderr io.Writer) (*mcp.ClientOptions, error) {
+	var in *lineReader
+	if interactive {
+		in = newLineReader(stdin)
+	}
+	return clientOptionsOn(g, clock, in, &sync.Mutex{}, stderr)
+}
+
+// clientOptionsOn is clientOptions with the terminal's line reader (nil when
+// not interactive) and the lock held while a form is on the terminal, both
+// shared with the caller's own prompts.
+func clientOptionsOn(g *globalFlags, clock *requestClock, in *lineReader, termMu *sync.Mutex, stderr io.Writer) (*mcp.ClientOptions, error) {
 	opts := &mcp.ClientOptions{}
 	if clock != nil {
 		opts.Middleware = []mcp.Middleware{clock.middleware}
@@ -34,15 +45,14 @@ func clientOptions(g *globalFlags, clock *requestClock, stdin io.Reader, interac
 		return nil, err
 	}
 	opts.Roots = roots // nil without --root: then no roots capability is declared
-	e := &elicitor{clock: clock, out: stderr, verbose: g.verbose}
-	switch {
-	case g.elicitAnswers != "":
+	e := &elicitor{clock: clock, out: stderr, verbose: g.verbose, mu: termMu}
+	if g.elicitAnswers != "" {
 		if e.answers, err = readAnswers(g.elicitAnswers); err != nil {
 			return nil, err
 		}
 		e.answersFrom = g.elicitAnswers
-	case interactive:
-		e.in = newLineReader(stdin)
+	} else {
+		e.in = in
 	}
 	opts.ElicitationHandler = e.elicit
 	opts.CreateMessageHandler = func(ctx context.Context, cs *mcp.ClientSession, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
@@ -107,7 +117,7 @@ type elicitor struct {
 	answersFrom string                     // its file name
 	in          *lineReader                // the terminal; nil when not interactive
 
-	mu sync.Mutex // one form on the terminal at a time
+	mu *sync.Mutex // one form (or other prompt) on the terminal at a time
 }
 
 func (e *elicitor) elicit(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {

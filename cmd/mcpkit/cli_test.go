@@ -14,18 +14,23 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/spf13/pflag"
 )
 
 // clientFlags are the flags of the commands that talk to a server.
 var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers", "client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
+// hostClientFlags are the client flags host has too: they apply to its servers.
+var hostClientFlags = []string{"timeout", "root", "elicit-answers"}
+
 func isClientCmd(name string) bool {
 	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call"}, name)
 }
 
 // Each command has the flags that apply to it: serve and version none of the
-// client's; -v everywhere.
+// client's, host those that apply to its servers; -v everywhere.
 func TestFlagsBelongToTheirCommands(t *testing.T) {
 	root := newRootCmd()
 	if names := flagNames(root.PersistentFlags()); strings.Join(names, " ") != "verbose" {
@@ -35,7 +40,8 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 	for _, cmd := range root.Commands() {
 		seen = append(seen, cmd.Name())
 		for _, f := range clientFlags {
-			if has := cmd.Flags().Lookup(f) != nil; has != isClientCmd(cmd.Name()) {
+			want := isClientCmd(cmd.Name()) || cmd.Name() == "host" && slices.Contains(hostClientFlags, f)
+			if has := cmd.Flags().Lookup(f) != nil; has != want {
 				t.Errorf("%s has --%s: %v", cmd.Name(), f, has)
 			}
 		}
@@ -43,7 +49,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call get ping prompts read resources serve tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call get host ping prompts read resources serve tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer
@@ -121,6 +127,16 @@ func TestHelpExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "answers.json"), []byte(`{"name":"Ada"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The host examples talk to scripted models (each says hello), with the
+	// prompt on standard input when the example has none.
+	hello := func(p func(string, ...llmtest.Call) string) []llmtest.Reply {
+		return []llmtest.Reply{{Body: p("Hello from the model.")}, {Body: p("Hello again.")}}
+	}
+	oa := llmtest.NewOpenAI(t, "sk-example", hello(llmtest.OpenAI)...)
+	ol := llmtest.NewOpenAI(t, "", hello(llmtest.OpenAI)...)
+	an := llmtest.NewAnthropic(t, "sk-ant-example", hello(llmtest.Anthropic)...)
+	hostEnv := append(os.Environ(), "OPENAI_API_KEY=sk-example", "OPENAI_BASE_URL="+oa.BaseURL(),
+		"ANTHROPIC_API_KEY=sk-ant-example", "ANTHROPIC_BASE_URL="+an.BaseURL(), "OLLAMA_HOST="+ol.URL)
 	root := newRootCmd()
 	cmds := append([]*cobra.Command{root}, root.Commands()...)
 	for _, cmd := range cmds {
@@ -144,6 +160,9 @@ func TestHelpExamplesRun(t *testing.T) {
 				if strings.HasPrefix(a, "http://127.0.0.1:8080") {
 					args[i] = base + strings.TrimPrefix(a, "http://127.0.0.1:8080")
 				}
+				if strings.HasSuffix(a, "=mcpkit serve") || a == "mcpkit serve" {
+					args[i] = strings.Replace(a, "mcpkit serve", mcpkitBin+" serve", 1)
+				}
 			}
 			if args[1] == "auth" {
 				// auth needs an authorization server: check the example names a
@@ -166,6 +185,9 @@ func TestHelpExamplesRun(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			c := exec.CommandContext(ctx, args[0], args[1:]...)
 			c.Dir = dir
+			if args[1] == "host" {
+				c.Env, c.Stdin = hostEnv, strings.NewReader("Say hello.")
+			}
 			out, err := c.CombinedOutput()
 			cancel()
 			if err != nil {

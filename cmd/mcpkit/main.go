@@ -69,6 +69,7 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 	root.AddCommand(serve, newVersionCmd())
 	root.AddCommand(newClientCmds(g)...)
 	root.AddCommand(newAuthCmd())
+	root.AddCommand(newHostCmd(g))
 	return root
 }
 

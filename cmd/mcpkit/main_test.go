@@ -50,10 +50,30 @@ func run(t *testing.T, args ...string) (string, string, int) {
 // runIn is run in the directory dir ("" for the test's own).
 func runIn(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return execCLI(t, cliRun{dir: dir, args: append(args, "--", mcpkitBin, "serve")})
+}
+
+// cliRun is how execCLI runs the CLI: in dir ("" for the test's own), with env
+// added to the environment and stdin as its input ("" for /dev/null).
+type cliRun struct {
+	dir   string
+	env   []string
+	stdin string
+	args  []string
+}
+
+// execCLI runs the CLI, bounded by 30 s, and returns stdout, stderr and the
+// exit status.
+func execCLI(t *testing.T, r cliRun) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpkitBin, append(args, "--", mcpkitBin, "serve")...)
-	cmd.Dir = dir
+	cmd := exec.CommandContext(ctx, mcpkitBin, r.args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), r.env...)
+	if r.stdin != "" {
+		cmd.Stdin = strings.NewReader(r.stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

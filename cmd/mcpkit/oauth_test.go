@@ -33,9 +33,9 @@ func protectedDemoServer(t *testing.T, as *authtest.Server) string {
 	return as.Protect(t, h, resource.Options{Scopes: []string{"mcp:read"}}, nil)
 }
 
-// cliRun is one run of the CLI with its configuration directory (the token
+// oauthRun is one run of the CLI with its configuration directory (the token
 // store) in dir.
-type cliRun struct {
+type oauthRun struct {
 	stdout, stderr string
 	code           int
 }
@@ -45,7 +45,7 @@ type cliRun struct {
 // the CLI prints (which must start with browser), opens it and follows the
 // authorization server's redirect to the CLI's loopback listener. Without it, a
 // printed authorization URL fails the test.
-func runCLI(t *testing.T, dir, browser string, args ...string) cliRun {
+func runCLI(t *testing.T, dir, browser string, args ...string) oauthRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -88,7 +88,7 @@ func runCLI(t *testing.T, dir, browser string, args ...string) cliRun {
 			t.Errorf("the CLI exited without printing an authorization URL")
 		}
 	}
-	r := cliRun{stdout: stdout.String(), stderr: w.String()}
+	r := oauthRun{stdout: stdout.String(), stderr: w.String()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):

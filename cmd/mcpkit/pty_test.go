@@ -36,6 +36,21 @@ type ptyRun struct {
 // terminal too (else it is /dev/null). Everything is bounded by 30 s.
 func startPTY(t *testing.T, stdin bool, args ...string) *ptyRun {
 	t.Helper()
+	return startPTYWith(t, ptyOptions{stdin: stdin}, args...)
+}
+
+// ptyOptions say what else startPTYWith puts on the terminal, and the
+// environment to add.
+type ptyOptions struct {
+	stdin, stdout bool
+	env           []string
+}
+
+// startPTYWith is startPTY with standard output on the terminal too when
+// o.stdout is set (stdout is then empty), and o.env added to the environment.
+func startPTYWith(t *testing.T, o ptyOptions, args ...string) *ptyRun {
+	t.Helper()
+	stdin := o.stdin
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
 	ptmx, tty, err := pty.Open()
@@ -45,6 +60,10 @@ func startPTY(t *testing.T, stdin bool, args ...string) *ptyRun {
 	r := &ptyRun{t: t, ctx: ctx, ptmx: ptmx, changed: make(chan struct{}, 1), closed: make(chan struct{})}
 	r.cmd = exec.CommandContext(ctx, mcpkitBin, args...)
 	r.cmd.Stdout = &r.stdout
+	if o.stdout {
+		r.cmd.Stdout = tty
+	}
+	r.cmd.Env = append(os.Environ(), o.env...)
 	r.cmd.Stderr = tty
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if stdin {

@@ -104,11 +104,12 @@ func TestRequestClockRestartsOnProgress(t *testing.T) {
 	})
 }
 
-// --timeout defaults to 60 s on every client command; 0 installs no clock.
+// --timeout defaults to 60 s on every client command and on host (its tool
+// calls); 0 installs no clock.
 func TestTimeoutDefaultAndZero(t *testing.T) {
 	for _, cmd := range newRootCmd().Commands() {
 		f := cmd.Flags().Lookup("timeout")
-		if (f != nil) != isClientCmd(cmd.Name()) {
+		if (f != nil) != (isClientCmd(cmd.Name()) || cmd.Name() == "host") {
 			t.Errorf("%s: --timeout %v", cmd.Name(), f)
 		}
 		if f != nil && f.DefValue != "1m0s" {

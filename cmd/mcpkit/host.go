@@ -1,0 +1,356 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpkit/mcpkit/host"
+	"github.com/mcpkit/mcpkit/llm"
+	"github.com/mcpkit/mcpkit/llm/anthropic"
+	"github.com/mcpkit/mcpkit/llm/openai"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// hostFlags are the flags of `mcpkit host`.
+type hostFlags struct {
+	servers       []string
+	model         string
+	baseURL       string
+	prompt        string
+	system        string
+	yes           bool
+	maxSteps      int
+	maxTokens     int
+	timeout       time.Duration
+	roots         []string
+	elicitAnswers string
+}
+
+func newHostCmd(g *globalFlags) *cobra.Command {
+	f := &hostFlags{}
+	cmd := &cobra.Command{
+		Use:   "host --model PROVIDER:MODEL --server COMMAND|URL... [-p PROMPT]",
+		Short: "Chat with a language model that uses the tools of MCP servers",
+		Long: `host runs a language model over the tools of MCP servers: the model sees every
+server's tools (named SERVER__TOOL when there are several servers), asks for calls,
+and host runs them through MCP and gives the results back, until the model answers.
+
+Without -p it is a chat on the terminal: the answer streams, each tool call is shown
+with its arguments and result, and each call waits for your approval (y, n, or a:
+always for that tool) unless --yes. With -p it runs one turn and prints the final
+answer on stdout (tool calls go to stderr); with no -p and no terminal, the prompt
+is read from standard input.
+
+Models: openai:MODEL (OPENAI_API_KEY; --base-url or OPENAI_BASE_URL for any
+OpenAI-compatible server: vLLM, LM Studio, llama.cpp, OpenRouter), ollama:MODEL
+(OLLAMA_HOST, default localhost:11434; no key), anthropic:MODEL (ANTHROPIC_API_KEY;
+ANTHROPIC_BASE_URL). -v adds the tokens each turn used.
+Servers that ask for sampling get the same model (approved like tool calls).`,
+		Example: `  # chat with GPT-4o over the demo server's tools
+  mcpkit host --model openai:gpt-4o --server 'mcpkit serve'
+  # one turn, two named servers (their tools become demo__echo, more__echo, ...)
+  mcpkit host --model anthropic:claude-sonnet-4-5 --server 'demo=mcpkit serve' --server 'more=mcpkit serve' -p 'Add 2 and 3'
+  # a local model, a server over HTTP, no approval prompts, token counts
+  mcpkit host --model ollama:qwen3 --server http://127.0.0.1:8080/mcp --yes -v -p 'Echo hi'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHost(cmd.Context(), g, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.servers, "server", nil, "an MCP server: a command line to run (stdio) or an http(s) URL, optionally named NAME=... (repeatable)")
+	fl.StringVar(&f.model, "model", "", "the model, as PROVIDER:MODEL (openai, anthropic, ollama)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the provider's API base URL (an OpenAI-compatible server's .../v1)")
+	fl.StringVarP(&f.prompt, "prompt", "p", "", "run one turn with this prompt and print the final answer")
+	fl.StringVar(&f.system, "system", "", "the system prompt")
+	fl.BoolVarP(&f.yes, "yes", "y", false, "run every tool call and sampling request without asking")
+	fl.IntVar(&f.maxSteps, "max-steps", host.DefaultMaxSteps, "the most model requests in one turn")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "the most tokens in one answer (0: the provider's default)")
+	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up on a tool call its server has not answered in this long; 0 waits for ever")
+	fl.StringArrayVar(&f.roots, "root", nil, "offer this directory to the servers as a root (repeatable)")
+	fl.StringVar(&f.elicitAnswers, "elicit-answers", "", "answer the servers' elicitation forms from this JSON file instead of prompting")
+	_ = cmd.MarkFlagRequired("model")
+	return cmd
+}
+
+// runHost connects the servers and runs one turn (-p, or standard input when
+// it is not a terminal) or the chat.
+func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
+	provider, model, err := newProvider(f.model, f.baseURL, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if len(f.servers) == 0 {
+		return errors.New("no MCP server: give at least one --server COMMAND or --server URL")
+	}
+	if f.maxSteps < 1 {
+		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
+	}
+	term := isTerminal(os.Stdin)
+	chat := f.prompt == "" && term
+	prompt := f.prompt
+	if prompt == "" && !term {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fmt.Errorf("reading the prompt from standard input: %w", err)
+		}
+		if prompt = strings.TrimSpace(string(data)); prompt == "" {
+			return errors.New("no prompt: give -p PROMPT, or run on a terminal to chat")
+		}
+	}
+	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat, always: map[string]bool{}}
+	if chat {
+		ui.out = os.Stdout
+	}
+	if term {
+		ui.in = newLineReader(os.Stdin)
+	}
+	servers, err := connectServers(ctx, g, f, ui, provider, model)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, s := range servers {
+			_ = s.close()
+		}
+	}()
+	var list []host.Server
+	for _, s := range servers {
+		list = append(list, s.Server)
+	}
+	src := host.NewSessionSource(list...)
+	src.Warn = func(server string, err error) { fmt.Fprintf(os.Stderr, "mcpkit: %v\n", err) }
+	agent := host.New(src, host.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
+		MaxTokens: f.maxTokens, Approve: ui.approveTool, OnEvent: ui.onEvent})
+	if !chat {
+		res, err := agent.Run(ctx, prompt)
+		ui.endTurn(res)
+		if err != nil {
+			return hostError(err)
+		}
+		fmt.Println(res.Text)
+		return nil
+	}
+	tools, err := src.Tools(ctx)
+	if err != nil {
+		return err
+	}
+	return ui.chat(ctx, agent, f.model, tools, len(servers))
+}
+
+// hostError words an error that ended a turn.
+func hostError(err error) error {
+	if errors.Is(err, host.ErrMaxSteps) {
+		return fmt.Errorf("stopped: %w; raise --max-steps to let it go on", err)
+	}
+	return err
+}
+
+// newProvider builds the provider of a --model PROVIDER:MODEL value, with its
+// key from the environment.
+func newProvider(spec, baseURL string, getenv func(string) string) (llm.Provider, string, error) {
+	name, model, ok := strings.Cut(spec, ":")
+	if !ok || model == "" {
+		return nil, "", fmt.Errorf("--model %q: want PROVIDER:MODEL, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5 or ollama:qwen3", spec)
+	}
+	switch name {
+	case "openai":
+		if baseURL == "" {
+			baseURL = getenv("OPENAI_BASE_URL")
+		}
+		key := getenv("OPENAI_API_KEY")
+		if key == "" && baseURL == "" {
+			return nil, "", errors.New("openai: set OPENAI_API_KEY, or give --base-url for a local OpenAI-compatible server")
+		}
+		return openai.New(openai.Options{BaseURL: baseURL, APIKey: key}), model, nil
+	case "ollama":
+		if baseURL == "" {
+			baseURL = ollamaBaseURL(getenv("OLLAMA_HOST"))
+		}
+		return openai.New(openai.Options{BaseURL: baseURL, APIKey: getenv("OLLAMA_API_KEY")}), model, nil
+	case "anthropic":
+		if baseURL == "" {
+			baseURL = getenv("ANTHROPIC_BASE_URL")
+		}
+		key := getenv("ANTHROPIC_API_KEY")
+		if key == "" && baseURL == "" {
+			return nil, "", errors.New("anthropic: set ANTHROPIC_API_KEY")
+		}
+		return anthropic.New(anthropic.Options{BaseURL: baseURL, APIKey: key}), model, nil
+	}
+	return nil, "", fmt.Errorf("--model %q: unknown provider %q (openai, anthropic, ollama)", spec, name)
+}
+
+// ollamaBaseURL is the OpenAI-compatible API of the Ollama server at
+// OLLAMA_HOST (host:port or a URL; empty means localhost:11434).
+func ollamaBaseURL(env string) string {
+	if env == "" {
+		env = "localhost:11434"
+	}
+	if !strings.Contains(env, "://") {
+		env = "http://" + env
+	}
+	return strings.TrimRight(env, "/") + "/v1"
+}
+
+// hostServer is a connected server.
+type hostServer struct {
+	host.Server
+	close func() error
+}
+
+// connectServers connects every --server, each client answering sampling with
+// the model and elicitation on the terminal.
+func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string) ([]hostServer, error) {
+	var out []hostServer
+	fail := func(err error) ([]hostServer, error) {
+		for _, s := range out {
+			_ = s.close()
+		}
+		return nil, err
+	}
+	used := map[string]int{}
+	for _, spec := range f.servers {
+		name, target, u, err := parseServerSpec(spec)
+		if err != nil {
+			return fail(err)
+		}
+		if used[name]++; used[name] > 1 {
+			name = fmt.Sprintf("%s_%d", name, used[name])
+		}
+		sg := &globalFlags{verbose: g.verbose, timeout: f.timeout, url: u, roots: f.roots, elicitAnswers: f.elicitAnswers}
+		clock := newRequestClock(sg.timeout)
+		opts, err := clientOptionsOn(sg, clock, ui.in, &ui.mu, os.Stderr)
+		if err != nil {
+			return fail(err)
+		}
+		opts.CreateMessageHandler = host.SamplingHandler(p, model, &host.SamplingOptions{
+			Approve: func(ctx context.Context, cs *mcp.ClientSession, params *protocol.CreateMessageParams) (bool, error) {
+				return ui.approveSampling(ctx, name, params)
+			},
+			OnResponse: ui.countSampling,
+		})
+		opts.SamplingWithTools = true
+		cs, done, err := connect(ctx, sg, clock, target, opts)
+		if err != nil {
+			return fail(fmt.Errorf("server %s: %w", name, err))
+		}
+		closeServer := func() error {
+			err := cs.Close()
+			done()
+			return err
+		}
+		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, close: closeServer})
+	}
+	return out, nil
+}
+
+var namedServer = regexp.MustCompile(`^([A-Za-z0-9_-]+)=(.+)$`)
+
+// parseServerSpec reads a --server value: [NAME=]URL or [NAME=]COMMAND LINE.
+// Without a name, a URL is named after its host and a command after its
+// program.
+func parseServerSpec(spec string) (name string, command []string, rawURL string, err error) {
+	spec = strings.TrimSpace(spec)
+	if m := namedServer.FindStringSubmatch(spec); m != nil {
+		name, spec = m[1], strings.TrimSpace(m[2])
+	}
+	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
+		u, err := url.Parse(spec)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("--server %q: %w", spec, err)
+		}
+		if name == "" {
+			name = sanitizeName(u.Hostname())
+		}
+		return name, nil, spec, nil
+	}
+	command, err = splitCommandLine(spec)
+	if err != nil {
+		return "", nil, "", fmt.Errorf("--server %q: %w", spec, err)
+	}
+	if len(command) == 0 {
+		return "", nil, "", fmt.Errorf("--server %q: no command", spec)
+	}
+	if name == "" {
+		name = sanitizeName(strings.TrimSuffix(filepath.Base(command[0]), filepath.Ext(command[0])))
+	}
+	return name, command, "", nil
+}
+
+// sanitizeName keeps [A-Za-z0-9_-] of a server name.
+func sanitizeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "server"
+	}
+	return string(b)
+}
+
+// splitCommandLine splits a command line into words as a POSIX shell would
+// for plain words: blanks separate them, single quotes keep everything,
+// double quotes keep all but \" and \\, and a backslash outside quotes keeps
+// the next character.
+func splitCommandLine(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

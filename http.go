@@ -96,6 +96,11 @@ type HTTPOptions struct {
 	// once their context ends; then what remains is closed. Zero means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+
+	// Middleware, when set, wraps the handler Serve and ListenAndServe serve:
+	// for example auth/resource.Middleware, to require access tokens.
+	// (NewHTTPHandler does not use it: wrap its handler yourself.)
+	Middleware func(http.Handler) http.Handler
 }
 
 // HTTPHandler serves an mcp.Server over both HTTP transports: Streamable HTTP

@@ -99,7 +99,11 @@ func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *HTTPOpti
 		logger = slog.Default()
 	}
 	h := NewHTTPHandler(srv, &o)
-	hs := NewHTTPServer("", h)
+	var handler http.Handler = h
+	if o.Middleware != nil {
+		handler = o.Middleware(h)
+	}
+	hs := NewHTTPServer("", handler)
 	if o.ReadHeaderTimeout != 0 {
 		hs.ReadHeaderTimeout = o.ReadHeaderTimeout // negative: none
 	}

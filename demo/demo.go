@@ -115,6 +115,13 @@ func addTools(s *mcp.Server, o *Options) error {
 				}
 				return "unknown: this transport (stdio) has no client address", nil
 			}),
+		mcp.AddTool(s, &protocol.Tool{Name: "whoami", Description: "Returns the authenticated principal (mcpkit serve --http --auth-issuer), or says there is none."},
+			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+				if p := mcp.PrincipalFrom(ctx); p != "" {
+					return p, nil
+				}
+				return "anonymous: no authenticated principal", nil
+			}),
 		mcp.AddTool(s, &protocol.Tool{Name: "add", Title: "Add two numbers", Description: "Adds two numbers and returns structured output.",
 			Annotations: &protocol.ToolAnnotations{ReadOnlyHint: ptr(true)}},
 			func(ctx context.Context, req *mcp.ToolRequest, in AddInput) (AddOutput, error) {

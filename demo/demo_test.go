@@ -62,6 +62,7 @@ func TestEveryToolInEveryVersion(t *testing.T) {
 				{tool: "count", args: map[string]any{"n": 3}, want: "3", opts: []mcp.RequestOption{mcp.WithProgress(func(p *protocol.ProgressParams) { progress = append(progress, p.Progress) })}},
 				{tool: "test_throw", want: "test_throw always fails", isError: true},
 				{tool: "echo_ip", want: "unknown"},
+				{tool: "whoami", want: "anonymous"},
 				{tool: "add", args: map[string]any{"a": 1.5, "b": 2}, want: `{"sum":3.5}`},
 				{tool: "list_roots", want: "file:///home/ada home"},
 				{tool: "touch", args: map[string]any{"uri": "demo://readme"}, want: "updated demo://readme"},

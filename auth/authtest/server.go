@@ -3,8 +3,9 @@
 // an authorization endpoint that approves at once (it redirects to the client
 // without a login page), PKCE (S256) and resource indicators (RFC 8707), and a
 // token endpoint for the authorization code, refresh token and client
-// credentials grants that issues JWT access tokens (RFC 9068) signed with ES256.
-// It listens on 127.0.0.1 only. It is not for production.
+// credentials grants that issues JWT access tokens (RFC 9068) signed with ES256
+// (or opaque ones), and token introspection (RFC 7662). It listens on 127.0.0.1
+// only. It is not for production.
 package authtest
 
 import (
@@ -43,6 +44,13 @@ type Options struct {
 	RefreshTokens bool
 	// Clients are pre-registered clients: id → secret ("" for a public client).
 	Clients map[string]string
+	// OpaqueTokens makes the token endpoint issue random strings rather than
+	// JWTs: only the introspection endpoint tells what they grant.
+	OpaqueTokens bool
+	// DPoP makes the server accept DPoP proofs at the token endpoint (RFC
+	// 9449) and bind the tokens it then issues to the proof's key (cnf.jkt,
+	// token_type DPoP).
+	DPoP bool
 }
 
 // Server is a running test authorization server.
@@ -57,6 +65,7 @@ type Server struct {
 	clients  map[string]client
 	codes    map[string]grant
 	refresh  map[string]grant
+	opaque   map[string]opaqueToken
 	counts   map[string]int
 	requests []url.Values // authorization requests, in order
 	seq      int
@@ -79,7 +88,7 @@ type grant struct {
 // New starts a server; it stops when the test ends.
 func New(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	s := &Server{opts: opts, clients: map[string]client{}, codes: map[string]grant{}, refresh: map[string]grant{}, counts: map[string]int{}}
+	s := &Server{opts: opts, clients: map[string]client{}, codes: map[string]grant{}, refresh: map[string]grant{}, opaque: map[string]opaqueToken{}, counts: map[string]int{}}
 	if s.opts.TokenTTL == 0 {
 		s.opts.TokenTTL = time.Hour
 	}
@@ -98,8 +107,11 @@ func New(tb testing.TB, opts Options) *Server {
 	mux.HandleFunc("POST /register", s.count("register", s.register))
 	mux.HandleFunc("GET /authorize", s.count("authorize", s.authorize))
 	mux.HandleFunc("POST /token", s.count("token", s.token))
-	s.srv = httptest.NewServer(mux)
-	s.Issuer = s.srv.URL
+	mux.HandleFunc("POST /introspect", s.count("introspect", s.introspect))
+	// The issuer is known before the server starts: handlers read it.
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.Issuer = "http://" + s.srv.Listener.Addr().String()
+	s.srv.Start()
 	tb.Cleanup(s.srv.Close)
 	return s
 }
@@ -108,7 +120,7 @@ func New(tb testing.TB, opts Options) *Server {
 func (s *Server) Close() { s.srv.Close() }
 
 // Count returns how many requests the endpoint (metadata, jwks, register,
-// authorize, token) has served.
+// authorize, token, introspect) has served.
 func (s *Server) Count(endpoint string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,6 +187,7 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"token_endpoint":                        s.Issuer + "/token",
 		"registration_endpoint":                 s.Issuer + "/register",
 		"jwks_uri":                              s.Issuer + "/jwks",
+		"introspection_endpoint":                s.Issuer + "/introspect",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
@@ -185,6 +198,9 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 	}
 	if !s.opts.NoIssParameter {
 		m["authorization_response_iss_parameter_supported"] = true
+	}
+	if s.opts.DPoP {
+		m["dpop_signing_alg_values_supported"] = []string{"ES256", "RS256", "EdDSA"}
 	}
 	writeJSON(w, http.StatusOK, m)
 }
@@ -319,12 +335,24 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", r.PostForm.Get("grant_type"))
 		return
 	}
-	at, err := s.Issue(Claims{Subject: "user-" + g.clientID, ClientID: g.clientID, Audience: g.resource, Scope: g.scope, TTL: s.opts.TokenTTL})
+	jkt, ok := s.dpopKey(w, r)
+	if !ok {
+		return
+	}
+	issue := s.Issue
+	if s.opts.OpaqueTokens {
+		issue = s.IssueOpaque
+	}
+	at, err := issue(Claims{Subject: "user-" + g.clientID, ClientID: g.clientID, Audience: g.resource, Scope: g.scope, TTL: s.opts.TokenTTL, JKT: jkt})
 	if err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", err.Error())
 		return
 	}
-	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.opts.TokenTTL / time.Second)}
+	tokenType := "Bearer"
+	if jkt != "" {
+		tokenType = "DPoP"
+	}
+	resp := map[string]any{"access_token": at, "token_type": tokenType, "expires_in": int(s.opts.TokenTTL / time.Second)}
 	if g.scope != "" {
 		resp["scope"] = g.scope
 	}
@@ -347,6 +375,9 @@ type Claims struct {
 	TTL time.Duration
 	// Key, when set, signs instead of the server's current key (a forged token).
 	Key *ecdsa.PrivateKey
+	// JKT, when set, binds the token to the DPoP key with this thumbprint
+	// (cnf.jkt).
+	JKT string
 }
 
 // Issue signs an RFC 9068 JWT access token.
@@ -370,6 +401,9 @@ func (s *Server) Issue(c Claims) (string, error) {
 	}
 	if c.Scope != "" {
 		claims["scope"] = c.Scope
+	}
+	if c.JKT != "" {
+		claims["cnf"] = map[string]string{"jkt": c.JKT}
 	}
 	payload, err := json.Marshal(claims)
 	if err != nil {

@@ -1,9 +1,10 @@
 // Package resource makes an MCP server an OAuth 2.0 protected resource: a
 // middleware that requires a valid access token on every request to the MCP
 // endpoint (401 with a WWW-Authenticate challenge that points to the Protected
-// Resource Metadata, 403 insufficient_scope for step-up), a JWT verifier that
-// checks tokens against the authorization server's keys, and the handler that
-// serves the Protected Resource Metadata (RFC 9728).
+// Resource Metadata, 403 insufficient_scope for step-up), token verifiers — JWTs
+// checked against the authorization server's keys (JWTVerifier), or any token
+// by asking its introspection endpoint (IntrospectionVerifier, RFC 7662) — and
+// the handler that serves the Protected Resource Metadata (RFC 9728).
 //
 // It wraps the transports' handlers (streamable.NewHandler, legacysse) and is
 // never imported by them. The verified principal reaches handlers through the
@@ -18,6 +19,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -43,6 +45,15 @@ type Options struct {
 	// (Mcp-Session-Id, or HTTP+SSE's sessionId) may only be used by the principal
 	// whose request created it; another principal gets 403.
 	NoSessionBinding bool
+	// DPoP accepts DPoP-bound tokens (RFC 9449): a token whose cnf.jkt names a
+	// key must come with the DPoP scheme and a valid proof of that key for the
+	// request (htm, htu, ath, a fresh iat, a jti not seen before). Without it
+	// such tokens are refused, as is the DPoP scheme. The proof's htu is
+	// compared with the origin of ResourceMetadataURL (else the request's) and
+	// the path the client sent.
+	DPoP bool
+	// DPoPProofAge is how old a proof may be (default DefaultDPoPProofAge).
+	DPoPProofAge time.Duration
 }
 
 type tokenInfoKey struct{}
@@ -72,6 +83,7 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 		o.MaxBodySize = 4 << 20
 	}
 	sessions := &sessionTable{}
+	jtis := &jtiCache{}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodOptions {
@@ -82,28 +94,41 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 			if len(o.MethodScopes) > 0 || len(o.ToolScopes) > 0 {
 				extra, err := o.requestScopes(r)
 				if err != nil {
-					o.challenge(w, http.StatusBadRequest, "invalid_request", err.Error(), nil)
+					o.challenge(w, http.StatusBadRequest, "", "invalid_request", err.Error(), nil)
 					return
 				}
 				need = append(need[:len(need):len(need)], extra...)
 			}
 			token, scheme := bearer(r)
 			if token == "" {
-				o.challenge(w, http.StatusUnauthorized, "", "", need)
+				o.challenge(w, http.StatusUnauthorized, "", "", "", need)
 				return
 			}
 			info, err := o.Verifier.Verify(r.Context(), token)
 			if err != nil {
-				o.challenge(w, http.StatusUnauthorized, "invalid_token", describe(err), need)
+				o.challenge(w, http.StatusUnauthorized, scheme, "invalid_token", describe(err), need)
 				return
 			}
-			if info.Confirmation != "" || scheme != "bearer" {
-				// A DPoP-bound token needs a proof this middleware does not check.
-				o.challenge(w, http.StatusUnauthorized, "invalid_token", "sender-constrained tokens are not accepted", need)
+			switch {
+			case info.Confirmation == "" && scheme == "bearer":
+			case !o.DPoP:
+				o.challenge(w, http.StatusUnauthorized, scheme, "invalid_token", "sender-constrained tokens are not accepted", need)
 				return
+			case scheme != "dpop":
+				o.challenge(w, http.StatusUnauthorized, "dpop", "invalid_token", "a DPoP-bound token needs the DPoP scheme and a proof", need)
+				return
+			default:
+				if err := o.checkDPoP(r, token, info, jtis); err != nil {
+					code := "invalid_token"
+					if errors.Is(err, ErrInvalidDPoPProof) {
+						code = "invalid_dpop_proof"
+					}
+					o.challenge(w, http.StatusUnauthorized, scheme, code, describe(err), need)
+					return
+				}
 			}
 			if !info.HasScopes(need) {
-				o.challenge(w, http.StatusForbidden, "insufficient_scope", "the token lacks a required scope", need)
+				o.challenge(w, http.StatusForbidden, scheme, "insufficient_scope", "the token lacks a required scope", need)
 				return
 			}
 			principal := info.Principal()
@@ -161,11 +186,18 @@ func describe(err error) string {
 	return msg
 }
 
-// challenge answers with status and a Bearer challenge naming the resource
-// metadata and the scopes needed (RFC 6750 §3, RFC 9728 §5.1).
-func (o *Options) challenge(w http.ResponseWriter, status int, code, desc string, scopes []string) {
+// challenge answers with status and a challenge naming the resource metadata
+// and the scopes needed (RFC 6750 §3, RFC 9728 §5.1): in the scheme of the
+// request's token ("dpop": DPoP, RFC 9449 §7.1, with the accepted algorithms),
+// else Bearer, followed by a bare DPoP challenge where DPoP is accepted.
+func (o *Options) challenge(w http.ResponseWriter, status int, scheme, code, desc string, scopes []string) {
 	var b strings.Builder
-	b.WriteString("Bearer")
+	dpop := scheme == "dpop" && o.DPoP
+	if dpop {
+		b.WriteString("DPoP")
+	} else {
+		b.WriteString("Bearer")
+	}
 	sep := " "
 	param := func(name, value string) {
 		b.WriteString(sep)
@@ -187,8 +219,14 @@ func (o *Options) challenge(w http.ResponseWriter, status int, code, desc string
 	if o.ResourceMetadataURL != "" {
 		param("resource_metadata", o.ResourceMetadataURL)
 	}
+	if dpop {
+		param("algs", dpopAlgs())
+	}
 	h := w.Header()
 	h.Set("WWW-Authenticate", b.String())
+	if o.DPoP && !dpop && status == http.StatusUnauthorized {
+		h.Add("WWW-Authenticate", `DPoP algs="`+dpopAlgs()+`"`)
+	}
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	if code == "" {

@@ -21,23 +21,22 @@ import (
 // and sampling (refused: the CLI has no language model).
 
 // clientOptions returns the client options of a client command: the request
-// clock of --timeout, and the answers to the server's requests. stdin is where
+// clock of --timeout (nil: none), and the answers to the server's requests. stdin is where
 // the user answers prompts (only when interactive, i.e. a terminal); notes and
 // prompts go to stderr.
-func clientOptions(g *globalFlags, stdin io.Reader, interactive bool, stderr io.Writer) (*mcp.ClientOptions, error) {
+func clientOptions(g *globalFlags, clock *requestClock, stdin io.Reader, interactive bool, stderr io.Writer) (*mcp.ClientOptions, error) {
 	var in *lineReader
 	if interactive {
 		in = newLineReader(stdin)
 	}
-	return clientOptionsOn(g, in, &sync.Mutex{}, stderr)
+	return clientOptionsOn(g, clock, in, &sync.Mutex{}, stderr)
 }
 
 // clientOptionsOn is clientOptions with the terminal's line reader (nil when
 // not interactive) and the lock held while a form is on the terminal, both
 // shared with the caller's own prompts.
-func clientOptionsOn(g *globalFlags, in *lineReader, termMu *sync.Mutex, stderr io.Writer) (*mcp.ClientOptions, error) {
+func clientOptionsOn(g *globalFlags, clock *requestClock, in *lineReader, termMu *sync.Mutex, stderr io.Writer) (*mcp.ClientOptions, error) {
 	opts := &mcp.ClientOptions{}
-	clock := newRequestClock(g.timeout)
 	if clock != nil {
 		opts.Middleware = []mcp.Middleware{clock.middleware}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,13 +21,9 @@ import (
 
 // authFlags are the flags of the auth commands.
 type authFlags struct {
-	url               string
-	clientID          string
-	clientSecret      string
-	clientCredentials bool
-	port              int
-	noBrowser         bool
-	timeout           time.Duration
+	url     string
+	oauth   oauthFlags
+	timeout time.Duration
 }
 
 // newAuthCmd is "mcpkit auth": log in to a protected server, show the stored
@@ -61,11 +56,7 @@ authorization server sends the browser back to a listener on 127.0.0.1. With
 			return authLogin(cmd.Context(), f, cmd.ErrOrStderr(), cmd.OutOrStdout())
 		},
 	}
-	login.Flags().StringVar(&f.clientID, "client-id", "", "a pre-registered client id (else the client registers itself)")
-	login.Flags().StringVar(&f.clientSecret, "client-secret", "", "the pre-registered client's secret")
-	login.Flags().BoolVar(&f.clientCredentials, "oauth-client-credentials", false, "use the client credentials grant (a machine, no browser); needs --client-id")
-	login.Flags().IntVar(&f.port, "port", 0, "the port of the loopback redirect listener (0: any free port)")
-	login.Flags().BoolVar(&f.noBrowser, "no-browser", false, "only print the authorization URL")
+	f.oauth.register(login.Flags(), "port")
 	login.Flags().DurationVar(&f.timeout, "wait", 5*time.Minute, "how long to wait for the authorization")
 	status := &cobra.Command{
 		Use:     "status",
@@ -94,48 +85,11 @@ func fileStore() (*tokenstore.File, error) {
 	return &tokenstore.File{Dir: dir}, nil
 }
 
-// authTransport is the OAuth layer of the CLI's HTTP requests: stored tokens
-// first, then the grant the flags choose. The returned cleanup stops the
-// loopback listener.
-func authTransport(f *authFlags, stderr io.Writer) (*auth.Transport, func(), error) {
-	store, err := fileStore()
-	if err != nil {
-		return nil, nil, err
-	}
-	tr := &auth.Transport{Store: store}
-	if f.clientCredentials {
-		if f.clientID == "" {
-			return nil, nil, errors.New("--oauth-client-credentials needs --client-id (and usually --client-secret)")
-		}
-		tr.Grant = &auth.ClientCredentials{ClientID: f.clientID, ClientSecret: f.clientSecret}
-		return tr, func() {}, nil
-	}
-	lb, err := auth.ListenLoopback(f.port)
-	if err != nil {
-		return nil, nil, err
-	}
-	open := func(ctx context.Context, u string) error {
-		fmt.Fprintf(stderr, "mcpkit: authorize in your browser; if it does not open, visit:\n\n  %s\n\n", u)
-		if !f.noBrowser {
-			if err := auth.OpenBrowser(ctx, u); err != nil {
-				fmt.Fprintln(stderr, "mcpkit: could not open a browser:", err)
-			}
-		}
-		return nil
-	}
-	g := &auth.AuthorizationCode{RedirectURL: lb.URL(), ClientName: "mcpkit", Fetch: lb.Fetcher(open)}
-	if f.clientID != "" {
-		g.Clients = []auth.ClientInfo{{ClientID: f.clientID, ClientSecret: f.clientSecret}}
-	}
-	tr.Grant = g
-	return tr, func() { _ = lb.Close() }, nil
-}
-
 func authLogin(ctx context.Context, f *authFlags, stderr, stdout io.Writer) error {
 	if f.url == "" {
 		return errors.New("--url is required")
 	}
-	tr, cleanup, err := authTransport(f, stderr)
+	tr, cleanup, err := authTransport(&f.oauth, stderr, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -167,12 +121,10 @@ func authLogin(ctx context.Context, f *authFlags, stderr, stdout io.Writer) erro
 // discoverURL finds the authorization server of the server at rawURL from its
 // challenge to an unauthenticated request.
 func discoverURL(ctx context.Context, rawURL string) (*auth.Discovery, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
+	req, err := pingRequest(ctx, rawURL, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ import (
 )
 
 // clientFlags are the flags of the commands that talk to a server.
-var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers"}
+var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers", "client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
 // hostClientFlags are the client flags host has too: they apply to its servers.
 var hostClientFlags = []string{"timeout", "root", "elicit-answers"}

@@ -97,14 +97,16 @@ func clientCmd(g *globalFlags, use, short, example string, nargs int, do func(co
 			if err := validProtocol(g.protocol); err != nil {
 				return err
 			}
-			opts, err := clientOptions(g, os.Stdin, isTerminal(os.Stdin), os.Stderr)
+			clock := newRequestClock(g.timeout)
+			opts, err := clientOptions(g, clock, os.Stdin, isTerminal(os.Stdin), os.Stderr)
 			if err != nil {
 				return err
 			}
-			cs, err := connect(cmd.Context(), g, target, opts)
+			cs, done, err := connect(cmd.Context(), g, clock, target, opts)
 			if err != nil {
 				return err
 			}
+			defer done()
 			defer cs.Close()
 			return do(cmd.Context(), cs, own)
 		},

@@ -230,7 +230,8 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 			name = fmt.Sprintf("%s_%d", name, used[name])
 		}
 		sg := &globalFlags{verbose: g.verbose, timeout: f.timeout, url: u, roots: f.roots, elicitAnswers: f.elicitAnswers}
-		opts, err := clientOptionsOn(sg, ui.in, &ui.mu, os.Stderr)
+		clock := newRequestClock(sg.timeout)
+		opts, err := clientOptionsOn(sg, clock, ui.in, &ui.mu, os.Stderr)
 		if err != nil {
 			return fail(err)
 		}
@@ -241,11 +242,16 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 			OnResponse: ui.countSampling,
 		})
 		opts.SamplingWithTools = true
-		cs, err := connect(ctx, sg, target, opts)
+		cs, done, err := connect(ctx, sg, clock, target, opts)
 		if err != nil {
 			return fail(fmt.Errorf("server %s: %w", name, err))
 		}
-		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, close: cs.Close})
+		closeServer := func() error {
+			err := cs.Close()
+			done()
+			return err
+		}
+		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, close: closeServer})
 	}
 	return out, nil
 }

@@ -48,7 +48,10 @@ The client commands (tools, resources, prompts, ping, read, get, call) take the 
 to talk to as a command to run after "--" (stdio), or as --url (Streamable HTTP, falling
 back to HTTP+SSE). They answer what the server asks of them: elicitation (a prompt on
 the terminal, or --elicit-answers), roots (--root) and sampling (refused: no model is
-configured). Shell completion: see "mcpkit completion --help".`,
+configured). A --url server that asks for OAuth authorization gets it: the token stored
+by an earlier run or by "mcpkit auth login", refreshed when it has expired, else the
+browser flow (or --oauth-client-credentials for machines); tokens are kept under the
+user's configuration directory. Shell completion: see "mcpkit completion --help".`,
 		Example: `  mcpkit call echo '{"message":"hi"}' -- mcpkit serve
   mcpkit tools -- mcpkit serve
   mcpkit --version`,

@@ -195,12 +195,12 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// serveHTTPForTest starts `mcpkit serve --http 127.0.0.1:0` and returns its base
+// serveHTTPForTest starts `mcpkit serve --http 127.0.0.1:0 [args]` and returns its base
 // URL; the server is stopped when the test ends.
-func serveHTTPForTest(t *testing.T) string {
+func serveHTTPForTest(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, mcpkitBin, "serve", "--http", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, mcpkitBin, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,6 +23,7 @@ import (
 type serveFlags struct {
 	http string
 	opts mcpkit.HTTPOptions // the HTTP settings and limits the flags set
+	auth serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -78,6 +80,7 @@ seals, every key opens).`,
 		},
 	}
 	f.register(cmd.Flags())
+	f.auth.register(cmd)
 	return cmd, f
 }
 
@@ -129,8 +132,14 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
+	protect, err := f.auth.middleware(ctx, "http://"+ln.Addr().String())
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
+	opts := f.httpOptions(logger)
+	opts.Middleware = protect
 	fmt.Fprintf(os.Stderr, "mcpkit: serving %s at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", what, ln.Addr(), ln.Addr())
-	return mcpkit.Serve(ctx, ln, srv, f.httpOptions(logger))
+	return mcpkit.Serve(ctx, ln, srv, opts)
 }
 
 // httpOptions returns the HTTP options the flags set.

@@ -34,6 +34,8 @@ type globalFlags struct {
 	roots []string
 	// elicitAnswers names a JSON file of answers to the server's elicitation forms.
 	elicitAnswers string
+	// oauth are the OAuth flags of --url targets.
+	oauth oauthFlags
 }
 
 // addClientFlags registers the flags of a command that talks to a target server.
@@ -46,6 +48,7 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
+	g.oauth.register(f, "oauth-port")
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With
@@ -69,10 +72,12 @@ func splitTarget(cmd *cobra.Command, g *globalFlags, args []string) (own, target
 }
 
 // connect reaches the target — a command to run (stdio) or a URL (Streamable HTTP,
-// falling back to the old HTTP+SSE transport) — and opens a client session: in the
-// era the server speaks (stateless 2026-07-28 first, else initialize), or at the
-// version --protocol names.
-func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+// falling back to the old HTTP+SSE transport, with OAuth when the server asks for
+// it) — and opens a client session: in the era the server speaks (stateless
+// 2026-07-28 first, else initialize), or at the version --protocol names. clock
+// is --timeout's (nil: none). done releases what the session needed beyond it
+// (the OAuth redirect listener); call it after closing the session.
+func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []string, opts *mcp.ClientOptions) (cs *mcp.ClientSession, done func(), err error) {
 	logger := slog.New(slog.DiscardHandler)
 	if g.verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -88,20 +93,19 @@ func connect(ctx context.Context, g *globalFlags, target []string, opts *mcp.Cli
 		opts.ProbeTimeout = stdioProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
-	var cs *mcp.ClientSession
-	var err error
+	done = func() {}
 	if g.url != "" {
-		cs, err = connectURL(ctx, g, client, logger)
+		cs, done, err = connectURL(ctx, g, clock, client, logger)
 	} else {
 		cs, err = connectCommand(ctx, g, client, target, logger)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if g.verbose {
 		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
 	}
-	return cs, nil
+	return cs, done, nil
 }
 
 // serverName names the server as it introduced itself.
@@ -149,25 +153,50 @@ func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, tar
 }
 
 // connectURL connects to --url: Streamable HTTP, falling back to the old HTTP+SSE
-// transport for a server that only speaks that.
-func connectURL(ctx context.Context, g *globalFlags, client *mcp.Client, logger *slog.Logger) (*mcp.ClientSession, error) {
+// transport for a server that only speaks that. Unless --header sets
+// Authorization (the user's own credentials), requests go through the CLI's
+// OAuth layer (authTransport), and a first ping lets a server that wants
+// authorization say so before the session starts (authorizeFirst). done stops
+// the OAuth redirect listener; call it after closing the session.
+func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client *mcp.Client, logger *slog.Logger) (cs *mcp.ClientSession, done func(), err error) {
 	header := http.Header{}
 	for _, h := range g.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
+			return nil, nil, fmt.Errorf("--header %q: want 'Name: value'", h)
 		}
 		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	return mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
-		Header: header,
-		Logger: logger,
+	var hc *http.Client
+	done = func() {}
+	if header.Get("Authorization") == "" {
+		tr, cleanup, err := authTransport(&g.oauth, os.Stderr, clock, browserWait)
+		if err != nil {
+			return nil, nil, err
+		}
+		tr.Logger = logger
+		hc = &http.Client{Transport: tr}
+		if err := authorizeFirst(ctx, hc, clock, g.url, header); err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
+		}
+		done = cleanup
+	}
+	cs, err = mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
+		HTTPClient: hc,
+		Header:     header,
+		Logger:     logger,
 		OnSessionExpired: func(oldID, newID string, err error) {
 			if err == nil {
 				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)
 			}
 		},
 	})
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return cs, done, nil
 }
 
 // stdioProbeTimeout bounds the era probe of a server the CLI starts: time for a

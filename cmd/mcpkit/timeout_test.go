@@ -116,7 +116,7 @@ func TestTimeoutDefaultAndZero(t *testing.T) {
 			t.Errorf("%s: --timeout defaults to %s", cmd.Name(), f.DefValue)
 		}
 	}
-	opts, err := clientOptions(&globalFlags{timeout: 0}, strings.NewReader(""), false, io.Discard)
+	opts, err := clientOptions(&globalFlags{timeout: 0}, newRequestClock(0), strings.NewReader(""), false, io.Discard)
 	if err != nil || len(opts.Middleware) != 0 || opts.RequestTimeout != 0 {
 		t.Errorf("--timeout 0: %d middleware, RequestTimeout %v, %v", len(opts.Middleware), opts.RequestTimeout, err)
 	}

@@ -33,6 +33,8 @@ echo "== npm peers (pinned in interop/ and conformance/ package-lock.json)"
 npm ci --prefix interop --no-audit --no-fund --loglevel=error
 # The official conformance suite, with Node 22 from the npm registry (node@22).
 npm ci --prefix conformance --no-audit --no-fund --loglevel=error
+# The stdio→HTTP bridges the gateway benchmark compares against (bench/package.json).
+npm ci --prefix bench --no-audit --no-fund --loglevel=error
 
 echo "== go vet"
 go vet ./...

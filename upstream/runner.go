@@ -207,7 +207,13 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 		for k, v := range c.Headers {
 			header.Set(k, v)
 		}
-		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: r.sup.opts.HTTPClient}
+		hc := r.sup.opts.HTTPClient
+		if f := r.sup.opts.HTTPClientFor; f != nil {
+			if c := f(c.Name, c.URL); c != nil {
+				hc = c
+			}
+		}
+		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc}
 		if c.Transport == TransportSSE {
 			conn, err := legacysse.Dial(ctx, c.URL, sseOpts)
 			return conn, 0, err
@@ -215,7 +221,7 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 		conn, err := streamable.NewClientConn(ctx, c.URL, &streamable.ClientOptions{
 			Header:     header,
 			Logger:     r.log,
-			HTTPClient: r.sup.opts.HTTPClient,
+			HTTPClient: hc,
 			OnSessionExpired: func(oldID, newID string, err error) {
 				if err == nil {
 					// A new session on the server: whatever it offers may differ.

@@ -124,6 +124,11 @@ type Options struct {
 	// HTTPClient sends the requests of HTTP servers. Nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
+	// HTTPClientFor, when set, gives the client for the HTTP server named name
+	// (url is its URL), instead of HTTPClient; nil falls back to HTTPClient.
+	// Each server can so have a client of its own: an OAuth transport, which
+	// holds one server's token, for one (see auth.Transport).
+	HTTPClientFor func(name, url string) *http.Client
 	// InitialBackoff is the wait before the first reconnection attempt; it
 	// doubles after each failure up to MaxBackoff. Zero means 500 ms and 30 s.
 	InitialBackoff time.Duration

@@ -25,6 +25,10 @@ var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root
 // hostClientFlags are the client flags host has too: they apply to its servers.
 var hostClientFlags = []string{"timeout", "root", "elicit-answers"}
 
+// gatewayClientFlags are the client flags gateway has too: the OAuth ones, for
+// its HTTP servers.
+var gatewayClientFlags = []string{"client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
+
 func isClientCmd(name string) bool {
 	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call"}, name)
 }
@@ -43,7 +47,8 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			if cmd.Name() == "gateway" && f == "json" {
 				continue // its own: the format of --list
 			}
-			want := isClientCmd(cmd.Name()) || cmd.Name() == "host" && slices.Contains(hostClientFlags, f)
+			want := isClientCmd(cmd.Name()) || cmd.Name() == "host" && slices.Contains(hostClientFlags, f) ||
+				cmd.Name() == "gateway" && slices.Contains(gatewayClientFlags, f)
 			if has := cmd.Flags().Lookup(f) != nil; has != want {
 				t.Errorf("%s has --%s: %v", cmd.Name(), f, has)
 			}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -23,6 +26,7 @@ import (
 // gatewayFlags are the flags of `mcpkit gateway`.
 type gatewayFlags struct {
 	serveFlags
+	oauth        oauthFlags
 	config       string
 	list         bool
 	json         bool
@@ -67,6 +71,7 @@ headers.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "the configuration file of the servers (required)")
 	f.serveFlags.register(fl)
+	f.oauth.register(fl, "oauth-port")
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
@@ -92,10 +97,13 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if err != nil {
 		return err
 	}
+	oauth := newUpstreamOAuth(cfg, &f.oauth, logger)
+	defer oauth.close()
 	gw := gateway.New(cfg, &gateway.Options{
-		Info:   protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
-		Logger: logger,
-		Server: mcp.ServerOptions{Keyring: keyring},
+		Info:       protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
+		Logger:     logger,
+		Server:     mcp.ServerOptions{Keyring: keyring},
+		Supervisor: upstream.Options{HTTPClientFor: oauth.client},
 	})
 	gw.Start(ctx)
 	defer gw.Close()
@@ -186,4 +194,57 @@ func printMapping(w io.Writer, gw *gateway.Gateway, asJSON bool) error {
 		fmt.Fprintln(w, "(nothing: no server is up)")
 	}
 	return nil
+}
+
+// upstreamOAuth gives each HTTP server of a gateway its own OAuth transport
+// (one transport holds one server's token), with the CLI's file token store:
+// a token stored by `mcpkit auth login --url` is used and refreshed, and a
+// server that asks for authorization with none stored gets the browser flow
+// (its URL printed on stderr). A server configured with its own Authorization
+// header gets no OAuth layer.
+type upstreamOAuth struct {
+	cfg    *upstream.Config
+	flags  *oauthFlags
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	clients  map[string]*http.Client
+	cleanups []func()
+}
+
+func newUpstreamOAuth(cfg *upstream.Config, flags *oauthFlags, logger *slog.Logger) *upstreamOAuth {
+	return &upstreamOAuth{cfg: cfg, flags: flags, logger: logger, clients: make(map[string]*http.Client)}
+}
+
+// client is the supervisor's upstream.Options.HTTPClientFor.
+func (o *upstreamOAuth) client(name, url string) *http.Client {
+	if sc := o.cfg.Servers[name]; sc != nil {
+		for k := range sc.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				return nil
+			}
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if c, ok := o.clients[name]; ok {
+		return c
+	}
+	tr, cleanup, err := authTransport(o.flags, os.Stderr, nil, browserWait)
+	if err != nil {
+		o.logger.Warn("gateway: no OAuth for this server", "server", name, "url", url, "error", err)
+		return nil
+	}
+	c := &http.Client{Transport: tr}
+	o.clients[name] = c
+	o.cleanups = append(o.cleanups, cleanup)
+	return c
+}
+
+func (o *upstreamOAuth) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, f := range o.cleanups {
+		f()
+	}
 }

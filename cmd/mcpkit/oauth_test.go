@@ -245,3 +245,37 @@ func TestClientCommandHeaderAuthorizationBypassesOAuth(t *testing.T) {
 		t.Errorf("a bad token of the user's: exit %d, %d metadata requests (want none: no flow):\n%s", r.code, as.Count("metadata"), r.stderr)
 	}
 }
+
+// The gateway reaches an OAuth-protected HTTP server with the CLI's token
+// store: the first run takes the user through the browser flow and lists the
+// server's tools; the second uses the stored token without asking anyone.
+func TestGatewayUpstreamRunsOAuth(t *testing.T) {
+	as := authtest.New(t, authtest.Options{})
+	url := protectedDemoServer(t, as)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcp.json")
+	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"secure": map[string]any{"url": url}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list := []string{"gateway", "--config", cfg, "--list", "--no-browser"}
+
+	first := runOAuthCLI(t, dir, as.Issuer+"/authorize?", list...)
+	if first.code != 0 || !strings.Contains(first.stdout, "secure__whoami") {
+		t.Fatalf("first run: exit %d, stdout %q, stderr:\n%s", first.code, first.stdout, first.stderr)
+	}
+	tokenFile(t, dir) // the token was stored
+	if n := len(as.AuthorizationRequests()); n != 1 {
+		t.Fatalf("%d authorization requests, want 1", n)
+	}
+	second := runOAuthCLI(t, dir, "", list...)
+	if second.code != 0 || !strings.Contains(second.stdout, "secure__whoami") {
+		t.Fatalf("second run: exit %d, stdout %q, stderr:\n%s", second.code, second.stdout, second.stderr)
+	}
+	if n := len(as.AuthorizationRequests()); n != 1 {
+		t.Errorf("second run: %d authorization requests, want 1 (the stored token unused)", n)
+	}
+}

@@ -52,5 +52,6 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable)")
 	root.AddCommand(newServeCmd(g))
 	root.AddCommand(newClientCmds(g)...)
+	root.AddCommand(newTapCmd())
 	return root
 }

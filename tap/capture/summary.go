@@ -89,7 +89,7 @@ type tally struct {
 	bySession map[sessionKey][]*pending
 	byExch    map[exchangeKey][]*pending
 	exchReqs  map[uint64][]*pending // the requests of each HTTP exchange
-	order     []*pending // every request, answered or not, in order
+	order     []*pending            // every request, answered or not, in order
 	answered  int
 }
 

@@ -242,3 +242,22 @@ func testCtx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// waitFor waits until the subscription delivers a record of kind, and returns it.
+func waitFor(t *testing.T, sub *capture.Subscription, kind string) *capture.Record {
+	t.Helper()
+	ctx := testCtx(t)
+	for {
+		select {
+		case r, ok := <-sub.C:
+			if !ok {
+				t.Fatalf("the recorder closed before a %s record", kind)
+			}
+			if r.Kind == kind {
+				return r
+			}
+		case <-ctx.Done():
+			t.Fatalf("no %s record within %v", kind, testTimeout)
+		}
+	}
+}

@@ -114,7 +114,8 @@ func (c *proxyConn) serve() {
 				continue
 			}
 		}
-		if !c.forward(x, body) || x.closeAfter {
+		closeAfter := x.closeAfter // x belongs to relayResponses once forwarded
+		if !c.forward(x, body) || closeAfter {
 			return
 		}
 	}
@@ -401,7 +402,7 @@ func (c *proxyConn) upstreamDown(x *exchange, err error) {
 	msg := fmt.Sprintf("mcpkit tap: the upstream %s is unreachable: %v", c.p.opts.Upstream.Redacted(), err)
 	c.p.record(&capture.Record{Kind: capture.KindUpstreamError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,
 		HTTP: &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: http.StatusBadGateway, ContentType: "text/plain; charset=utf-8"}, Text: msg})
-	_ = c.writeLocal(x, http.StatusBadGateway, msg)
+	_ = c.writeLocal(http.StatusBadGateway, msg, x.closeAfter)
 }
 
 // refuse answers a request the tap will not relay, records why, and leaves the
@@ -410,20 +411,18 @@ func (c *proxyConn) refuse(x *exchange, status int, msg, kind string) {
 	r := &capture.Record{Kind: kind, Dir: capture.ClientToServer, Transport: capture.TransportStreamable, Session: c.id, Text: msg}
 	if x != nil {
 		r.HTTP = &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: status}
-		x.closeAfter = true
-	} else {
-		x = &exchange{closeAfter: true, minor: 1}
 	}
 	c.p.record(r)
 	c.waitIdle()
-	_ = c.writeLocal(x, status, msg)
+	_ = c.writeLocal(status, msg, true)
 }
 
-// writeLocal writes a response of the tap's own: a status and a text body.
-func (c *proxyConn) writeLocal(x *exchange, status int, msg string) error {
+// writeLocal writes a response of the tap's own: a status and a text body, and
+// "Connection: close" when the connection ends after it.
+func (c *proxyConn) writeLocal(status int, msg string, closeConn bool) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n", status, http.StatusText(status), len(msg)+1)
-	if x.closeAfter {
+	if closeConn {
 		b.WriteString("Connection: close\r\n")
 	}
 	b.WriteString("\r\n")

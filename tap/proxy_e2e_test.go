@@ -91,12 +91,13 @@ func TestHTTPTapStreamableEndToEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			up := demoUpstream(t)
 			capt := newTestCapture(t)
-			addr, _ := startTap(t, up+"/mcp", capt, HTTPOptions{})
+			addr, tp := startTap(t, up+"/mcp", capt, HTTPOptions{})
 			conn, err := streamable.NewClientConn(testCtx(t), "http://"+addr+"/mcp", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			exercise(t, conn, version)
+			_ = tp.Close() // every record is in
 			recs := capt.records(t)
 			sum := checkPaired(t, recs)
 			if sum.Notifications < 3 {
@@ -150,12 +151,13 @@ func checkLegacySession(t *testing.T, recs []*capture.Record) {
 func TestHTTPTapLegacySSEEndToEnd(t *testing.T) {
 	up := demoUpstream(t)
 	capt := newTestCapture(t)
-	addr, _ := startTap(t, up+"/sse", capt, HTTPOptions{})
+	addr, tp := startTap(t, up+"/sse", capt, HTTPOptions{})
 	conn, err := legacysse.Dial(testCtx(t), "http://"+addr+"/sse", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	exercise(t, conn, "2024-11-05")
+	_ = tp.Close() // every record is in
 	recs := capt.records(t)
 	checkPaired(t, recs)
 	eps := findKind(recs, capture.KindEndpoint)

@@ -399,8 +399,7 @@ func (c *proxyConn) badGateway(x *exchange, err error) {
 	c.p.record(&capture.Record{Kind: capture.KindUpstreamError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,
 		HTTP: &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: http.StatusBadGateway}, Text: msg})
 	if c.lostHow("") == "" {
-		x.closeAfter = true
-		_ = c.writeLocal(x, http.StatusBadGateway, msg)
+		_ = c.writeLocal(http.StatusBadGateway, msg, true)
 	}
 }
 

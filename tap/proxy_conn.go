@@ -399,7 +399,7 @@ func (c *proxyConn) waitIdle() {
 
 // upstreamDown answers x with a 502 saying why the upstream is unreachable.
 func (c *proxyConn) upstreamDown(x *exchange, err error) {
-	msg := fmt.Sprintf("mcpkit tap: the upstream %s is unreachable: %v", c.p.opts.Upstream.Redacted(), err)
+	msg := fmt.Sprintf("mcpkit tap: the upstream %s://%s is unreachable: %v", c.p.opts.Upstream.Scheme, c.p.opts.Upstream.Host, err)
 	c.p.record(&capture.Record{Kind: capture.KindUpstreamError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,
 		HTTP: &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: http.StatusBadGateway, ContentType: "text/plain; charset=utf-8"}, Text: msg})
 	_ = c.writeLocal(http.StatusBadGateway, msg, x.closeAfter)

@@ -187,7 +187,11 @@ func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
 	if path == "" {
 		path = "/"
 	}
-	fmt.Fprintf(os.Stderr, "mcpkit tap: relaying http://%s%s to %s\n", ln.Addr(), path, up.Redacted())
+	shown := f.upstream
+	if !f.noRedact {
+		shown = tap.RedactURL(shown)
+	}
+	fmt.Fprintf(os.Stderr, "mcpkit tap: relaying http://%s%s to %s\n", ln.Addr(), path, shown)
 	errc := make(chan error, 1)
 	go func() { errc <- t.Serve(ln) }()
 	select {

@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 
 // runChild is the test server.
 func runChild(mode string) int {
+	if code, ok := runBenchChild(mode); ok {
+		return code
+	}
 	switch mode {
 	case "echo": // copies its input to its output, as it comes
 		_, _ = io.Copy(os.Stdout, os.Stdin)

@@ -44,7 +44,7 @@ func TestNormalizeKeepsMessagesExactly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Record{Dir: ClientToServer, Msg: []byte(c.in)}
-			normalize(r)
+			_ = normalize(r)
 			if string(r.Msg) != c.msg || r.Raw != c.raw || !bytes.Equal(r.Raw64, c.raw64) || r.Invalid != c.invalid {
 				t.Errorf("normalize(%q) = msg %q raw %q raw64 %q invalid %v; want %q %q %q %v",
 					c.in, r.Msg, r.Raw, r.Raw64, r.Invalid, c.msg, c.raw, c.raw64, c.invalid)
@@ -311,9 +311,11 @@ func TestSummaryForgetsAnsweredRequests(t *testing.T) {
 	var ta tally
 	for i := range 5000 {
 		id := jsonInt(i)
-		ta.observe(&Record{Dir: ClientToServer, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":` + id + `,"method":"m"}`)})
+		req := &Record{Dir: ClientToServer, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":` + id + `,"method":"m"}`)}
+		ta.observe(req, normalize(req))
 		if i != 17 {
-			ta.observe(&Record{Dir: ServerToClient, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)})
+			resp := &Record{Dir: ServerToClient, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)}
+			ta.observe(resp, normalize(resp))
 		}
 	}
 	if len(ta.order) > 2048 {
@@ -322,5 +324,21 @@ func TestSummaryForgetsAnsweredRequests(t *testing.T) {
 	s := ta.summary()
 	if len(s.Unanswered) != 1 || s.Unanswered[0].ID != "17" || s.Requests != 5000 || s.Responses != 4999 {
 		t.Errorf("summary: %d unanswered %+v, %d requests, %d responses", len(s.Unanswered), s.Unanswered, s.Requests, s.Responses)
+	}
+}
+
+// TestSummaryCountsRefusedRequests: a request whose exchange ended with an HTTP
+// error (a 404 for an expired session, the tap's 502) and no JSON-RPC response is
+// refused, not unanswered.
+func TestSummaryCountsRefusedRequests(t *testing.T) {
+	recs := []*Record{
+		{Dir: ClientToServer, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), HTTP: &HTTPInfo{Exchange: 4}},
+		{Kind: KindHTTPError, Dir: ServerToClient, HTTP: &HTTPInfo{Exchange: 4, Status: 404}},
+		{Dir: ClientToServer, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), HTTP: &HTTPInfo{Exchange: 5}},
+		{Kind: KindHTTPError, Dir: ServerToClient, HTTP: &HTTPInfo{Exchange: 6, Status: 500}},
+	}
+	s := Summarize(recs)
+	if s.Refused != 1 || len(s.Unanswered) != 1 || s.Unanswered[0].ID != "2" || !strings.Contains(s.String(), "1 refused with an HTTP error") {
+		t.Errorf("summary %s", s.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"time"
@@ -18,24 +19,30 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // normalize turns the bytes a relay observed for a message (r.Msg, possibly with
 // whitespace around it) into the record's final form, as documented on Record:
 // valid JSON stays in Msg, trimmed; anything else moves to Raw or Raw64 and is
-// flagged. It runs on the recorder's goroutine, never on a relay's.
-func normalize(r *Record) {
+// flagged. It returns the JSON-RPC messages it decoded on the way (nil for a
+// message that is not JSON-RPC), for the tally. It runs on the recorder's
+// goroutine, never on a relay's.
+func normalize(r *Record) []*jsonrpc.Message {
 	if r.Kind != "" || r.Msg == nil {
-		return
+		return nil
 	}
 	if r.Size == 0 {
 		r.Size = int64(len(r.Msg))
 	}
 	observed := []byte(r.Msg)
 	msg := bytes.TrimFunc(observed, isJSONSpace)
-	switch {
-	case r.Truncated:
+	if r.Truncated {
 		r.Msg = nil
 		setRaw(r, observed)
-	case !utf8.Valid(msg) || !json.Valid(msg):
+		return nil
+	}
+	msgs, valid := decodeMessages(msg)
+	switch {
+	case !valid || !utf8.Valid(msg):
 		r.Msg = nil
 		r.Invalid = true
 		setRaw(r, observed)
+		return nil
 	case bytes.ContainsAny(msg, "\r\n"):
 		var b bytes.Buffer
 		_ = json.Compact(&b, msg) // msg is valid JSON
@@ -44,6 +51,27 @@ func normalize(r *Record) {
 	default:
 		r.Msg = msg
 	}
+	return msgs
+}
+
+// decodeMessages decodes a message or a batch with the SDK's validating codec. It
+// reports whether data is valid JSON at all; the messages are those of the right
+// shape (none for JSON that is not JSON-RPC).
+func decodeMessages(data []byte) ([]*jsonrpc.Message, bool) {
+	if jsonrpc.IsBatch(data) {
+		msgs, _, err := jsonrpc.DecodeBatch(data)
+		return msgs, err == nil || !isParseError(err)
+	}
+	m, err := jsonrpc.Decode(data)
+	if err != nil {
+		return nil, !isParseError(err)
+	}
+	return []*jsonrpc.Message{m}, true
+}
+
+func isParseError(err error) bool {
+	var e *jsonrpc.Error
+	return !errors.As(err, &e) || e.Code == jsonrpc.CodeParseError
 }
 
 // setRaw keeps b exactly: as text when it is UTF-8, else in base64.
@@ -122,7 +150,8 @@ func appendHTTP(b []byte, h *HTTPInfo) []byte {
 	b = appendStringField(b, "contentType", h.ContentType)
 	if len(h.Headers) > 0 {
 		b = append(b, `,"headers":{`...)
-		names := make([]string, 0, len(h.Headers))
+		var arr [32]string
+		names := arr[:0]
 		for name := range h.Headers {
 			names = append(names, name)
 		}

@@ -177,9 +177,9 @@ func (rec *Recorder) run() {
 				break
 			}
 			for i, r := range batch {
-				normalize(r)
+				msgs := normalize(r)
 				rec.statsMu.Lock()
-				rec.tally.observe(r)
+				rec.tally.observe(r, msgs)
 				rec.statsMu.Unlock()
 				if rec.out != nil {
 					line = AppendRecord(line[:0], r)

@@ -75,7 +75,11 @@ func (s *Summary) String() string {
 func Summarize(records []*Record) Summary {
 	var t tally
 	for _, r := range records {
-		t.observe(r)
+		var msgs []*jsonrpc.Message
+		if r.IsMessage() && r.Msg != nil && !r.Invalid {
+			msgs, _ = decodeMessages(r.Msg)
+		}
+		t.observe(r, msgs)
 	}
 	return t.summary()
 }
@@ -106,7 +110,8 @@ type pending struct {
 	answered bool
 }
 
-func (t *tally) observe(r *Record) {
+// observe accounts for r; msgs are the JSON-RPC messages it carries.
+func (t *tally) observe(r *Record, msgs []*jsonrpc.Message) {
 	t.s.Records++
 	switch r.Kind {
 	case "":
@@ -144,20 +149,10 @@ func (t *tally) observe(r *Record) {
 	if r.HTTP != nil {
 		exchange = r.HTTP.Exchange
 	}
-	if jsonrpc.IsBatch(r.Msg) {
-		msgs, _, err := jsonrpc.DecodeBatch(r.Msg)
-		if err != nil {
-			return
+	for _, m := range msgs {
+		if m != nil {
+			t.message(r, exchange, m)
 		}
-		for _, m := range msgs {
-			if m != nil {
-				t.message(r, exchange, m)
-			}
-		}
-		return
-	}
-	if m, err := jsonrpc.Decode(r.Msg); err == nil {
-		t.message(r, exchange, m)
 	}
 }
 

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,16 +26,7 @@ func TestServerConformanceThroughTap(t *testing.T) {
 	}
 
 	tap.stop() // SIGTERM: the tap writes what it has, syncs, and prints its summary
-	f, err := os.Open(capPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cr, err := capture.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := cr.ReadAll()
+	_, recs, err := capture.ReadFile(capPath)
 	if err != nil {
 		t.Fatal(err)
 	}

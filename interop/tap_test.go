@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -70,20 +69,11 @@ func TestTypeScriptClientThroughStdioTap(t *testing.T) {
 		t.Errorf("the tap's summary (on the server's stderr, which the client shows):\n%s", stderr.String())
 	}
 
-	f, err := os.Open(capPath)
+	h, recs, err := capture.ReadFile(capPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cr, err := capture.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := cr.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h := cr.Header(); h.Mode != "stdio" || len(h.Command) != 3 || h.Command[2] != "stdio" {
+	if h.Mode != "stdio" || len(h.Command) != 3 || h.Command[2] != "stdio" {
 		t.Errorf("header %+v", h)
 	}
 	checkCaptureMatchesWire(t, &rep, recs)

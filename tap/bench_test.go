@@ -204,17 +204,19 @@ func BenchmarkHTTPTap(b *testing.B) {
 					b.Cleanup(func() { _ = rec.Close(); _ = f.Close() })
 					opts.Recorder = rec
 				}
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					b.Fatal(err)
-				}
+				var addr string
 				if mode == "floor" {
-					byteRelay(b, ln, upstream)
+					addr = byteRelay(b, upstream)
 				} else {
 					tp, err := NewHTTPTap(opts)
 					if err != nil {
 						b.Fatal(err)
 					}
+					ln, err := net.Listen("tcp", "127.0.0.1:0")
+					if err != nil {
+						b.Fatal(err)
+					}
+					addr = ln.Addr().String()
 					go func() { _ = tp.Serve(ln) }()
 					b.Cleanup(func() { _ = tp.Close() })
 				}
@@ -223,7 +225,7 @@ func BenchmarkHTTPTap(b *testing.B) {
 					for _, s := range []struct {
 						side *side
 						addr string
-					}{{direct, upstream}, {tapped, ln.Addr().String()}} {
+					}{{direct, upstream}, {tapped, addr}} {
 						c, err := newLeanClient(s.addr)
 						if err != nil {
 							b.Fatal(err)
@@ -238,41 +240,20 @@ func BenchmarkHTTPTap(b *testing.B) {
 	}
 }
 
-// byteRelay relays each connection on ln to upstream, copying bytes both ways,
-// until the benchmark ends.
-func byteRelay(b *testing.B, ln net.Listener, upstream string) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, u)
-			mu.Unlock()
-			wg.Add(2)
-			go func() { defer wg.Done(); _, _ = io.Copy(u, c); _ = u.Close() }()
-			go func() { defer wg.Done(); _, _ = io.Copy(c, u); _ = c.Close() }()
+// byteRelay relays each connection it accepts to upstream, copying bytes both
+// ways, until the benchmark ends, and returns its address.
+func byteRelay(b *testing.B, upstream string) string {
+	return rawServer(b, func(c net.Conn) {
+		u, err := net.Dial("tcp", upstream)
+		if err != nil {
+			return
 		}
-	}()
-	b.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
+		done := make(chan struct{})
+		go func() { defer close(done); _, _ = io.Copy(u, c); _ = u.Close() }()
+		_, _ = io.Copy(c, u)
+		_ = c.Close()
+		_ = u.Close()
+		<-done
 	})
 }
 
@@ -389,7 +370,7 @@ func BenchmarkStdioTap(b *testing.B) {
 	slices.Sort(tl)
 	b.ReportMetric(float64(dl[len(dl)/2].Microseconds()), "direct-p50-µs")
 	b.ReportMetric(float64(tl[len(tl)/2].Microseconds()), "tap-p50-µs")
-	b.ReportMetric(float64((tl[len(tl)/2]-dl[len(dl)/2]).Microseconds()), "added-p50-µs")
+	b.ReportMetric(float64((tl[len(tl)/2] - dl[len(dl)/2]).Microseconds()), "added-p50-µs")
 }
 
 // runBenchChild runs the benchmark's processes: the echo server on stdio, or a

@@ -2,13 +2,14 @@ package tap
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,40 +21,26 @@ import (
 // testTimeout bounds what one test waits for.
 const testTimeout = 30 * time.Second
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
-
-// testCapture is a recorder writing to memory.
+// testCapture is a recorder writing to a file in the test's directory.
 type testCapture struct {
 	rec  *capture.Recorder
-	out  *lockedBuffer
+	path string
 	once sync.Once
 }
 
 func newTestCapture(t *testing.T) *testCapture {
 	t.Helper()
-	c := &testCapture{out: &lockedBuffer{}}
-	rec, err := capture.NewRecorder(capture.Options{Out: c.out, Header: capture.Header{Tool: "test", Redacted: true}})
+	c := &testCapture{path: filepath.Join(t.TempDir(), "capture.jsonl")}
+	f, err := os.Create(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := capture.NewRecorder(capture.Options{Out: f, Header: capture.Header{Tool: "test", Redacted: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.rec = rec
-	t.Cleanup(func() { c.close(t) })
+	t.Cleanup(func() { c.close(t); _ = f.Close() })
 	return c
 }
 
@@ -65,19 +52,44 @@ func (c *testCapture) close(t *testing.T) {
 	})
 }
 
+// text closes the recorder and returns the capture as written.
+func (c *testCapture) text(t *testing.T) string {
+	t.Helper()
+	c.close(t)
+	data, err := os.ReadFile(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // records closes the recorder and returns every record it wrote.
 func (c *testCapture) records(t *testing.T) []*capture.Record {
 	t.Helper()
 	c.close(t)
-	cr, err := capture.NewReader(bytes.NewReader(c.out.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := cr.ReadAll()
+	_, recs, err := capture.ReadFile(c.path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// tempFile returns a file in the test's directory (safe for concurrent writers),
+// and a function that reads what it holds.
+func tempFile(t *testing.T) (*os.File, func() string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f, func() string {
+		data, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
 }
 
 // startTap starts an HTTP tap in front of upstream (a URL), recording to capt if
@@ -121,7 +133,7 @@ func startTap(t *testing.T, upstream string, capt *testCapture, opts HTTPOptions
 // rawServer accepts connections on a loopback port and runs handle on each; the
 // listener and every connection are closed, and the handlers waited for, at
 // cleanup.
-func rawServer(t *testing.T, handle func(c net.Conn)) string {
+func rawServer(t testing.TB, handle func(c net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -258,8 +258,7 @@ func TestHTTPTapRedaction(t *testing.T) {
 			if resp.Header.Get("Set-Cookie") != "sid=server-secret; Path=/; HttpOnly" {
 				t.Errorf("the client got Set-Cookie %q", resp.Header.Get("Set-Cookie"))
 			}
-			capt.close(t)
-			text := string(capt.out.Bytes())
+			text := capt.text(t)
 			secrets := []string{"btok", "ctok", "xkey", "utok", "csec", "qtok", "qkey", "server-secret"}
 			for _, s := range secrets {
 				if strings.Contains(text, s) != noRedact {

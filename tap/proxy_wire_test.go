@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,7 +75,7 @@ func TestHTTPTapReplaysStreamableCapture(t *testing.T) {
 			ex := <-next
 			var head strings.Builder
 			fmt.Fprintf(&head, "HTTP/1.1 %d %s\r\n", ex.Response.Status, http.StatusText(ex.Response.Status))
-			for _, k := range sortedKeys(ex.Response.Headers) {
+			for _, k := range slices.Sorted(maps.Keys(ex.Response.Headers)) {
 				if k != "Transfer-Encoding" {
 					fmt.Fprintf(&head, "%s: %s\r\n", k, ex.Response.Headers[k])
 				}
@@ -101,7 +102,7 @@ func TestHTTPTapReplaysStreamableCapture(t *testing.T) {
 		body := []byte(ex.Request.Body)
 		var req strings.Builder
 		fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\n", ex.Request.Method, ex.Request.Path, addr)
-		for _, k := range sortedKeys(ex.Request.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(ex.Request.Headers)) {
 			fmt.Fprintf(&req, "%s: %s\r\n", k, ex.Request.Headers[k])
 		}
 		req.WriteString("\r\n")
@@ -143,15 +144,6 @@ func TestHTTPTapReplaysStreamableCapture(t *testing.T) {
 	if !first.IsMessage() || !json.Valid(first.Msg) || bytes.ContainsAny(first.Msg, "\n ") || first.Raw != string(capt.Exchanges[0].Request.Body) {
 		t.Errorf("first record: msg %s raw %q", first.Msg, first.Raw)
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // sseUpstream is an HTTP+SSE server written by hand: its stream (GET) carries

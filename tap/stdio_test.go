@@ -83,7 +83,7 @@ func runChild(mode string) int {
 type stdioRun struct {
 	in      *os.File // the client's end: write to the server through it
 	out     *io.PipeReader
-	stderr  lockedBuffer
+	stderr  func() string // what the server wrote on its stderr
 	capt    *testCapture
 	signals chan os.Signal
 	done    chan struct{}
@@ -107,7 +107,9 @@ func startStdio(t *testing.T, mode string, opts StdioOptions) *stdioRun {
 	r := &stdioRun{in: inW, out: outR, capt: newTestCapture(t), signals: make(chan os.Signal, 1), done: make(chan struct{})}
 	opts.Command, opts.Args = exe, []string{"-test.run=^$"}
 	opts.Env = append(os.Environ(), childEnv+"="+mode)
-	opts.Stdin, opts.Stdout, opts.Stderr = inR, outW, &r.stderr
+	errFile, errText := tempFile(t)
+	r.stderr = errText
+	opts.Stdin, opts.Stdout, opts.Stderr = inR, outW, errFile
 	opts.Recorder, opts.Signals = r.capt.rec, r.signals
 	go func() {
 		defer close(r.done)
@@ -215,7 +217,7 @@ func TestStdioTapRecordsGarbage(t *testing.T) {
 	if !strings.HasPrefix(string(out), "Starting server") || !strings.HasSuffix(string(out), `{"partial":`) {
 		t.Errorf("stdout relayed as %q", out)
 	}
-	if got := string(r.stderr.Bytes()); got != "warning: something\nno newline at the end" {
+	if got := r.stderr(); got != "warning: something\nno newline at the end" {
 		t.Errorf("stderr relayed as %q", got)
 	}
 	recs := r.capt.records(t)
@@ -290,7 +292,7 @@ func TestStdioTapForwardsSignals(t *testing.T) {
 	if code := r.wait(t); code != 7 {
 		t.Errorf("exit status %d, want the server's 7", code)
 	}
-	if got := string(r.stderr.Bytes()); got != "got terminated\n" {
+	if got := r.stderr(); got != "got terminated\n" {
 		t.Errorf("the server's stderr: %q", got)
 	}
 	if s := findKind(r.capt.records(t), capture.KindSignal); len(s) != 1 || s[0].Signal != "SIGTERM" {
@@ -306,11 +308,11 @@ func TestStdioTapLeftoverHoldsOutput(t *testing.T) {
 		t.Skip("no sh")
 	}
 	capt := newTestCapture(t)
-	var out lockedBuffer
+	out, outText := tempFile(t)
 	start := time.Now()
 	code, err := RunStdio(testCtx(t), StdioOptions{
 		Command: sh, Args: []string{"-c", `echo '{"jsonrpc":"2.0","method":"hi"}'; sleep 60 & echo $! >&2; exit 0`},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Recorder: capt.rec, DrainTimeout: 200 * time.Millisecond,
+		Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Recorder: capt.rec, DrainTimeout: 200 * time.Millisecond,
 	})
 	if err != nil || code != 0 {
 		t.Fatalf("%d, %v", code, err)
@@ -319,7 +321,7 @@ func TestStdioTapLeftoverHoldsOutput(t *testing.T) {
 		t.Errorf("the tap waited %v for the leftover", d)
 	}
 	// Stop the leftover (it is in the server's process group, which the tap made).
-	for _, line := range strings.Split(string(out.Bytes()), "\n") {
+	for _, line := range strings.Split(outText(), "\n") {
 		var pid int
 		if _, err := fmt.Sscanf(line, "%d", &pid); err == nil && pid > 0 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)

@@ -22,20 +22,11 @@ import (
 // readCaptureFile reads a capture the CLI wrote.
 func readCaptureFile(t *testing.T, path string) (capture.Header, []*capture.Record) {
 	t.Helper()
-	f, err := os.Open(path)
+	h, recs, err := capture.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cr, err := capture.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := cr.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cr.Header(), recs
+	return h, recs
 }
 
 // TestTapStdioInFrontOfServe: a client runs `mcpkit tap -- mcpkit serve` as if it

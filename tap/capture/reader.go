@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // ErrFormat is wrapped by the errors of a Reader given something that is not a
@@ -89,4 +90,22 @@ func (cr *Reader) next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// ReadFile reads the whole capture in the file at path.
+func ReadFile(path string) (Header, []*Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	defer f.Close()
+	cr, err := NewReader(f)
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return cr.Header(), recs, fmt.Errorf("%s: %w", path, err)
+	}
+	return cr.Header(), recs, nil
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -119,6 +120,7 @@ type side struct {
 	latencies []time.Duration
 	elapsed   time.Duration
 	cpu       time.Duration
+	mallocs   uint64
 	calls     int
 }
 
@@ -127,6 +129,9 @@ func (s *side) round(b *testing.B, n int) {
 	var mu sync.Mutex
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mallocs0 := ms.Mallocs
 	cpu0 := processCPU()
 	start := time.Now()
 	for _, c := range s.clients {
@@ -150,6 +155,8 @@ func (s *side) round(b *testing.B, n int) {
 	wg.Wait()
 	s.elapsed += time.Since(start)
 	s.cpu += processCPU() - cpu0
+	runtime.ReadMemStats(&ms)
+	s.mallocs += ms.Mallocs - mallocs0
 	s.calls += n
 }
 
@@ -280,6 +287,7 @@ func compare(b *testing.B, direct, tapped *side) {
 	b.ReportMetric(float64(tapped.quantile(0.99).Microseconds()), "tap-p99-µs")
 	b.ReportMetric(float64(direct.cpu.Microseconds())/float64(direct.calls), "direct-cpu-µs/call")
 	b.ReportMetric(float64(tapped.cpu.Microseconds())/float64(tapped.calls), "tap-cpu-µs/call")
+	b.ReportMetric((float64(tapped.mallocs)-float64(direct.mallocs))/float64(tapped.calls), "added-allocs/call")
 }
 
 // stdioProc is a server process the benchmark talks to over pipes, one call at a

@@ -19,12 +19,12 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // normalize turns the bytes a relay observed for a message (r.Msg, possibly with
 // whitespace around it) into the record's final form, as documented on Record:
 // valid JSON stays in Msg, trimmed; anything else moves to Raw or Raw64 and is
-// flagged. It returns the JSON-RPC messages it decoded on the way (nil for a
+// flagged. It returns the JSON-RPC messages it decoded on the way (none for a
 // message that is not JSON-RPC), for the tally. It runs on the recorder's
 // goroutine, never on a relay's.
-func normalize(r *Record) []*jsonrpc.Message {
+func normalize(r *Record) decoded {
 	if r.Kind != "" || r.Msg == nil {
-		return nil
+		return decoded{}
 	}
 	if r.Size == 0 {
 		r.Size = int64(len(r.Msg))
@@ -34,7 +34,7 @@ func normalize(r *Record) []*jsonrpc.Message {
 	if r.Truncated {
 		r.Msg = nil
 		setRaw(r, observed)
-		return nil
+		return decoded{}
 	}
 	msgs, valid := decodeMessages(msg)
 	switch {
@@ -42,7 +42,7 @@ func normalize(r *Record) []*jsonrpc.Message {
 		r.Msg = nil
 		r.Invalid = true
 		setRaw(r, observed)
-		return nil
+		return decoded{}
 	case bytes.ContainsAny(msg, "\r\n"):
 		var b bytes.Buffer
 		_ = json.Compact(&b, msg) // msg is valid JSON
@@ -54,19 +54,41 @@ func normalize(r *Record) []*jsonrpc.Message {
 	return msgs
 }
 
+// decoded is what a message decoded to: one message (single), or a batch.
+type decoded struct {
+	single jsonrpc.Message
+	ok     bool // single holds a message
+	batch  []*jsonrpc.Message
+}
+
+// each calls f with every message.
+func (d *decoded) each(f func(*jsonrpc.Message)) {
+	if d.ok {
+		f(&d.single)
+	}
+	for _, m := range d.batch {
+		if m != nil {
+			f(m)
+		}
+	}
+}
+
 // decodeMessages decodes a message or a batch with the SDK's validating codec. It
 // reports whether data is valid JSON at all; the messages are those of the right
 // shape (none for JSON that is not JSON-RPC).
-func decodeMessages(data []byte) ([]*jsonrpc.Message, bool) {
+func decodeMessages(data []byte) (decoded, bool) {
+	var d decoded
 	if jsonrpc.IsBatch(data) {
 		msgs, _, err := jsonrpc.DecodeBatch(data)
-		return msgs, err == nil || !isParseError(err)
+		d.batch = msgs
+		return d, err == nil || !isParseError(err)
 	}
-	m, err := jsonrpc.Decode(data)
+	err := jsonrpc.DecodeInto(data, &d.single)
 	if err != nil {
-		return nil, !isParseError(err)
+		return decoded{}, !isParseError(err)
 	}
-	return []*jsonrpc.Message{m}, true
+	d.ok = true
+	return d, true
 }
 
 func isParseError(err error) bool {

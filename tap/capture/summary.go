@@ -75,11 +75,11 @@ func (s *Summary) String() string {
 func Summarize(records []*Record) Summary {
 	var t tally
 	for _, r := range records {
-		var msgs []*jsonrpc.Message
+		var d decoded
 		if r.IsMessage() && r.Msg != nil && !r.Invalid {
-			msgs, _ = decodeMessages(r.Msg)
+			d, _ = decodeMessages(r.Msg)
 		}
-		t.observe(r, msgs)
+		t.observe(r, d)
 	}
 	return t.summary()
 }
@@ -110,8 +110,8 @@ type pending struct {
 	answered bool
 }
 
-// observe accounts for r; msgs are the JSON-RPC messages it carries.
-func (t *tally) observe(r *Record, msgs []*jsonrpc.Message) {
+// observe accounts for r; d holds the JSON-RPC messages it carries.
+func (t *tally) observe(r *Record, d decoded) {
 	t.s.Records++
 	switch r.Kind {
 	case "":
@@ -149,11 +149,7 @@ func (t *tally) observe(r *Record, msgs []*jsonrpc.Message) {
 	if r.HTTP != nil {
 		exchange = r.HTTP.Exchange
 	}
-	for _, m := range msgs {
-		if m != nil {
-			t.message(r, exchange, m)
-		}
-	}
+	d.each(func(m *jsonrpc.Message) { t.message(r, exchange, m) })
 }
 
 func (t *tally) message(r *Record, exchange uint64, m *jsonrpc.Message) {

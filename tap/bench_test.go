@@ -347,38 +347,45 @@ func (p *stdioProc) call() error {
 }
 
 // BenchmarkStdioTap measures a tools/call round trip with a stdio server, direct
-// and through a stdio tap (a process between them, the capture going to a file),
-// one call at a time.
+// and through a stdio tap (a process between them), one call at a time, with the
+// capture going to a file and with no recorder at all.
 func BenchmarkStdioTap(b *testing.B) {
-	capPath := filepath.Join(b.TempDir(), "capture.jsonl")
-	direct := startStdioProc(b, "bench-server")
-	tapped := startStdioProc(b, "bench-tap", "MCPKIT_TAP_BENCH_CAPTURE="+capPath)
-	measure := func(p *stdioProc, n int, lat *[]time.Duration) {
-		for range n {
-			t0 := time.Now()
-			if err := p.call(); err != nil {
-				b.Fatal(err)
+	for _, mode := range []string{"file", "none"} {
+		b.Run("capture="+mode, func(b *testing.B) {
+			capPath := ""
+			if mode == "file" {
+				capPath = filepath.Join(b.TempDir(), "capture.jsonl")
 			}
-			*lat = append(*lat, time.Since(t0))
-		}
+			direct := startStdioProc(b, "bench-server")
+			tapped := startStdioProc(b, "bench-tap", "MCPKIT_TAP_BENCH_CAPTURE="+capPath)
+			measure := func(p *stdioProc, n int, lat *[]time.Duration) {
+				for range n {
+					t0 := time.Now()
+					if err := p.call(); err != nil {
+						b.Fatal(err)
+					}
+					*lat = append(*lat, time.Since(t0))
+				}
+			}
+			var warm []time.Duration
+			measure(direct, 500, &warm)
+			measure(tapped, 500, &warm)
+			b.ResetTimer()
+			var dl, tl []time.Duration
+			const rounds = 10
+			per := max(b.N/rounds, 1)
+			for range rounds {
+				measure(direct, per, &dl)
+				measure(tapped, per, &tl)
+			}
+			b.StopTimer()
+			slices.Sort(dl)
+			slices.Sort(tl)
+			b.ReportMetric(float64(dl[len(dl)/2].Microseconds()), "direct-p50-µs")
+			b.ReportMetric(float64(tl[len(tl)/2].Microseconds()), "tap-p50-µs")
+			b.ReportMetric(float64((tl[len(tl)/2]-dl[len(dl)/2]).Microseconds()), "added-p50-µs")
+		})
 	}
-	var warm []time.Duration
-	measure(direct, 500, &warm)
-	measure(tapped, 500, &warm)
-	b.ResetTimer()
-	var dl, tl []time.Duration
-	const rounds = 10
-	per := max(b.N/rounds, 1)
-	for range rounds {
-		measure(direct, per, &dl)
-		measure(tapped, per, &tl)
-	}
-	b.StopTimer()
-	slices.Sort(dl)
-	slices.Sort(tl)
-	b.ReportMetric(float64(dl[len(dl)/2].Microseconds()), "direct-p50-µs")
-	b.ReportMetric(float64(tl[len(tl)/2].Microseconds()), "tap-p50-µs")
-	b.ReportMetric(float64((tl[len(tl)/2] - dl[len(dl)/2]).Microseconds()), "added-p50-µs")
 }
 
 // runBenchChild runs the benchmark's processes: the echo server on stdio, or a
@@ -393,18 +400,22 @@ func runBenchChild(mode string) (int, bool) {
 		return 0, true
 	case "bench-tap":
 		exe, _ := os.Executable()
-		f, err := os.Create(os.Getenv("MCPKIT_TAP_BENCH_CAPTURE"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1, true
-		}
-		rec, _ := capture.NewRecorder(capture.Options{Out: f})
-		code, err := RunStdio(context.Background(), StdioOptions{
+		opts := StdioOptions{
 			Command: exe, Args: []string{"-test.run=^$"}, Env: append(os.Environ(), childEnv+"=bench-server"),
-			Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Recorder: rec,
-		})
-		_ = rec.Close()
-		_ = f.Close()
+			Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		}
+		if path := os.Getenv("MCPKIT_TAP_BENCH_CAPTURE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1, true
+			}
+			defer f.Close()
+			rec, _ := capture.NewRecorder(capture.Options{Out: f})
+			defer rec.Close()
+			opts.Recorder = rec
+		}
+		code, err := RunStdio(context.Background(), opts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1, true

@@ -136,10 +136,10 @@ func (rec *Recorder) enqueueLocked(r *Record, now time.Time, size int64) bool {
 	return len(rec.queue) == 1
 }
 
-// batchInterval is how long the writer lets records gather after writing a batch:
-// under load it wakes about this often rather than once per record, and the
-// capture file is written in large pieces. Subscribers see records at most this
-// much later.
+// batchInterval is how long the writer lets records gather before writing a batch:
+// it wakes at most about this often rather than once per record, its work stays
+// out of the round trip that produced the records, and the capture file is written
+// in large pieces. Subscribers see records up to this much later.
 const batchInterval = time.Millisecond
 
 // run is the recorder's goroutine: it writes what Record queued, in batches,
@@ -156,6 +156,14 @@ func (rec *Recorder) run() {
 		case <-rec.closing:
 		}
 		for {
+			// Let records gather (and keep this work off the moment the relay
+			// that woke us is busy): a batch a millisecond.
+			pause.Reset(batchInterval)
+			select {
+			case <-pause.C:
+			case <-rec.closing:
+				pause.Stop()
+			}
 			rec.mu.Lock()
 			batch := rec.queue
 			rec.queue, spare = spare[:0], nil
@@ -191,12 +199,6 @@ func (rec *Recorder) run() {
 			spare = batch
 			if cap(line) > 1<<20 {
 				line = nil // do not keep a huge message's buffer
-			}
-			pause.Reset(batchInterval)
-			select {
-			case <-pause.C:
-			case <-rec.closing:
-				pause.Stop()
 			}
 		}
 	}

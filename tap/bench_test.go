@@ -383,7 +383,7 @@ func BenchmarkStdioTap(b *testing.B) {
 			slices.Sort(tl)
 			b.ReportMetric(float64(dl[len(dl)/2].Microseconds()), "direct-p50-µs")
 			b.ReportMetric(float64(tl[len(tl)/2].Microseconds()), "tap-p50-µs")
-			b.ReportMetric(float64((tl[len(tl)/2]-dl[len(dl)/2]).Microseconds()), "added-p50-µs")
+			b.ReportMetric(float64((tl[len(tl)/2] - dl[len(dl)/2]).Microseconds()), "added-p50-µs")
 		})
 	}
 }

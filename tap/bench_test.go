@@ -215,17 +215,7 @@ func BenchmarkHTTPTap(b *testing.B) {
 				if mode == "floor" {
 					addr = byteRelay(b, upstream)
 				} else {
-					tp, err := NewHTTPTap(opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					ln, err := net.Listen("tcp", "127.0.0.1:0")
-					if err != nil {
-						b.Fatal(err)
-					}
-					addr = ln.Addr().String()
-					go func() { _ = tp.Serve(ln) }()
-					b.Cleanup(func() { _ = tp.Close() })
+					addr, _ = startTap(b, u.String(), nil, opts)
 				}
 				direct, tapped := &side{}, &side{}
 				for range conc {

@@ -95,7 +95,7 @@ func tempFile(t *testing.T) (*os.File, func() string) {
 // startTap starts an HTTP tap in front of upstream (a URL), recording to capt if
 // not nil, and returns its address. The tap is closed at cleanup, and must close
 // in time.
-func startTap(t *testing.T, upstream string, capt *testCapture, opts HTTPOptions) (string, *HTTPTap) {
+func startTap(t testing.TB, upstream string, capt *testCapture, opts HTTPOptions) (string, *HTTPTap) {
 	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {

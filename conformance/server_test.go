@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,7 +83,15 @@ type suiteRun struct {
 func runServerSuite(t *testing.T, s suite, args ...string) *suiteRun {
 	t.Helper()
 	bin := buildBinary(t, "github.com/mcpkit/mcpkit/cmd/mcpkit", t.TempDir())
-	run := &suiteRun{srv: startServer(t, bin, "serve", "--http")}
+	return runSuiteAt(t, s, startServer(t, bin, "serve", "--http"), args...)
+}
+
+// runSuiteAt runs the suite s in server mode against srv with args. It fails the
+// test when the suite cannot run or its account is incomplete; judging the
+// scenarios is the caller's.
+func runSuiteAt(t *testing.T, s suite, srv server, args ...string) *suiteRun {
+	t.Helper()
+	run := &suiteRun{srv: srv}
 	outDir := t.TempDir()
 	args = append([]string{"server", "--url", run.srv.url, "--output-dir", outDir}, args...)
 	var err error
@@ -123,10 +132,13 @@ func (run *suiteRun) verdict(t *testing.T, keep func(name string) bool) {
 	}
 }
 
-// server is a running `mcpkit serve --http`.
+// server is a running `mcpkit serve --http` (or another mcpkit command listening
+// on HTTP).
 type server struct {
 	url    string // the MCP endpoint
 	stderr *lockedBuffer
+	// stop stops it (SIGTERM, then SIGKILL) and waits for it; cleanup calls it too.
+	stop func()
 }
 
 // startServer runs bin with args followed by a free loopback address, waits until
@@ -176,15 +188,18 @@ func tryStartServer(t *testing.T, bin string, args ...string) (server, error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	var once sync.Once
 	stop := func() {
-		testkit.TerminateGroup(cmd.Process.Pid)
-		select {
-		case <-exited:
-		case <-time.After(serverStopTimeout):
-			testkit.KillGroup(cmd.Process.Pid)
-			<-exited
-		}
-		testkit.KillGroup(cmd.Process.Pid) // anything it left behind
+		once.Do(func() {
+			testkit.TerminateGroup(cmd.Process.Pid)
+			select {
+			case <-exited:
+			case <-time.After(serverStopTimeout):
+				testkit.KillGroup(cmd.Process.Pid)
+				<-exited
+			}
+			testkit.KillGroup(cmd.Process.Pid) // anything it left behind
+		})
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), serverStartTimeout)
@@ -196,7 +211,7 @@ func tryStartServer(t *testing.T, bin string, args ...string) (server, error) {
 		if conn, err := d.DialContext(ctx, "tcp", addr); err == nil {
 			_ = conn.Close()
 			t.Cleanup(stop)
-			return server{stderr: stderr}, nil
+			return server{stderr: stderr, stop: stop}, nil
 		}
 		select {
 		case err := <-exited:

@@ -57,7 +57,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call config gateway get host ping prompts read resources serve tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call config gateway get host ping prompts read resources serve tap tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer
@@ -174,14 +174,15 @@ func TestHelpExamplesRun(t *testing.T) {
 					args[i] = strings.Replace(a, "mcpkit serve", mcpkitBin+" serve", 1)
 				}
 			}
-			if args[1] == "auth" {
-				// auth needs an authorization server: check the example names a
-				// real subcommand and parses, without running it.
+			if args[1] == "auth" || args[1] == "tap" {
+				// auth needs an authorization server, and tap relays until its
+				// peers end: check the example names a real command and parses,
+				// without running it.
 				sub, rest, err := root.Find(args[1:])
 				if err == nil {
 					err = sub.ParseFlags(rest)
 				}
-				if err != nil || sub == cmd {
+				if err != nil || args[1] == "auth" && sub == cmd {
 					t.Errorf("example %q: %v", line, err)
 				}
 				continue

@@ -72,6 +72,7 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 	root.AddCommand(newHostCmd(g))
 	root.AddCommand(newGatewayCmd(g))
 	root.AddCommand(newConfigCmd())
+	root.AddCommand(newTapCmd())
 	return root
 }
 

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpkit/mcpkit/tap"
+	"github.com/mcpkit/mcpkit/tap/capture"
+)
+
+// tapFlags are the flags of `mcpkit tap`.
+type tapFlags struct {
+	out      string
+	listen   string
+	upstream string
+	noRedact bool
+	origins  []string
+}
+
+func newTapCmd() *cobra.Command {
+	f := &tapFlags{}
+	cmd := &cobra.Command{
+		Use:   "tap [--out FILE.jsonl] (-- COMMAND [ARGS...] | --listen ADDR --upstream URL)",
+		Short: "Sit between an MCP client and server, relay everything unchanged, record every message",
+		Example: `  # stdio: in a host's configuration, in front of the server command
+  mcpkit tap --out /tmp/mcp.jsonl -- mcpkit serve
+  # HTTP: point the client at http://127.0.0.1:8081/mcp instead of the server
+  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --out /tmp/mcp.jsonl`,
+		Long: `Sit between a client (a host such as an IDE or a desktop app) and a server, relay
+everything between them unchanged, and record every message.
+
+On stdio, put "mcpkit tap --out FILE.jsonl --" in front of the server command in the
+host's configuration: the tap starts the server, relays standard input, output and
+error byte for byte, forwards SIGINT and SIGTERM, and exits with the server's status.
+
+Over HTTP, "mcpkit tap --listen 127.0.0.1:PORT --upstream URL" is a reverse proxy in
+front of the server at URL (http or https): point the client at the tap's address
+with the same path. It relays Streamable HTTP (JSON and SSE replies, GET streams,
+DELETE, resumption), the 2024-11-05 HTTP+SSE transport (the endpoint event is pointed
+at the tap) and 2026-07-28 stateless requests, streams event by event as they arrive.
+The listener binds loopback unless a host is named, and checks Host and Origin as
+"mcpkit serve" does.
+
+The capture (--out) is one JSON object per line: a header, then one record per
+message or event (format mcpkit-tap/1, described in tap/FORMAT.md). Secrets
+(Authorization, cookies, API keys, tokens in query strings) are redacted unless
+--no-redact. "{pid}" and "{time}" in FILE are replaced by the tap's process id and
+start time, so that several taps started by one configuration write apart. On exit the
+tap prints a summary to standard error: messages, requests never answered, records
+dropped.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTap(cmd.Context(), f, cmd.ArgsLenAtDash(), args)
+		},
+	}
+	cmd.Flags().StringVar(&f.out, "out", "", "write the capture to this file (JSON lines), replacing it")
+	cmd.Flags().StringVar(&f.listen, "listen", "", "HTTP tap: listen on this address (e.g. 127.0.0.1:8081 or :8081)")
+	cmd.Flags().StringVar(&f.upstream, "upstream", "", "HTTP tap: the server's MCP endpoint URL (http:// or https://)")
+	cmd.Flags().BoolVar(&f.noRedact, "no-redact", false, "keep credentials, cookies and tokens in the capture")
+	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "HTTP tap: also accept requests from this Origin (repeatable; \"*\" for any)")
+	return cmd
+}
+
+func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
+	httpMode := f.listen != "" || f.upstream != ""
+	switch {
+	case httpMode && (f.listen == "" || f.upstream == ""):
+		return errors.New("tap: an HTTP tap needs both --listen and --upstream")
+	case httpMode && len(args) > 0:
+		return errors.New("tap: give either a server command after -- or --listen and --upstream, not both")
+	case !httpMode && (len(args) == 0 || dash != 0):
+		return errors.New("tap: give the server command after -- (mcpkit tap -- COMMAND [ARGS...]), or --listen and --upstream")
+	}
+	header := capture.Header{Tool: "mcpkit tap " + clientVersion(), Redacted: !f.noRedact}
+	if httpMode {
+		header.Mode, header.Listen, header.Upstream = "http", f.listen, f.upstream
+		if !f.noRedact {
+			header.Upstream = tap.RedactURL(f.upstream)
+		}
+	} else {
+		header.Mode, header.Command = "stdio", args
+		if !f.noRedact {
+			header.Command = tap.RedactArgs(args)
+		}
+	}
+	rec, file, err := openCapture(f.out, header)
+	if err != nil {
+		return err
+	}
+	var code int
+	if httpMode {
+		err = runHTTPTap(ctx, f, rec)
+	} else {
+		code, err = runStdioTap(args, rec)
+	}
+	if cerr := rec.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if file != nil {
+		if cerr := file.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the capture: %w", cerr)
+		}
+	}
+	sum := rec.Summary()
+	where := ""
+	if file != nil {
+		where = "; capture " + file.Name()
+	}
+	fmt.Fprintf(os.Stderr, "mcpkit tap: %s%s\n", sum.String(), where)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// openCapture creates the capture file (if any) and the recorder writing to it.
+func openCapture(path string, header capture.Header) (*capture.Recorder, *os.File, error) {
+	header.Time = time.Now()
+	var file *os.File
+	opts := capture.Options{Header: header}
+	if path != "" {
+		path = strings.ReplaceAll(path, "{pid}", strconv.Itoa(os.Getpid()))
+		path = strings.ReplaceAll(path, "{time}", header.Time.UTC().Format("20060102T150405Z"))
+		var err error
+		if file, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err != nil {
+			return nil, nil, fmt.Errorf("tap: %w", err)
+		}
+		opts.Out = file
+	}
+	rec, err := capture.NewRecorder(opts)
+	if err != nil {
+		if file != nil {
+			_ = file.Close()
+		}
+		return nil, nil, fmt.Errorf("tap: %w", err)
+	}
+	return rec, file, nil
+}
+
+// runStdioTap runs the server command behind a stdio tap. Signals go to the
+// server, not to the tap: the tap ends when the server does.
+func runStdioTap(args []string, rec *capture.Recorder) (int, error) {
+	signals, stop := tap.NotifySignals()
+	defer stop()
+	code, err := tap.RunStdio(context.Background(), tap.StdioOptions{
+		Command: args[0], Args: args[1:],
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Recorder: rec, Signals: signals,
+	})
+	if err != nil {
+		return 127, fmt.Errorf("tap: starting %s: %w", args[0], err)
+	}
+	return code, nil
+}
+
+// runHTTPTap serves an HTTP tap until ctx ends (SIGINT, SIGTERM).
+func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
+	up, err := url.Parse(f.upstream)
+	if err != nil {
+		return fmt.Errorf("tap: --upstream: %w", err)
+	}
+	host, port, err := net.SplitHostPort(f.listen)
+	if err != nil {
+		return fmt.Errorf("tap: --listen %q: %w", f.listen, err)
+	}
+	if host == "" {
+		host = "127.0.0.1" // loopback unless a host is named
+	}
+	t, err := tap.NewHTTPTap(tap.HTTPOptions{Upstream: up, Recorder: rec, NoRedact: f.noRedact, AllowedOrigins: f.origins})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return fmt.Errorf("tap: %w", err)
+	}
+	path := up.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	shown := f.upstream
+	if !f.noRedact {
+		shown = tap.RedactURL(shown)
+	}
+	fmt.Fprintf(os.Stderr, "mcpkit tap: relaying http://%s%s to %s\n", ln.Addr(), path, shown)
+	errc := make(chan error, 1)
+	go func() { errc <- t.Serve(ln) }()
+	select {
+	case err = <-errc:
+		_ = t.Close()
+		return err
+	case <-ctx.Done():
+	}
+	err = t.Close()
+	if serr := <-errc; serr != nil {
+		return serr
+	}
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}

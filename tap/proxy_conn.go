@@ -1,0 +1,509 @@
+package tap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/tap/capture"
+)
+
+// proxyConn relays one client connection. Its goroutine (serve) reads the client's
+// requests and forwards them; a second one (relayResponses), started with the
+// connection to the upstream, relays the responses. The upstream connection mirrors
+// the client's: opened at the first request, closed when either side closes.
+type proxyConn struct {
+	p      *HTTPTap
+	id     string // the session of requests without one
+	client net.Conn
+	cbr    *bufio.Reader
+
+	wmu sync.Mutex // serialises writes to the client
+	cbw *bufio.Writer
+
+	up       net.Conn // nil until the first request, and after a failed dial
+	ubr      *bufio.Reader
+	pending  chan *exchange // forwarded requests, in order, for relayResponses
+	respDone chan struct{}  // closed when relayResponses returns
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	inflight int  // requests forwarded and not yet answered
+	upEnded  bool // relayResponses returned: nothing more will be answered
+
+	clientGone atomic.Bool // the client closed its connection
+	aborted    atomic.Bool // the tap is shutting down
+
+	req    head
+	out    []byte        // the request being forwarded
+	resp   head          // relayResponses's
+	rout   []byte        // the response head being relayed
+	guard  *http.Request // reused for the Host/Origin check
+	origin [1]string
+}
+
+// exchange is one request on its way through, and what its response needs.
+type exchange struct {
+	n          uint64
+	method     string
+	target     string // as forwarded (origin-form)
+	path       string // target, redacted, for the capture
+	head       bool   // a HEAD request: the response has no body
+	minor      int    // the client's HTTP/1.<minor>
+	closeAfter bool   // the client asked to close after this exchange
+	transport  string
+	session    string
+	clientHost string // the Host the client used to reach the tap
+}
+
+// pendingDepth bounds the requests a client may pipeline.
+const pendingDepth = 64
+
+func (p *HTTPTap) newConn(conn net.Conn) *proxyConn {
+	c := &proxyConn{
+		p:       p,
+		id:      connID(p.conns.Add(1)),
+		client:  conn,
+		cbr:     bufio.NewReaderSize(conn, 16<<10),
+		cbw:     bufio.NewWriterSize(conn, 16<<10),
+		pending: make(chan *exchange, pendingDepth),
+	}
+	c.cond = sync.NewCond(&c.mu)
+	ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, conn.LocalAddr())
+	c.guard = (&http.Request{Header: http.Header{}}).WithContext(ctx)
+	return c
+}
+
+// serve reads requests and forwards them until the client or the upstream ends
+// the connection.
+func (c *proxyConn) serve() {
+	defer c.finish()
+	for {
+		x, body, err := c.readRequest()
+		if err != nil {
+			if errors.Is(err, io.EOF) || c.aborted.Load() || isClosedErr(err) {
+				c.clientGone.Store(!c.aborted.Load())
+				return
+			}
+			c.refuse(nil, http.StatusBadRequest, "mcpkit tap: a malformed request: "+err.Error(), capture.KindForbidden)
+			return
+		}
+		if x == nil {
+			return // refused: the connection closes
+		}
+		c.recordRequest(x, body)
+		if c.up == nil {
+			if err := c.dial(); err != nil {
+				c.waitIdle()
+				c.upstreamDown(x, err)
+				if x.closeAfter {
+					return
+				}
+				continue
+			}
+		}
+		closeAfter := x.closeAfter // x belongs to relayResponses once forwarded
+		if !c.forward(x, body) || closeAfter {
+			return
+		}
+	}
+}
+
+// readRequest reads the next request and its body. It returns a nil exchange,
+// after answering, for a request the tap refuses.
+func (c *proxyConn) readRequest() (*exchange, []byte, error) {
+	h := &c.req
+	if err := h.read(c.cbr); err != nil {
+		if errors.Is(err, errHeadTooLarge) {
+			c.refuse(nil, http.StatusRequestHeaderFieldsTooLarge, "mcpkit tap: request header too large", capture.KindForbidden)
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	if err := h.parseRequestLine(); err != nil {
+		return nil, nil, err
+	}
+	if err := h.parseFraming(); err != nil {
+		return nil, nil, err
+	}
+	x := &exchange{n: c.p.exchanges.Add(1), method: h.str(h.method), target: h.str(h.target), minor: h.minor, closeAfter: h.closeConn}
+	x.head = x.method == http.MethodHead
+	host, _ := h.get("Host")
+	if i := strings.Index(x.target, "://"); i > 0 && !strings.HasPrefix(x.target, "/") {
+		// absolute-form: the authority is the host
+		rest := x.target[i+3:]
+		j := strings.IndexAny(rest, "/?")
+		if j < 0 {
+			host, x.target = rest, "/"
+		} else {
+			host, x.target = rest[:j], rest[j:]
+		}
+		if x.target[0] == '?' {
+			x.target = "/" + x.target
+		}
+	}
+	x.clientHost = host
+	x.path = x.target
+	if !c.p.opts.NoRedact {
+		x.path = redactTarget(x.target)
+	}
+	if reason := c.check(h, host); reason != "" {
+		c.refuse(x, http.StatusForbidden, "mcpkit tap: "+reason, capture.KindForbidden)
+		return nil, nil, nil
+	}
+	if h.upgrade || x.method == http.MethodConnect || h.otherTE {
+		c.refuse(x, http.StatusNotImplemented, "mcpkit tap: protocol upgrades, CONNECT and transfer codings other than chunked are not relayed", capture.KindForbidden)
+		return nil, nil, nil
+	}
+	if h.expect100 {
+		if err := c.writeClient([]byte("HTTP/1.1 100 Continue\r\n\r\n")); err != nil {
+			return nil, nil, err
+		}
+	}
+	var body []byte
+	var err error
+	switch {
+	case h.chunked:
+		body, err = readChunkedBody(c.cbr, nil)
+	case h.contentLength > 0:
+		body = make([]byte, h.contentLength)
+		_, err = io.ReadFull(c.cbr, body)
+	}
+	if err != nil {
+		return nil, nil, noEOF(err)
+	}
+	c.classify(x, h)
+	return x, body, nil
+}
+
+// check applies the Host/Origin policy; it returns why a request is refused.
+func (c *proxyConn) check(h *head, host string) string {
+	if host == "" && h.minor >= 1 {
+		return "no Host header"
+	}
+	c.guard.Host = host
+	if origin, ok := h.get("Origin"); ok {
+		c.origin[0] = origin
+		c.guard.Header["Origin"] = c.origin[:]
+	} else {
+		delete(c.guard.Header, "Origin")
+	}
+	if err := c.p.policy.Check(c.guard); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// classify works out the transport and session of a request.
+func (c *proxyConn) classify(x *exchange, h *head) {
+	sid, hasSID := h.get("Mcp-Session-Id")
+	if legacy, ok := c.p.legacySession(x.target); ok && !hasSID {
+		x.transport, x.session = capture.TransportHTTPSSE, legacy
+		return
+	}
+	x.transport, x.session = capture.TransportStreamable, sid
+	if !hasSID {
+		x.session = c.id
+		accept, _ := h.get("Accept")
+		_, hasVersion := h.get("Mcp-Protocol-Version")
+		if x.method == http.MethodGet && strings.Contains(accept, "text/event-stream") && !hasVersion {
+			x.transport = capture.TransportHTTPSSE // an HTTP+SSE stream, until shown otherwise
+		}
+	}
+}
+
+// recordRequest records what a request carries: its message, or that it resumes
+// a stream.
+func (c *proxyConn) recordRequest(x *exchange, body []byte) {
+	if c.p.opts.Recorder == nil {
+		return
+	}
+	h := &c.req
+	ct, _ := h.get("Content-Type")
+	info := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct, Headers: c.headers(h)}
+	if id, ok := h.get("Last-Event-ID"); ok {
+		c.p.record(&capture.Record{Kind: capture.KindReconnect, Dir: capture.ClientToServer, Transport: x.transport, Session: x.session, LastEventID: id, HTTP: info})
+	}
+	if len(body) == 0 {
+		return
+	}
+	c.p.record(c.bodyRecord(capture.ClientToServer, x, info, ct, body, int64(len(body)), false))
+}
+
+// bodyRecord is the record of an HTTP body: a message when it may be JSON-RPC,
+// else an http record that gives only its size.
+func (c *proxyConn) bodyRecord(dir string, x *exchange, info *capture.HTTPInfo, ct string, body []byte, size int64, truncated bool) *capture.Record {
+	r := &capture.Record{Dir: dir, Transport: x.transport, Session: x.session, HTTP: info}
+	switch {
+	case !jsonish(ct):
+		r.Kind, r.Size = capture.KindHTTP, size
+	case !c.p.opts.NoRedact && holdsCredentials(body):
+		r.Kind, r.Size = capture.KindHTTP, size
+		r.Text = "body withheld: it holds credentials (--no-redact keeps it)"
+	default:
+		r.Msg, r.Size, r.Truncated = body, size, truncated
+	}
+	return r
+}
+
+// headers returns a head's fields for the capture, secrets redacted unless told
+// otherwise.
+func (c *proxyConn) headers(h *head) map[string][]string {
+	if len(h.fields) == 0 {
+		return nil
+	}
+	// One string for the whole block, and one array for the values: names and
+	// values are pieces of them.
+	block := string(h.buf)
+	values := make([]string, len(h.fields))
+	m := make(map[string][]string, len(h.fields))
+	for i, f := range h.fields {
+		name := textproto.CanonicalMIMEHeaderKey(block[f.name.start:f.name.end])
+		value := block[f.value.start:f.value.end]
+		if !c.p.opts.NoRedact && isSecretName(name) {
+			value = redactHeaderValue(name, value)
+		}
+		if prev, ok := m[name]; ok {
+			m[name] = append(prev[:len(prev):len(prev)], value)
+			continue
+		}
+		values[i] = value
+		m[name] = values[i : i+1 : i+1]
+	}
+	return m
+}
+
+// dial connects to the upstream and starts relaying its responses.
+func (c *proxyConn) dial() error {
+	d := net.Dialer{Timeout: c.p.opts.DialTimeout}
+	conn, err := d.Dial("tcp", c.p.dialAddr)
+	if err != nil {
+		return err
+	}
+	if c.p.useTLS {
+		cfg := &tls.Config{}
+		if c.p.opts.TLSConfig != nil {
+			cfg = c.p.opts.TLSConfig.Clone()
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = c.p.opts.Upstream.Hostname()
+		}
+		cfg.NextProtos = []string{"http/1.1"}
+		tc := tls.Client(conn, cfg)
+		ctx, cancel := context.WithTimeout(context.Background(), c.p.opts.DialTimeout)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			_ = conn.Close()
+			return fmt.Errorf("TLS handshake with %s: %w", c.p.dialAddr, err)
+		}
+		conn = tc
+	}
+	if c.aborted.Load() {
+		_ = conn.Close()
+		return errors.New("the tap is shutting down")
+	}
+	c.mu.Lock()
+	c.up, c.ubr = conn, bufio.NewReaderSize(conn, 32<<10)
+	c.upEnded = false
+	c.respDone = make(chan struct{})
+	c.mu.Unlock()
+	go c.relayResponses(conn, c.ubr, c.respDone)
+	return nil
+}
+
+// forward queues x for relayResponses and sends the request upstream. It reports
+// whether the connection goes on.
+func (c *proxyConn) forward(x *exchange, body []byte) bool {
+	c.mu.Lock()
+	if c.upEnded {
+		c.mu.Unlock()
+		c.p.record(&capture.Record{Kind: capture.KindUpstreamError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,
+			HTTP: &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path}, Text: "the upstream closed the connection: the request was not relayed"})
+		return false
+	}
+	select {
+	case c.pending <- x:
+		c.inflight++
+	default:
+		c.mu.Unlock()
+		return false // more pipelined requests than the tap follows
+	}
+	c.mu.Unlock()
+
+	h := &c.req
+	b := c.out[:0]
+	b = append(b, x.method...)
+	b = append(b, ' ')
+	b = append(b, x.target...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, c.p.upHost...)
+	b = append(b, "\r\n"...)
+	for _, f := range h.fields {
+		name := h.bytes(f.name)
+		if asciiEqualFold(name, "Host") || asciiEqualFold(name, "Content-Length") || asciiEqualFold(name, "Expect") ||
+			asciiEqualFold(name, "Accept-Encoding") || h.isHopByHop(f) {
+			continue
+		}
+		b = append(b, h.bytes(f.line)...)
+		b = append(b, '\r', '\n')
+	}
+	if len(body) > 0 || h.contentLength == 0 {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, int64(len(body)), 10)
+		b = append(b, '\r', '\n')
+	}
+	if x.closeAfter {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	b = append(b, '\r', '\n')
+	var err error
+	if len(body) <= 64<<10 {
+		b = append(b, body...)
+		_, err = c.up.Write(b)
+	} else if _, err = c.up.Write(b); err == nil {
+		_, err = c.up.Write(body)
+	}
+	if cap(b) <= 1<<20 {
+		c.out = b
+	}
+	if err != nil {
+		// relayResponses sees the broken connection and accounts for x.
+		_ = c.up.Close()
+		return false
+	}
+	return true
+}
+
+// waitIdle waits until every forwarded request has been answered (or never will
+// be), so that the tap may answer the client itself.
+func (c *proxyConn) waitIdle() {
+	c.mu.Lock()
+	for c.inflight > 0 && !c.upEnded {
+		c.cond.Wait()
+	}
+	c.mu.Unlock()
+}
+
+// upstreamDown answers x with a 502 saying why the upstream is unreachable.
+func (c *proxyConn) upstreamDown(x *exchange, err error) {
+	msg := fmt.Sprintf("mcpkit tap: the upstream %s://%s is unreachable: %v", c.p.opts.Upstream.Scheme, c.p.opts.Upstream.Host, err)
+	c.p.record(&capture.Record{Kind: capture.KindUpstreamError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,
+		HTTP: &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: http.StatusBadGateway, ContentType: "text/plain; charset=utf-8"}, Text: msg})
+	_ = c.writeLocal(http.StatusBadGateway, msg, x.closeAfter)
+}
+
+// refuse answers a request the tap will not relay, records why, and leaves the
+// connection to close.
+func (c *proxyConn) refuse(x *exchange, status int, msg, kind string) {
+	r := &capture.Record{Kind: kind, Dir: capture.ClientToServer, Transport: capture.TransportStreamable, Session: c.id, Text: msg}
+	if x != nil {
+		r.HTTP = &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: status}
+	}
+	c.p.record(r)
+	c.waitIdle()
+	_ = c.writeLocal(status, msg, true)
+}
+
+// writeLocal writes a response of the tap's own: a status and a text body, and
+// "Connection: close" when the connection ends after it.
+func (c *proxyConn) writeLocal(status int, msg string, closeConn bool) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n", status, http.StatusText(status), len(msg)+1)
+	if closeConn {
+		b.WriteString("Connection: close\r\n")
+	}
+	b.WriteString("\r\n")
+	b.WriteString(msg)
+	b.WriteString("\n")
+	return c.writeClient(b.Bytes())
+}
+
+// writeClient writes p to the client and flushes.
+func (c *proxyConn) writeClient(p []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if _, err := c.cbw.Write(p); err != nil {
+		return err
+	}
+	return c.cbw.Flush()
+}
+
+// finish ends the connection: the upstream one, relayResponses, the client's.
+func (c *proxyConn) finish() {
+	c.mu.Lock()
+	up, done := c.up, c.respDone
+	c.mu.Unlock()
+	if up != nil {
+		_ = up.Close()
+		<-done
+	}
+	_ = c.client.Close()
+}
+
+// abort ends the connection from outside (the tap is closing).
+func (c *proxyConn) abort() {
+	c.aborted.Store(true)
+	_ = c.client.Close()
+	c.mu.Lock()
+	up := c.up
+	c.mu.Unlock()
+	if up != nil {
+		_ = up.Close()
+	}
+}
+
+// isClosedErr reports whether err comes from a connection that was closed or reset.
+func isClosedErr(err error) bool {
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || isReset(err)
+}
+
+func isReset(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && strings.Contains(op.Err.Error(), "reset")
+}
+
+// jsonish reports whether a body with this Content-Type may be a JSON-RPC message:
+// JSON, or no type at all.
+func jsonish(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream.
+func isEventStream(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+}
+
+// holdsCredentials reports whether a JSON body that is not JSON-RPC carries OAuth
+// credentials (a token response, a client's secret): such a body is not kept.
+func holdsCredentials(body []byte) bool {
+	if bytes.Contains(body, []byte(`"jsonrpc"`)) {
+		return false
+	}
+	for _, name := range [...]string{`"access_token"`, `"refresh_token"`, `"id_token"`, `"client_secret"`, `"code_verifier"`, `"password"`} {
+		if bytes.Contains(body, []byte(name)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,7 @@
+//go:build race
+
+package tap
+
+// largeMessage is the size of the large-message tests: 50 MB, but 8 MB under the
+// race detector, which makes each byte copied and scanned many times slower.
+const largeMessage = 8 << 20

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/requeststate"
+	"github.com/mcpkit/mcpkit/taskstore"
 )
 
 // Version is the demo server's version as it reports it.
@@ -31,6 +32,11 @@ type Options struct {
 	// Keyring seals the requestState of stateless input-required round trips;
 	// replicas of the demo server share one. Nil means a random key per process.
 	Keyring *requeststate.Keyring
+	// Changes and TaskStore are the server's change feed and task store
+	// (mcp.ServerOptions.Changes, TaskOptions.Store); replicas share them (on
+	// Redis, say). Nil means in-process ones.
+	Changes   mcp.ChangeFeed
+	TaskStore taskstore.Store
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -42,11 +48,16 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	if o.CountInterval == 0 {
 		o.CountInterval = 100 * time.Millisecond
 	}
-	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, &mcp.ServerOptions{
+	so := &mcp.ServerOptions{
 		Instructions: "A demo server: try the echo tool, the count tool for progress, and the greet prompt.",
 		Logger:       o.Logger,
 		Keyring:      o.Keyring,
-	})
+		Changes:      o.Changes,
+	}
+	if o.TaskStore != nil {
+		so.Tasks = &mcp.TaskOptions{Store: o.TaskStore} // the demo declares tasks anyway (its task fixtures)
+	}
+	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
 	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {
 		if err := add(s, &o); err != nil {
 			return nil, err

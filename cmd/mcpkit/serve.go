@@ -19,8 +19,9 @@ import (
 
 // serveFlags are the flags of `mcpkit serve`.
 type serveFlags struct {
-	http string
-	opts mcpkit.HTTPOptions // the HTTP settings and limits the flags set
+	http  string
+	redis string             // see serve_redis.go
+	opts  mcpkit.HTTPOptions // the HTTP settings and limits the flags set
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -53,7 +54,10 @@ Both protocol eras are served on the same endpoint: clients that begin with init
 (2024-11-05 … 2025-11-25) get a session, and stateless 2026-07-28 requests are served
 one by one. Replicas behind a load balancer share the key that protects input-required
 round trips through MCPKIT_STATE_KEYS ("id:base64-32-byte-secret,..."; the first key
-seals, every key opens).`,
+seals, every key opens). With --redis redis://HOST:PORT/DB (or MCPKIT_REDIS_URL) they
+also share legacy sessions, SSE events, tasks and the change feed, so that any replica
+serves any session behind a round-robin balancer; when Redis is unreachable, session
+requests get 503 with Retry-After while stateless requests keep being served.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
@@ -66,7 +70,19 @@ seals, every key opens).`,
 			if err != nil {
 				return err
 			}
-			srv, err := demo.NewServer(&demo.Options{Logger: logger, Keyring: keyring})
+			dopts := &demo.Options{Logger: logger, Keyring: keyring}
+			if url := f.redisURL(); url != "" {
+				if f.http == "" {
+					return errRedisNeedsHTTP
+				}
+				b, err := openRedis(cmd.Context(), url, logger)
+				if err != nil {
+					return err
+				}
+				defer b.Close()
+				b.apply(dopts, &f.opts)
+			}
+			srv, err := demo.NewServer(dopts)
 			if err != nil {
 				return err
 			}
@@ -78,6 +94,7 @@ seals, every key opens).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.http, "http", "", "serve over HTTP on this address (e.g. 127.0.0.1:8080 or :8080) instead of stdio")
+	fl.StringVar(&f.redis, "redis", "", "share sessions, events, tasks and changes with other replicas on this Redis (redis://HOST:PORT/DB; default $"+redisEnv+")")
 	fl.BoolVar(&f.opts.Sessionless, "sessionless", false, "Streamable HTTP without sessions: every POST stands alone")
 	// --stateless was the name of --sessionless before "stateless" came to mean
 	// the 2026-07-28 protocol; it still works, hidden, for existing scripts.

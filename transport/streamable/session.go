@@ -415,6 +415,9 @@ func (h *Handler) sweep() int {
 		h.log.Debug("streamable: ending an idle session", "session", s.id)
 		s.end()
 	}
+	if h.shared != nil {
+		h.touchBusy()
+	}
 	return len(idle)
 }
 

@@ -246,3 +246,34 @@ func (h *Handler) deleteShared(ctx context.Context, s *session) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// touchBusy restarts the store's TTL of the sessions that have a request open
+// here (a GET stream held for a long time, say) and have not been checked for
+// a quarter of the idle timeout: no request reaches the store for them, and
+// their records must not expire under the client. A session the store no
+// longer has is ended here. The janitor calls it.
+func (h *Handler) touchBusy() {
+	now := h.now()
+	due := h.idleTimeout / 4
+	var busy []*session
+	h.mu.Lock()
+	for _, s := range h.sessions {
+		s.mu.Lock()
+		if s.open > 0 && now.Sub(s.checked) >= due {
+			busy = append(busy, s)
+		}
+		s.mu.Unlock()
+	}
+	h.mu.Unlock()
+	for _, s := range busy {
+		_, err := h.shared.Load(h.ctx, s.id, h.storeTTL())
+		switch {
+		case errors.Is(err, ErrSessionNotFound):
+			s.end()
+		case err != nil:
+			h.log.Debug("streamable: restarting a busy session's TTL", "session", s.id, "error", err)
+		default:
+			s.markChecked(now)
+		}
+	}
+}

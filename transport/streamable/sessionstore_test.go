@@ -271,3 +271,26 @@ func TestSharedSessionGarbageRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedSessionBusyTouched: a session with a GET stream open sends no
+// request to the store, so the janitor restarts its TTL.
+func TestSharedSessionBusyTouched(t *testing.T) {
+	store := &memSessions{}
+	hs := newHarness(t, whoServer(t), &HandlerOptions{Sessions: store, SessionCheckInterval: time.Hour, SessionIdleTimeout: time.Hour})
+	sid := hs.initialize("2025-06-18")
+	now := time.Now()
+	hs.h.now = func() time.Time { return now }
+	hs.h.sweep()
+	if n := store.calls.Load(); n != 3 { // Create, and Save on initialize and initialized
+		t.Fatalf("%d store operations before any stream; want 3", n)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	resp := getStream(t, hs, ctx, sid, nil)
+	defer resp.Body.Close()
+	now = now.Add(20 * time.Minute)
+	hs.h.sweep()
+	if n := store.calls.Load(); n != 4 {
+		t.Errorf("%d store operations after a sweep with a GET stream open; want 4 (one Load)", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,21 +47,32 @@ func (s *SessionStore) Create(ctx context.Context, id string, record []byte, ttl
 	if !ok {
 		return fmt.Errorf("redisstore: session id %q cannot be a hash tag", id)
 	}
-	set := s.c.rc.B().Set().Key(key).Value(rueidis.BinaryString(record)).Nx()
-	var cmd rueidis.Completed
-	if ttl > 0 {
-		cmd = set.PxMilliseconds(max(ttl.Milliseconds(), 1)).Build()
-	} else {
-		cmd = set.Build()
-	}
-	reply, err := s.c.do(ctx, cmd)
+	stored, err := s.set(ctx, key, record, ttl, true)
 	if err != nil {
 		return fmt.Errorf("redisstore: creating session %s: %w", id, err)
 	}
-	if reply.IsNil() {
+	if !stored {
 		return fmt.Errorf("redisstore: creating session %s: the id exists", id)
 	}
 	return nil
+}
+
+// set writes a record with SET NX (create) or SET XX (replace), and PX ttl
+// when ttl is positive. It reports whether the condition held.
+func (s *SessionStore) set(ctx context.Context, key string, record []byte, ttl time.Duration, create bool) (bool, error) {
+	args := []string{rueidis.BinaryString(record), "XX"}
+	if create {
+		args[1] = "NX"
+	}
+	if ttl > 0 {
+		args = append(args, "PX", strconv.FormatInt(max(ttl.Milliseconds(), 1), 10))
+	}
+	cmd := s.c.rc.B().Arbitrary("SET").Keys(key).Args(args...).Build()
+	reply, err := s.c.do(ctx, cmd)
+	if err != nil {
+		return false, err
+	}
+	return !reply.IsNil(), nil
 }
 
 // Load implements streamable.SessionStore. A key holding another type of
@@ -100,18 +112,11 @@ func (s *SessionStore) Save(ctx context.Context, id string, record []byte, ttl t
 	if !ok {
 		return fmt.Errorf("redisstore: session id %q: %w", id, streamable.ErrSessionNotFound)
 	}
-	set := s.c.rc.B().Set().Key(key).Value(rueidis.BinaryString(record)).Xx()
-	var cmd rueidis.Completed
-	if ttl > 0 {
-		cmd = set.PxMilliseconds(max(ttl.Milliseconds(), 1)).Build()
-	} else {
-		cmd = set.Build()
-	}
-	reply, err := s.c.do(ctx, cmd)
+	stored, err := s.set(ctx, key, record, ttl, false)
 	if err != nil {
 		return fmt.Errorf("redisstore: saving session %s: %w", id, err)
 	}
-	if reply.IsNil() {
+	if !stored {
 		return fmt.Errorf("redisstore: saving session %s: %w", id, streamable.ErrSessionNotFound)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -140,32 +139,18 @@ func TestReplicasBehindRoundRobinOnRedis(t *testing.T) {
 
 const initRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
-// rawPost sends one POST to the balancer's /mcp and returns the response and
-// its body.
+// rawPost sends one POST to the balancer's /mcp, in session sid ("" for
+// none), and returns the response and its body.
 func rawPost(t *testing.T, ctx context.Context, url, sid string, hdr map[string]string, body string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	if sid != "" {
-		req.Header.Set(streamable.HeaderSessionID, sid)
-	}
+	h := map[string]string{}
 	for k, v := range hdr {
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if sid != "" {
+		h[streamable.HeaderSessionID] = sid
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
+	return testkit.PostMCP(t, ctx, url+"/mcp", h, body)
 }
 
 // upstreams returns the distinct upstream addresses in nginx's access log.

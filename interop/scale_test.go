@@ -21,8 +21,10 @@ import (
 
 // TestReplicasBehindRoundRobinOnRedis runs three `mcpkit serve --http --redis`
 // replicas behind a real nginx that balances round robin, with no stickiness,
-// and a real redis-server: one legacy session keeps working across many calls
-// spread over all three replicas, and after one replica is killed with
+// and a real redis-server: one legacy session (mcpkit's client) keeps working
+// across many calls spread over all three replicas, the official TypeScript
+// SDK client runs its demo steps in a session of its own, and the first
+// session carries on after one replica is killed with
 // SIGKILL; with Redis stopped, session requests get 503 with Retry-After
 // (never 404) while 2026-07-28 requests keep being served; with Redis back,
 // new sessions work.
@@ -76,6 +78,11 @@ func TestReplicasBehindRoundRobinOnRedis(t *testing.T) {
 	if got := upstreams(t, accessLog); len(got) != 3 {
 		t.Fatalf("nginx sent the session's requests to %v; want all three replicas", got)
 	}
+	// The official TypeScript SDK client, in a legacy session of its own
+	// through the balancer (echo, count with progress, a failing tool, an
+	// unknown tool).
+	r := runHTTPTSClient(t, requirePeers(t), "streamable", url+"/mcp", "")
+	checkDemoSteps(t, r, "")
 
 	// kill -9 one replica mid-session: the client carries on through the others.
 	testkit.KillGroup(procs[0].cmd.Process.Pid)

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/requeststate"
-	"github.com/mcpkit/mcpkit/taskstore"
 )
 
 // Version is the demo server's version as it reports it.
@@ -32,11 +31,11 @@ type Options struct {
 	// Keyring seals the requestState of stateless input-required round trips;
 	// replicas of the demo server share one. Nil means a random key per process.
 	Keyring *requeststate.Keyring
-	// Changes and TaskStore are the server's change feed and task store
-	// (mcp.ServerOptions.Changes, TaskOptions.Store); replicas share them (on
-	// Redis, say). Nil means in-process ones.
-	Changes   mcp.ChangeFeed
-	TaskStore taskstore.Store
+	// Changes and Tasks are the server's mcp.ServerOptions of those names:
+	// replicas share a change feed and a task store (on Redis, say). Nil
+	// means in-process ones.
+	Changes mcp.ChangeFeed
+	Tasks   *mcp.TaskOptions
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -53,9 +52,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 		Logger:       o.Logger,
 		Keyring:      o.Keyring,
 		Changes:      o.Changes,
-	}
-	if o.TaskStore != nil {
-		so.Tasks = &mcp.TaskOptions{Store: o.TaskStore} // the demo declares tasks anyway (its task fixtures)
+		Tasks:        o.Tasks, // non-nil declares tasks, which the demo does anyway (its task fixtures)
 	}
 	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
 	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/store/redisstore"
 )
 
@@ -45,7 +46,7 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisBack
 // options.
 func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions) {
 	d.Changes = b.feed
-	d.TaskStore = redisstore.NewTaskStore(b.c, nil)
+	d.Tasks = &mcp.TaskOptions{Store: redisstore.NewTaskStore(b.c, nil)}
 	h.Sessions = redisstore.NewSessionStore(b.c)
 	h.EventStore = redisstore.NewEventStore(b.c, nil)
 }

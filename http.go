@@ -92,6 +92,13 @@ type HTTPOptions struct {
 	// DefaultConnIdleTimeout; negative, no bound.
 	ReadHeaderTimeout, ConnIdleTimeout time.Duration
 
+	// Sessions and EventStore share Streamable HTTP's legacy sessions and SSE
+	// events between replicas (see streamable.HandlerOptions.Sessions and
+	// EventStore; package store/redisstore implements both on Redis). Nil
+	// keeps them in this process.
+	Sessions   streamable.SessionStore
+	EventStore streamable.EventStore
+
 	// ShutdownTimeout bounds the graceful shutdown of Serve and ListenAndServe
 	// once their context ends; then what remains is closed. Zero means
 	// DefaultShutdownTimeout.
@@ -140,6 +147,8 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		AllowedHosts:       o.AllowedHosts,
 		Limits:             limits,
 		Logger:             o.Logger,
+		Sessions:           o.Sessions,
+		EventStore:         o.EventStore,
 	})
 	h.sse = legacysse.NewHandler(srv, &legacysse.HandlerOptions{
 		SSEPath:         h.ssePath,

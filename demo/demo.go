@@ -31,6 +31,11 @@ type Options struct {
 	// Keyring seals the requestState of stateless input-required round trips;
 	// replicas of the demo server share one. Nil means a random key per process.
 	Keyring *requeststate.Keyring
+	// Changes and Tasks are the server's mcp.ServerOptions of those names:
+	// replicas share a change feed and a task store (on Redis, say). Nil
+	// means in-process ones.
+	Changes mcp.ChangeFeed
+	Tasks   *mcp.TaskOptions
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -42,11 +47,14 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	if o.CountInterval == 0 {
 		o.CountInterval = 100 * time.Millisecond
 	}
-	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, &mcp.ServerOptions{
+	so := &mcp.ServerOptions{
 		Instructions: "A demo server: try the echo tool, the count tool for progress, and the greet prompt.",
 		Logger:       o.Logger,
 		Keyring:      o.Keyring,
-	})
+		Changes:      o.Changes,
+		Tasks:        o.Tasks, // non-nil declares tasks, which the demo does anyway (its task fixtures)
+	}
+	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
 	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {
 		if err := add(s, &o); err != nil {
 			return nil, err

@@ -133,6 +133,14 @@ http {
 	}
 }
 `, dir, port, backend, int(proxyReadTimeout/time.Second))
+	return runNginx(t, nginx, dir, conf, port)
+}
+
+// runNginx runs nginx in the foreground with configuration conf (its files in
+// dir), waits until it listens on port, and returns its URL. nginx is stopped
+// by PID when the test ends.
+func runNginx(t *testing.T, nginx, dir, conf string, port int) string {
+	t.Helper()
 	confPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)

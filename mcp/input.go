@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/requeststate"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // This file lets one handler ask the client for input (elicitation, sampling,
@@ -372,20 +373,17 @@ func (r *Request) askOne(prefix string, req protocol.InputRequest, dst any) erro
 	return nil
 }
 
-type principalKey struct{}
-
 // WithPrincipal returns a context that names the authenticated caller. HTTP
 // authentication middleware sets it on the request's context (the HTTP handlers
 // pass the request's values on to the handler's context); the stateless engine
 // binds every requestState it seals to it ([requeststate.NewBinding]), so a state
 // minted for one caller is refused for another, and tasks are owned by it (see
-// [TaskOptions]). [PrincipalFrom] reads it.
+// [TaskOptions]). [PrincipalFrom] reads it. The key is transport's
+// ([transport.WithPrincipal]), so that a transport sharing sessions between
+// replicas binds each session to its principal.
 func WithPrincipal(ctx context.Context, principal string) context.Context {
-	return context.WithValue(ctx, principalKey{}, principal)
+	return transport.WithPrincipal(ctx, principal)
 }
 
 // PrincipalFrom returns the principal set by WithPrincipal ("" when none).
-func PrincipalFrom(ctx context.Context) string {
-	p, _ := ctx.Value(principalKey{}).(string)
-	return p
-}
+func PrincipalFrom(ctx context.Context) string { return transport.PrincipalFrom(ctx) }

@@ -75,6 +75,9 @@ func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, erro
 	if !ss.state.CompareAndSwap(nil, st) {
 		return nil, errorf(CodeInvalidRequest, "invalid request: the session is already initialized")
 	}
+	if err := ss.saveState(ctx); err != nil {
+		return nil, err
+	}
 	s := ss.server
 	caps := s.capabilities()
 	return &protocol.InitializeResult{
@@ -90,7 +93,13 @@ func ping(context.Context, *Request, json.RawMessage) (any, error) {
 }
 
 func initializedNotification(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
-	if r.Session.ready.CompareAndSwap(false, true) && r.Session.server.opts.InitializedHandler != nil {
+	if !r.Session.ready.CompareAndSwap(false, true) {
+		return nil, nil
+	}
+	// A notification has no answer: a failed save is logged, and another
+	// replica serves the session as not yet ready.
+	_ = r.Session.saveState(ctx)
+	if r.Session.server.opts.InitializedHandler != nil {
 		r.Session.server.opts.InitializedHandler(ctx, r.Session)
 	}
 	return nil, nil
@@ -128,5 +137,8 @@ func setLevel(ctx context.Context, r *Request, raw json.RawMessage) (any, error)
 	r.Session.mu.Lock()
 	r.Session.logLevel = p.Level
 	r.Session.mu.Unlock()
+	if err := r.Session.saveState(ctx); err != nil {
+		return nil, err
+	}
 	return &protocol.EmptyResult{}, nil
 }

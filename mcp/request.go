@@ -216,6 +216,7 @@ func (ss *ServerSession) listRoots(ctx context.Context, p *protocol.ListRootsPar
 // the client set with logging/setLevel; until it sets one, nothing is sent.
 func (ss *ServerSession) Log(ctx context.Context, level protocol.LoggingLevel, logger string, data any) error {
 	ss.mu.Lock()
+	ss.syncSharedLocked()
 	min := ss.logLevel
 	ss.mu.Unlock()
 	if min == "" || level.Severity() < min.Severity() {

@@ -86,6 +86,7 @@ func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	s.publish(Change{Kind: ResourceUpdated, URI: uri})
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
+		ss.syncSharedLocked()
 		_, subscribed := ss.subscriptions[uri]
 		ss.mu.Unlock()
 		if subscribed {
@@ -174,6 +175,9 @@ func subscribe(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 	}
 	ss.subscriptions[p.URI] = struct{}{}
 	ss.mu.Unlock()
+	if err := ss.saveState(ctx); err != nil {
+		return nil, err
+	}
 	return &protocol.EmptyResult{}, nil
 }
 
@@ -186,5 +190,8 @@ func unsubscribe(ctx context.Context, r *Request, raw json.RawMessage) (any, err
 	ss.mu.Lock()
 	delete(ss.subscriptions, p.URI)
 	ss.mu.Unlock()
+	if err := ss.saveState(ctx); err != nil {
+		return nil, err
+	}
 	return &protocol.EmptyResult{}, nil
 }

@@ -145,7 +145,10 @@ func newRandomKeyring() *requeststate.Keyring {
 // if it had already completed initialize at its protocol version. A conn that
 // implements [transport.PushConn] is bound ([transport.PushConn.Bind]): its
 // transport hands each message to the session on the goroutine it arrived on,
-// and the session keeps no goroutine reading.
+// and the session keeps no goroutine reading. A conn that implements
+// [transport.StatefulConn] and returns a RestoredState is served as the session
+// that state describes (initialized, with its client, log level and
+// subscriptions); the session's state is saved through it whenever it changes.
 func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSession, error) {
 	ss := newServerSession(s, conn)
 	if sc, ok := conn.(transport.SessionlessConn); ok {
@@ -158,6 +161,13 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 			ss.ready.Store(true)
 		} else if v != "" && !isStatelessVersion(v) {
 			return nil, fmt.Errorf("mcp: sessionless connection with unsupported protocol version %q", v)
+		}
+	}
+	if sc, ok := conn.(transport.StatefulConn); ok {
+		if st := sc.RestoredState(); st != nil {
+			if err := ss.restore(st); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// A connection that carries one request (sessionless, or a stateless

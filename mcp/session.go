@@ -29,8 +29,9 @@ type ServerSession struct {
 	ready       atomic.Bool                  // notifications/initialized received
 
 	mu            sync.Mutex
-	logLevel      protocol.LoggingLevel // "" until the client sets one
-	subscriptions map[string]struct{}   // resource URIs; nil until the first subscribe
+	logLevel      protocol.LoggingLevel   // "" until the client sets one
+	subscriptions map[string]struct{}     // resource URIs; nil until the first subscribe
+	applied       *transport.SessionState // the shared state logLevel and subscriptions reflect (see syncSharedLocked)
 }
 
 // sessionState is what initialize negotiated; it never changes afterwards.

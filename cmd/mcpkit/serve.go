@@ -21,9 +21,10 @@ import (
 
 // serveFlags are the flags of `mcpkit serve`.
 type serveFlags struct {
-	http string
-	opts mcpkit.HTTPOptions // the HTTP settings and limits the flags set
-	auth serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
+	http  string
+	redis string             // see serve_redis.go
+	opts  mcpkit.HTTPOptions // the HTTP settings and limits the flags set
+	auth  serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -56,7 +57,10 @@ Both protocol eras are served on the same endpoint: clients that begin with init
 (2024-11-05 … 2025-11-25) get a session, and stateless 2026-07-28 requests are served
 one by one. Replicas behind a load balancer share the key that protects input-required
 round trips through MCPKIT_STATE_KEYS ("id:base64-32-byte-secret,..."; the first key
-seals, every key opens).`,
+seals, every key opens). With --redis redis://HOST:PORT/DB (or MCPKIT_REDIS_URL) they
+also share legacy sessions, SSE events, tasks and the change feed, so that any replica
+serves any session behind a round-robin balancer; when Redis is unreachable, session
+requests get 503 with Retry-After while stateless requests keep being served.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
@@ -69,7 +73,19 @@ seals, every key opens).`,
 			if err != nil {
 				return err
 			}
-			srv, err := demo.NewServer(&demo.Options{Logger: logger, Keyring: keyring})
+			dopts := &demo.Options{Logger: logger, Keyring: keyring}
+			if url := f.redisURL(); url != "" {
+				if f.http == "" {
+					return errRedisNeedsHTTP
+				}
+				b, err := openRedis(cmd.Context(), url, logger)
+				if err != nil {
+					return err
+				}
+				defer b.Close()
+				b.apply(dopts, &f.opts)
+			}
+			srv, err := demo.NewServer(dopts)
 			if err != nil {
 				return err
 			}
@@ -81,6 +97,8 @@ seals, every key opens).`,
 	}
 	f.register(cmd.Flags())
 	f.auth.register(cmd)
+	// Only serve's demo server keeps its sessions, events, tasks and changes on Redis.
+	cmd.Flags().StringVar(&f.redis, "redis", "", "share sessions, events, tasks and changes with other replicas on this Redis (redis://HOST:PORT/DB; default $"+redisEnv+")")
 	return cmd, f
 }
 

@@ -43,3 +43,12 @@ func CountRoundTrips(c *Client) *atomic.Int64 {
 	c.rc = countingClient{Client: c.rc, n: n}
 	return n
 }
+
+// DoInt runs a raw command whose reply is an integer (PTTL, MEMORY USAGE).
+func DoInt(ctx context.Context, c *Client, args ...string) (int64, error) {
+	reply, err := c.do(ctx, c.rc.B().Arbitrary(args...).Build())
+	if err != nil {
+		return 0, err
+	}
+	return reply.AsInt64()
+}

@@ -135,6 +135,31 @@ type HandlerOptions struct {
 
 	// Logger receives the handler's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// Sessions shares the legacy sessions between the replicas of a server
+	// (behind a load balancer without stickiness): every session is recorded
+	// there when it starts and whenever its state changes (see
+	// transport.StatefulConn), and a request naming a session this replica
+	// does not know restores it from the store, so any replica serves any
+	// session. The record's TTL is SessionIdleTimeout, restarted when a
+	// replica checks the session; a DELETE on any replica removes it. The
+	// session is bound to the principal that created it
+	// (transport.WithPrincipal): another principal gets 404. When the store
+	// fails, requests that need it (a new session, a session this replica does
+	// not know, a check that is due, DELETE) are answered with 503 and
+	// Retry-After; 2026-07-28 requests never need it. Ending a session on one
+	// replica for any other reason (idle, Close, Shutdown) leaves it to the
+	// others. Nil keeps sessions in this process only. Share the EventStore
+	// too, so that streams resume on any replica.
+	Sessions SessionStore
+
+	// SessionCheckInterval is how long a replica serves a session it knows
+	// without asking Sessions whether it still exists (and restarting its
+	// TTL, and taking the log level and subscriptions another replica may
+	// have changed): a DELETE on another replica takes effect here within it.
+	// Zero means DefaultSessionCheckInterval; a negative value asks on every
+	// request.
+	SessionCheckInterval time.Duration
 }
 
 // Handler serves an MCP server over the Streamable HTTP transport. It is an
@@ -152,6 +177,8 @@ type Handler struct {
 	clock       *keepAliveClock // one keep-alive tick for every stream
 	retry       time.Duration
 	store       EventStore
+	shared      SessionStore  // nil unless sessions are shared between replicas
+	checkEvery  time.Duration // see HandlerOptions.SessionCheckInterval
 	guard       httpguard.Policy
 	log         *slog.Logger
 	refusals    httpguard.Throttle // of the warning that limits refuse clients
@@ -258,6 +285,8 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		keepAlive:   o.KeepAlive,
 		retry:       o.RetryInterval,
 		store:       o.EventStore,
+		shared:      o.Sessions,
+		checkEvery:  o.SessionCheckInterval,
 		guard:       httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
 		log:         o.Logger,
 		now:         time.Now,
@@ -284,6 +313,9 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	h.clock = &keepAliveClock{every: h.keepAlive, done: h.done}
 	if h.retry == 0 {
 		h.retry = DefaultRetryInterval
+	}
+	if h.checkEvery == 0 {
+		h.checkEvery = DefaultSessionCheckInterval
 	}
 	if h.store == nil {
 		h.store = NewMemoryEventStore(nil)
@@ -394,6 +426,11 @@ func (h *Handler) waitIdle(ctx context.Context) error {
 func (h *Handler) addSession(s *session) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.addSessionLocked(s)
+}
+
+// addSessionLocked is addSession with h.mu held.
+func (h *Handler) addSessionLocked(s *session) bool {
 	select {
 	case <-h.draining:
 		return false

@@ -149,6 +149,10 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.finish()
+	if err := h.deleteShared(r.Context(), s); err != nil {
+		h.storeUnavailable(w, jsonrpc.ID{}, err)
+		return
+	}
 	s.end()
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -106,7 +106,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		failed := st.failed
 		st.mu.Unlock()
 		if failed {
-			s.end() // the handshake failed: the session id is never valid
+			// The handshake failed: the session id is never valid.
+			if err := h.deleteShared(h.ctx, s); err != nil {
+				h.log.Warn("streamable: forgetting a session whose initialize failed", "error", err)
+			}
+			s.end()
 		}
 	}
 }
@@ -233,6 +237,12 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request) (*session, 
 		return nil, false
 	}
 	s := h.lookupSession(id)
+	if h.shared != nil {
+		var ok bool
+		if s, ok = h.sharedSession(w, r, id, s); !ok {
+			return nil, false
+		}
+	}
 	if s == nil {
 		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
 		return nil, false
@@ -265,6 +275,10 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, id jsonrp
 	}
 	s := h.newSession(newSessionID(), r.RemoteAddr, sessionInboxSize)
 	s.owner = r.RemoteAddr
+	if !h.createShared(w, r, s, id) {
+		h.limits.CloseSession(r.RemoteAddr)
+		return nil
+	}
 	if !h.addSession(s) {
 		h.limits.CloseSession(r.RemoteAddr)
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -68,6 +69,12 @@ type session struct {
 	nextStream uint64
 	open       int       // HTTP requests in progress on this session
 	lastActive time.Time // when a request ended, or the server last wrote while none was open
+
+	// With a SessionStore (HandlerOptions.Sessions):
+	shared    atomic.Pointer[transport.SessionState] // the latest state read from or saved to the store
+	principal string                                 // digest of the principal that created the session; set before it is shared
+	checked   time.Time                              // when the store last confirmed the session (under mu)
+	purge     bool                                   // ending the session forgets its events (under mu)
 }
 
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
@@ -242,6 +249,12 @@ func (s *session) end() {
 		}
 		if s.id != "" {
 			s.h.removeSession(s)
+			s.mu.Lock()
+			purge := s.purge || s.h.shared == nil // a shared session may live on elsewhere
+			s.mu.Unlock()
+			if !purge {
+				return
+			}
 			if err := s.h.store.DeleteSession(s.h.ctx, s.id); err != nil {
 				s.h.log.Warn("streamable: deleting the events of an ended session", "session", s.id, "error", err)
 			}
@@ -401,6 +414,9 @@ func (h *Handler) sweep() int {
 	for _, s := range idle {
 		h.log.Debug("streamable: ending an idle session", "session", s.id)
 		s.end()
+	}
+	if h.shared != nil {
+		h.touchBusy()
 	}
 	return len(idle)
 }

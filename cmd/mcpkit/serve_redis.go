@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/store/redisstore"
+)
+
+// redisEnv names the environment variable that --redis defaults to.
+const redisEnv = "MCPKIT_REDIS_URL"
+
+// redisURL returns the Redis URL of --redis, else of MCPKIT_REDIS_URL ("" for
+// none).
+func (f *serveFlags) redisURL() string {
+	if f.redis != "" {
+		return f.redis
+	}
+	return os.Getenv(redisEnv)
+}
+
+// redisBackend is the shared state of a replica: sessions, SSE events, tasks
+// and the change feed, all on one Redis.
+type redisBackend struct {
+	c    *redisstore.Client
+	feed *redisstore.ChangeFeed
+}
+
+// openRedis connects to the Redis at url (it must answer now: a replica that
+// cannot reach its shared state should not start).
+func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisBackend, error) {
+	c, err := redisstore.Open(ctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	return &redisBackend{c: c, feed: redisstore.NewChangeFeed(c, &redisstore.ChangeFeedOptions{Logger: logger})}, nil
+}
+
+// apply puts the shared stores in the demo server's and the HTTP handler's
+// options.
+func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions) {
+	d.Changes = b.feed
+	d.Tasks = &mcp.TaskOptions{Store: redisstore.NewTaskStore(b.c, nil)}
+	h.Sessions = redisstore.NewSessionStore(b.c)
+	h.EventStore = redisstore.NewEventStore(b.c, nil)
+}
+
+// Close stops the change feed and closes the connections.
+func (b *redisBackend) Close() {
+	b.feed.Close()
+	b.c.Close()
+}
+
+// errRedisNeedsHTTP refuses --redis without --http: stdio has one client and
+// nothing to share.
+var errRedisNeedsHTTP = errors.New("--redis (or " + redisEnv + ") needs --http: sessions are shared between HTTP replicas")

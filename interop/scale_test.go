@@ -1,0 +1,231 @@
+package interop
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/store/redistest"
+	"github.com/mcpkit/mcpkit/transport/streamable"
+)
+
+// TestReplicasBehindRoundRobinOnRedis runs three `mcpkit serve --http --redis`
+// replicas behind a real nginx that balances round robin, with no stickiness,
+// and a real redis-server: one legacy session (mcpkit's client) keeps working
+// across many calls spread over all three replicas, the official TypeScript
+// SDK client runs its demo steps in a session of its own, and the first
+// session carries on after one replica is killed with
+// SIGKILL; with Redis stopped, session requests get 503 with Retry-After
+// (never 404) while 2026-07-28 requests keep being served; with Redis back,
+// new sessions work.
+func TestReplicasBehindRoundRobinOnRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server, nginx and three servers; skipped in -short mode")
+	}
+	nginx, err := exec.LookPath("nginx")
+	if err != nil {
+		t.Fatal("interop: nginx is not installed: install it (Debian: apt-get install nginx); scripts/test.sh does it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+	defer cancel()
+	bin := buildMcpkit(t)
+	rs := redistest.Start(t)
+	keys := "k1:" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+
+	var addrs []string
+	var procs []*serverProcess
+	for range 3 {
+		cmd := exec.CommandContext(ctx, bin, "serve", "--http", "127.0.0.1:0", "--redis", rs.URL(), "--allow-host", "*", "--max-sessions-per-client", "-1")
+		cmd.Env = append(os.Environ(), "MCPKIT_STATE_KEYS="+keys, "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+		m, p := startAnnouncedServer(ctx, t, cmd, newEventLog(), serveAnnouncement)
+		addrs = append(addrs, m[1])
+		procs = append(procs, p)
+	}
+	url, accessLog := startBalancer(t, nginx, addrs)
+
+	conn, err := streamable.NewClientConn(ctx, url+"/mcp", &streamable.ClientOptions{
+		Logger: slog.New(slog.DiscardHandler), DisableStandaloneStream: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "replicas-test", Version: "1"}, nil).Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	calls := func(what string, n int) {
+		t.Helper()
+		for i := range n {
+			msg := fmt.Sprintf("%s-%d", what, i)
+			res, err := cs.CallTool(ctx, "echo", map[string]any{"message": msg})
+			if err != nil || res.IsError || textOf(res.Content) != "hello "+msg {
+				t.Fatalf("%s, call %d: %v %+v", what, i, err, res)
+			}
+		}
+	}
+	calls("three replicas", 30)
+	if got := upstreams(t, accessLog); len(got) != 3 {
+		t.Fatalf("nginx sent the session's requests to %v; want all three replicas", got)
+	}
+	// The official TypeScript SDK client, in a legacy session of its own
+	// through the balancer (echo, count with progress, a failing tool, an
+	// unknown tool).
+	r := runHTTPTSClient(t, requirePeers(t), "streamable", url+"/mcp", "")
+	checkDemoSteps(t, r, "")
+
+	// kill -9 one replica mid-session: the client carries on through the others.
+	testkit.KillGroup(procs[0].cmd.Process.Pid)
+	<-procs[0].done
+	calls("after kill -9", 30)
+
+	// A session created now is known to one replica only.
+	resp, _ := rawPost(t, ctx, url, "", nil, initRequest)
+	sid := resp.Header.Get(streamable.HeaderSessionID)
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize through nginx: %d", resp.StatusCode)
+	}
+
+	rs.Stop()
+	resp, body := rawPost(t, ctx, url, "", nil, initRequest)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("initialize with Redis stopped: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	unavailable := 0
+	for i := range 4 {
+		resp, body := rawPost(t, ctx, url, sid, nil, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 10+i))
+		switch {
+		case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
+			unavailable++
+		case resp.StatusCode != http.StatusOK:
+			t.Errorf("session request %d with Redis stopped: %d %s; want 503 with Retry-After (or 200 from the replica that knows it)", i, resp.StatusCode, body)
+		}
+	}
+	if unavailable == 0 {
+		t.Error("no session request got 503 with Redis stopped")
+	}
+	for i := range 4 {
+		resp, body := rawPost(t, ctx, url, "", map[string]string{
+			"MCP-Protocol-Version": "2026-07-28", protocol.HeaderMethod: "tools/call", protocol.HeaderName: "echo",
+		}, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"stateless"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, i))
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "hello stateless") {
+			t.Errorf("stateless request %d with Redis stopped: %d %s", i, resp.StatusCode, body)
+		}
+	}
+
+	// Redis back (empty: redistest keeps no data): new sessions work everywhere.
+	rs.Restart()
+	conn2, err := streamable.NewClientConn(ctx, url+"/mcp", &streamable.ClientOptions{
+		Logger: slog.New(slog.DiscardHandler), DisableStandaloneStream: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs2, err := mcp.NewClient(protocol.Implementation{Name: "replicas-test-2", Version: "1"}, nil).Connect(ctx, conn2)
+	if err != nil {
+		t.Fatalf("a new session after Redis came back: %v", err)
+	}
+	defer cs2.Close()
+	for i := range 6 {
+		res, err := cs2.CallTool(ctx, "echo", map[string]any{"message": "back"})
+		if err != nil || textOf(res.Content) != "hello back" {
+			t.Fatalf("call %d in a new session after Redis came back: %v %+v", i, err, res)
+		}
+	}
+}
+
+const initRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// rawPost sends one POST to the balancer's /mcp, in session sid ("" for
+// none), and returns the response and its body.
+func rawPost(t *testing.T, ctx context.Context, url, sid string, hdr map[string]string, body string) (*http.Response, string) {
+	t.Helper()
+	h := map[string]string{}
+	for k, v := range hdr {
+		h[k] = v
+	}
+	if sid != "" {
+		h[streamable.HeaderSessionID] = sid
+	}
+	return testkit.PostMCP(t, ctx, url+"/mcp", h, body)
+}
+
+// upstreams returns the distinct upstream addresses in nginx's access log.
+func upstreams(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		for _, a := range strings.Split(line, ", ") { // an upstream retried after a failure
+			if a = strings.TrimSpace(a); a != "" && a != "-" {
+				seen[a] = true
+			}
+		}
+	}
+	return seen
+}
+
+// balancerConf is the nginx configuration for N replicas that the test
+// proves (a deployment uses the same upstream and location settings): round
+// robin with no stickiness, no buffering of responses (SSE), HTTP/1.1 with kept-alive
+// upstream connections, and a read timeout longer than the replicas' SSE
+// keep-alive interval (15 s).
+const balancerConf = `daemon off;
+master_process off;
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 256; }
+http {
+	log_format upstream '$upstream_addr';
+	access_log %[1]s/access.log upstream;
+	client_body_temp_path %[1]s/body;
+	proxy_temp_path %[1]s/proxy;
+	fastcgi_temp_path %[1]s/fastcgi;
+	uwsgi_temp_path %[1]s/uwsgi;
+	scgi_temp_path %[1]s/scgi;
+	upstream mcp {
+%[3]s		keepalive 16;
+	}
+	server {
+		listen 127.0.0.1:%[2]d;
+		location / {
+			proxy_pass http://mcp;
+			proxy_http_version 1.1;
+			proxy_set_header Connection "";
+			proxy_buffering off;
+			proxy_cache off;
+			proxy_read_timeout 60s;
+			proxy_next_upstream error timeout;
+		}
+	}
+}
+`
+
+// startBalancer runs nginx balancing round robin over addrs and returns its
+// URL and the path of its access log (one upstream address per line). nginx
+// is stopped by PID when the test ends.
+func startBalancer(t *testing.T, nginx string, addrs []string) (url, accessLog string) {
+	t.Helper()
+	dir := t.TempDir()
+	port := freePort(t)
+	var servers strings.Builder
+	for _, a := range addrs {
+		fmt.Fprintf(&servers, "\t\tserver %s max_fails=1 fail_timeout=30s;\n", a)
+	}
+	conf := fmt.Sprintf(balancerConf, dir, port, servers.String())
+	return runNginx(t, nginx, dir, conf, port), filepath.Join(dir, "access.log")
+}

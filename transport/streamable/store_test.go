@@ -37,53 +37,11 @@ func mustAppend(t *testing.T, s EventStore, session, stream, msg string) string 
 	return id
 }
 
-func TestMemoryStoreAppendReplay(t *testing.T) {
-	s := NewMemoryEventStore(nil)
-	buf := []byte("first")
-	first, err := s.Append(context.Background(), "s1", "7", buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copy(buf, "XXXXX") // the store must have copied it
-	prime := mustAppend(t, s, "s1", "7", "")
-	mustAppend(t, s, "s1", "7", "second")
-	other := mustAppend(t, s, "s1", "8", "elsewhere")
-	mustAppend(t, s, "s2", "7", "other session")
-
-	stream, r, err := replay(t, s, "s1", first)
-	if err != nil || stream != "7" {
-		t.Fatalf("replay: %q %v", stream, err)
-	}
-	if fmt.Sprint(r.msgs) != "[ second]" || r.ids[0] != prime {
-		t.Fatalf("replayed %q %q, want the priming event then second", r.ids, r.msgs)
-	}
-	// Only the stream of the id: never another stream's events.
-	stream, r, err = replay(t, s, "s1", other)
-	if err != nil || stream != "8" || len(r.msgs) != 0 {
-		t.Fatalf("replay after the last event of 8: %q %v %v", stream, r.msgs, err)
-	}
-	// Ids belong to their session.
-	if _, _, err := replay(t, s, "s2", other); !errors.Is(err, ErrEventNotFound) {
-		t.Fatalf("another session's id: %v", err)
-	}
-	for _, bad := range []string{"", "7", "_1", "7_x", "7_99", "nope_1"} {
-		if _, _, err := replay(t, s, "s1", bad); !errors.Is(err, ErrEventNotFound) {
-			t.Errorf("Replay(%q): %v, want ErrEventNotFound", bad, err)
-		}
-	}
-	if err := s.DeleteSession(context.Background(), "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := replay(t, s, "s1", first); !errors.Is(err, ErrEventNotFound) {
-		t.Fatalf("after DeleteSession: %v", err)
-	}
-	if err := s.DeleteSession(context.Background(), "unknown"); err != nil {
-		t.Fatal(err)
-	}
-	if s.sessionCount() != 1 {
-		t.Fatalf("%d sessions, want 1", s.sessionCount())
-	}
-}
+// The behaviour every EventStore shares (append, replay after an id, unknown ids,
+// deleting a session) is the contract in store/storetest, which runs against the
+// memory store too (TestMemoryEventStoreContract); these tests cover what is the
+// memory store's own: its retention, errors from the replay callback, and
+// concurrent use.
 
 func TestMemoryStoreRetention(t *testing.T) {
 	s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxEventsPerStream: 3, MaxStreamsPerSession: 2})

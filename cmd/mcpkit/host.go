@@ -67,8 +67,8 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
   mcpkit host --model anthropic:claude-sonnet-4-5 --server 'demo=mcpkit serve' --server 'more=mcpkit serve' -p 'Add 2 and 3'
   # a local model, a server over HTTP, no approval prompts, token counts
   mcpkit host --model ollama:qwen3 --server http://127.0.0.1:8080/mcp --yes -v -p 'Echo hi'
-  # the servers of Claude Desktop's configuration
-  mcpkit host --model openai:gpt-4o --config ~/.config/Claude/claude_desktop_config.json`,
+  # the servers of a Claude Desktop or VS Code configuration file
+  mcpkit host --model openai:gpt-4o --config mcp.json --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHost(cmd.Context(), g, f)

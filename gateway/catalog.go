@@ -241,7 +241,7 @@ func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name 
 	var refs []Ref
 	for _, n := range names {
 		for _, it := range items(g.servers[n]) {
-			refs = append(refs, Ref{n, name(it)})
+			refs = append(refs, Ref{Server: n, Name: name(it)})
 		}
 	}
 	assigned := AssignNames(refs)
@@ -253,7 +253,7 @@ func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name 
 			original := name(it)
 			if !seen[original] {
 				seen[original] = true
-				out = append(out, named[T]{u, it, original, assigned[Ref{n, original}]})
+				out = append(out, named[T]{u, it, original, assigned[Ref{Server: n, Name: original}]})
 			}
 		}
 	}

@@ -51,7 +51,8 @@ func FixedSession(cs *mcp.ClientSession) func(context.Context) (*mcp.ClientSessi
 
 // SessionSource is a ToolSource over MCP client sessions. With one server its
 // tools keep their names; with several, each is named "<server>__<tool>".
-// Names are then made valid for models and distinct (llm.ModelToolNames).
+// Names are then made valid for models and distinct (llm.ToolNames): the
+// names the gateway gives the same servers' tools.
 type SessionSource struct {
 	servers []Server
 	// Warn, when set, hears about a server whose tools could not be listed;
@@ -98,35 +99,38 @@ func (s *SessionSource) Tools(ctx context.Context) ([]Tool, error) {
 	if len(all) == 0 && len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	var names []string
+	var refs []llm.ToolRef
 	for _, l := range all {
 		for _, t := range l.tools {
-			if len(s.servers) > 1 {
-				names = append(names, l.srv.Name+"__"+t.Name)
-			} else {
-				names = append(names, t.Name)
-			}
+			refs = append(refs, s.ref(l.srv, t.Name))
 		}
 	}
-	model := llm.ModelToolNames(names)
+	model := llm.ToolNames(refs)
 	index := make(map[string]toolRef, len(model))
-	out := make([]Tool, 0, len(model))
-	i := 0
+	out := make([]Tool, 0, len(refs))
 	for _, l := range all {
 		for _, t := range l.tools {
-			index[model[i]] = toolRef{l.srv, t.Name}
-			server := ""
-			if len(s.servers) > 1 {
-				server = l.srv.Name
+			r := s.ref(l.srv, t.Name)
+			if _, dup := index[model[r]]; dup {
+				continue // the server listed the name twice: the first one counts
 			}
-			out = append(out, Tool{Name: model[i], Server: server, MCP: t})
-			i++
+			index[model[r]] = toolRef{l.srv, t.Name}
+			out = append(out, Tool{Name: model[r], Server: r.Server, MCP: t})
 		}
 	}
 	s.mu.Lock()
 	s.index = index
 	s.mu.Unlock()
 	return out, nil
+}
+
+// ref is the ref of a server's tool for llm.ToolNames: with one server, the
+// tool alone (it keeps its name).
+func (s *SessionSource) ref(srv *Server, tool string) llm.ToolRef {
+	if len(s.servers) > 1 {
+		return llm.ToolRef{Server: srv.Name, Name: tool}
+	}
+	return llm.ToolRef{Name: tool}
 }
 
 func listTools(ctx context.Context, srv *Server) ([]protocol.Tool, error) {

@@ -89,7 +89,7 @@ func TestModelToolNames(t *testing.T) {
 			t.Errorf("%q → %q: want a hash suffix", in[i], got[i])
 		}
 	}
-	if got[3] != "__ber" {
+	if got[3] != "_ber" { // one "_" per character
 		t.Errorf("über → %q", got[3])
 	}
 	if got[1] != got[7] {

@@ -2,11 +2,17 @@ package llm
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"strings"
 )
 
 // MaxToolNameLen is the longest tool name OpenAI and Anthropic accept.
 const MaxToolNameLen = 64
+
+// ToolNameSeparator joins a server's name and its tool's name in the names
+// ToolNames gives.
+const ToolNameSeparator = "__"
 
 // ValidToolName reports whether name is a tool name both OpenAI and Anthropic
 // accept: ^[a-zA-Z0-9_-]{1,64}$.
@@ -26,60 +32,155 @@ func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// ModelToolNames returns, for each of names, a name models accept
-// (ValidToolName), all of them distinct. A valid name is kept as it is. Any
-// other has each byte outside [a-zA-Z0-9_-] replaced with "_"; when that is
-// too long, or equals another name, it is cut and ends with "_" and eight hex
-// digits of the SHA-256 of the original name. The result depends on the set
-// of names only, not on their order (duplicates in names get the same name).
-func ModelToolNames(names []string) []string {
-	out := make([]string, len(names))
-	taken := make(map[string]string, len(names)) // model name → original
-	for i, n := range names {
-		if ValidToolName(n) {
-			out[i] = n
-			taken[n] = n
-		}
-	}
-	sanitized := make(map[string]int, len(names)) // how many originals sanitize to it
-	seen := make(map[string]bool, len(names))
-	for _, n := range names {
-		if !ValidToolName(n) && !seen[n] {
-			seen[n] = true
-			sanitized[sanitize(n)]++
-		}
-	}
-	for i, n := range names {
-		if out[i] != "" {
+// ToolRef is one tool (or prompt) of one server. An empty Server stands for
+// a tool offered under its own name.
+type ToolRef struct {
+	Server string
+	Name   string
+}
+
+// hashLens are the lengths, in hex digits, of the suffixes a name may get: a
+// name first gets none (when it can do without), then longer ones while it
+// still collides. 63 digits of SHA-256 (252 bits) leave room for the "_".
+var hashLens = []int{0, 8, 12, 16, 24, 32, 48, 63}
+
+// ToolNames gives each ref a name for models (and MCP clients):
+// "<server>__<name>" (just the name when Server is empty) with every character
+// outside [a-zA-Z0-9_-] replaced by "_". A name that is then too long, or that
+// another ref also wants, is cut to fit and ended by "_" and the first hex
+// digits of a SHA-256 of the server and name; the suffixes grow longer while
+// names still collide. In a collision, a ref whose name needed no change
+// keeps it, unless another such ref wants it too.
+//
+// Every name is valid (ValidToolName), the names are distinct, and the result
+// depends only on the set of refs (not on their order): a ref keeps its name
+// as long as no new ref collides with it.
+func ToolNames(refs []ToolRef) map[ToolRef]string {
+	level := make(map[ToolRef]int, len(refs))
+	for _, r := range refs {
+		if _, dup := level[r]; dup {
 			continue
 		}
-		s := sanitize(n)
-		if _, clash := taken[s]; clash || sanitized[s] > 1 || s == "" || len(s) > MaxToolNameLen {
-			s = hashedName(s, n)
+		if ValidToolName(r.nameAt(0)) {
+			level[r] = 0
+		} else {
+			level[r] = 1 // needs a suffix from the start
 		}
-		out[i] = s
-		taken[s] = n
+	}
+	names := make(map[ToolRef]string, len(level))
+	for {
+		byName := make(map[string][]ToolRef, len(level))
+		for r, l := range level {
+			n := r.nameAt(l)
+			names[r] = n
+			byName[n] = append(byName[n], r)
+		}
+		clash := false
+		for _, group := range byName {
+			if len(group) < 2 {
+				continue
+			}
+			// The one ref of the group whose name is its own, unchanged,
+			// keeps it; with none, or several, every ref moves on.
+			var owner *ToolRef
+			owners := 0
+			for i, r := range group {
+				if level[r] == 0 && names[r] == r.joined() {
+					owner, owners = &group[i], owners+1
+				}
+			}
+			for _, r := range group {
+				if owners == 1 && r == *owner {
+					continue
+				}
+				if level[r] < len(hashLens)-1 {
+					level[r]++
+					clash = true
+				}
+			}
+		}
+		if !clash {
+			// Either every name is distinct, or 252-bit prefixes of SHA-256
+			// collided, which does not happen.
+			return names
+		}
+	}
+}
+
+// ModelToolNames returns, for each of names, a name models accept: the name
+// ToolNames gives a ref with no server. A valid name is kept; any other is
+// sanitized, and hashed when too long or when it would equal another name.
+// Duplicates in names get the same name, and the result depends on the set
+// of names only, not on their order.
+func ModelToolNames(names []string) []string {
+	refs := make([]ToolRef, len(names))
+	for i, n := range names {
+		refs[i] = ToolRef{Name: n}
+	}
+	assigned := ToolNames(refs)
+	out := make([]string, len(names))
+	for i, r := range refs {
+		out[i] = assigned[r]
 	}
 	return out
 }
 
-// sanitize replaces the bytes models refuse in a tool name with "_".
-func sanitize(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if !nameByte(c) {
-			b[i] = '_'
-		}
+// joined is the ref's name before any change.
+func (r ToolRef) joined() string {
+	if r.Server == "" {
+		return r.Name
 	}
-	return string(b)
+	return r.Server + ToolNameSeparator + r.Name
 }
 
-// hashedName cuts s to leave room for a suffix naming original.
-func hashedName(s, original string) string {
-	sum := sha256.Sum256([]byte(original))
-	suffix := "_" + hex.EncodeToString(sum[:4])
-	if max := MaxToolNameLen - len(suffix); len(s) > max {
-		s = s[:max]
+// nameAt returns r's name at level l: sanitized, with the suffix of that
+// level (none at level 0, where the name may be too long).
+func (r ToolRef) nameAt(l int) string {
+	base := sanitize(r.Name)
+	if r.Server != "" {
+		base = sanitize(r.Server) + ToolNameSeparator + base
 	}
-	return s + suffix
+	k := hashLens[l]
+	if k == 0 {
+		return base
+	}
+	if keep := MaxToolNameLen - 1 - k; len(base) > keep {
+		base = base[:keep]
+	}
+	return base + "_" + r.hash()[:k]
+}
+
+// hash is the hex SHA-256 of r, its two parts length-prefixed so that no two
+// refs share an input.
+func (r ToolRef) hash() string {
+	var buf []byte
+	buf = binary.AppendUvarint(buf, uint64(len(r.Server)))
+	buf = append(buf, r.Server...)
+	buf = append(buf, r.Name...)
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:])
+}
+
+// sanitize replaces every character outside [a-zA-Z0-9_-] with "_" (one per
+// character, not per byte).
+func sanitize(s string) string {
+	ok := true
+	for i := 0; i < len(s); i++ {
+		if !nameByte(s[i]) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if c < 0x80 && nameByte(byte(c)) {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }

@@ -18,13 +18,12 @@ import (
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/anthropic"
 	"github.com/mcpkit/mcpkit/llm/openai"
-	"github.com/mcpkit/mcpkit/mcp"
-	"github.com/mcpkit/mcpkit/protocol"
 )
 
 // hostFlags are the flags of `mcpkit host`.
 type hostFlags struct {
 	servers       []string
+	config        string
 	model         string
 	baseURL       string
 	prompt        string
@@ -40,11 +39,16 @@ type hostFlags struct {
 func newHostCmd(g *globalFlags) *cobra.Command {
 	f := &hostFlags{}
 	cmd := &cobra.Command{
-		Use:   "host --model PROVIDER:MODEL --server COMMAND|URL... [-p PROMPT]",
+		Use:   "host --model PROVIDER:MODEL (--config FILE | --server COMMAND|URL...) [-p PROMPT]",
 		Short: "Chat with a language model that uses the tools of MCP servers",
 		Long: `host runs a language model over the tools of MCP servers: the model sees every
 server's tools (named SERVER__TOOL when there are several servers), asks for calls,
 and host runs them through MCP and gives the results back, until the model answers.
+
+--config reads the servers from a Claude Desktop or VS Code configuration file
+(as mcpkit gateway does): each enabled server is started and kept running (a
+crashed one is restarted), and its allowedTools/excludedTools decide which of
+its tools the model sees. --server adds servers to those of --config.
 
 Without -p it is a chat on the terminal: the answer streams, each tool call is shown
 with its arguments and result, and each call waits for your approval (y, n, or a:
@@ -62,7 +66,9 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
   # one turn, two named servers (their tools become demo__echo, more__echo, ...)
   mcpkit host --model anthropic:claude-sonnet-4-5 --server 'demo=mcpkit serve' --server 'more=mcpkit serve' -p 'Add 2 and 3'
   # a local model, a server over HTTP, no approval prompts, token counts
-  mcpkit host --model ollama:qwen3 --server http://127.0.0.1:8080/mcp --yes -v -p 'Echo hi'`,
+  mcpkit host --model ollama:qwen3 --server http://127.0.0.1:8080/mcp --yes -v -p 'Echo hi'
+  # the servers of a Claude Desktop or VS Code configuration file
+  mcpkit host --model openai:gpt-4o --config mcp.json --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHost(cmd.Context(), g, f)
@@ -70,6 +76,7 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.servers, "server", nil, "an MCP server: a command line to run (stdio) or an http(s) URL, optionally named NAME=... (repeatable)")
+	fl.StringVar(&f.config, "config", "", "read the MCP servers from this configuration file (Claude Desktop or VS Code format)")
 	fl.StringVar(&f.model, "model", "", "the model, as PROVIDER:MODEL (openai, anthropic, ollama)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's API base URL (an OpenAI-compatible server's .../v1)")
 	fl.StringVarP(&f.prompt, "prompt", "p", "", "run one turn with this prompt and print the final answer")
@@ -91,8 +98,8 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if err != nil {
 		return err
 	}
-	if len(f.servers) == 0 {
-		return errors.New("no MCP server: give at least one --server COMMAND or --server URL")
+	if len(f.servers) == 0 && f.config == "" {
+		return errors.New("no MCP server: give --config FILE, or at least one --server COMMAND or --server URL")
 	}
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
@@ -116,7 +123,20 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if term {
 		ui.in = newLineReader(os.Stdin)
 	}
-	servers, err := connectServers(ctx, g, f, ui, provider, model)
+	var list []host.Server
+	used := map[string]int{}
+	if f.config != "" {
+		configured, stop, err := startConfigServers(ctx, g, f, ui, provider, model)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		for _, s := range configured {
+			used[s.Name]++
+		}
+		list = append(list, configured...)
+	}
+	servers, err := connectServers(ctx, g, f, ui, provider, model, used)
 	if err != nil {
 		return err
 	}
@@ -125,7 +145,6 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 			_ = s.close()
 		}
 	}()
-	var list []host.Server
 	for _, s := range servers {
 		list = append(list, s.Server)
 	}
@@ -146,7 +165,7 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if err != nil {
 		return err
 	}
-	return ui.chat(ctx, agent, f.model, tools, len(servers))
+	return ui.chat(ctx, agent, f.model, tools, len(list))
 }
 
 // hostError words an error that ended a turn.
@@ -211,8 +230,9 @@ type hostServer struct {
 }
 
 // connectServers connects every --server, each client answering sampling with
-// the model and elicitation on the terminal.
-func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string) ([]hostServer, error) {
+// the model and elicitation on the terminal. used counts the names already
+// taken (by --config's servers); a name taken again gets a "_N" suffix.
+func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string, used map[string]int) ([]hostServer, error) {
 	var out []hostServer
 	fail := func(err error) ([]hostServer, error) {
 		for _, s := range out {
@@ -220,7 +240,6 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 		}
 		return nil, err
 	}
-	used := map[string]int{}
 	for _, spec := range f.servers {
 		name, target, u, err := parseServerSpec(spec)
 		if err != nil {
@@ -231,17 +250,10 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 		}
 		sg := &globalFlags{verbose: g.verbose, timeout: f.timeout, url: u, roots: f.roots, elicitAnswers: f.elicitAnswers}
 		clock := newRequestClock(sg.timeout)
-		opts, err := clientOptionsOn(sg, clock, ui.in, &ui.mu, os.Stderr)
+		opts, err := hostClientOptions(sg, clock, ui, name, p, model)
 		if err != nil {
 			return fail(err)
 		}
-		opts.CreateMessageHandler = host.SamplingHandler(p, model, &host.SamplingOptions{
-			Approve: func(ctx context.Context, cs *mcp.ClientSession, params *protocol.CreateMessageParams) (bool, error) {
-				return ui.approveSampling(ctx, name, params)
-			},
-			OnResponse: ui.countSampling,
-		})
-		opts.SamplingWithTools = true
 		cs, done, err := connect(ctx, sg, clock, target, opts)
 		if err != nil {
 			return fail(fmt.Errorf("server %s: %w", name, err))

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -195,13 +196,25 @@ func TestHARFromStdio(t *testing.T) {
 	}
 }
 
-// normalize makes a capture deterministic for a golden file: times from the
-// record numbers, session ids by order of appearance, addresses fixed.
-func normalize(h *capture.Header, recs []*capture.Record) {
+// normalize makes a capture deterministic for a golden file. The client is
+// sequential but the tap records each exchange on its own connection, so records
+// of different exchanges (a reply and the client's next request, the GET stream)
+// interleave differently from run to run: keep the messages, order them by
+// exchange, then number them again, derive the times from the numbers, name the
+// sessions by order of appearance and fix the addresses.
+func normalize(h *capture.Header, recs []*capture.Record) []*capture.Record {
 	base := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 	h.Time, h.Listen, h.Upstream = base, "127.0.0.1:8081", "http://127.0.0.1:8080/mcp"
-	sessions := map[string]string{}
+	var msgs []*capture.Record
 	for _, r := range recs {
+		if r.IsMessage() {
+			msgs = append(msgs, r)
+		}
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].HTTP.Exchange < msgs[j].HTTP.Exchange })
+	sessions := map[string]string{}
+	for i, r := range msgs {
+		r.Seq = uint64(i + 1)
 		r.Time = base.Add(time.Duration(r.Seq) * time.Millisecond)
 		if _, ok := sessions[r.Session]; !ok {
 			prefix := "session-"
@@ -212,6 +225,7 @@ func normalize(h *capture.Header, recs []*capture.Record) {
 		}
 		r.Session = sessions[r.Session]
 	}
+	return msgs
 }
 
 // TestMarkdownGolden renders a capture of a real HTTP tap (a legacy session) as
@@ -219,7 +233,7 @@ func normalize(h *capture.Header, recs []*capture.Record) {
 // needs is in it.
 func TestMarkdownGolden(t *testing.T) {
 	h, recs := recordHTTP(t, "2025-11-25")
-	normalize(&h, recs)
+	recs = normalize(&h, recs)
 	var out bytes.Buffer
 	if err := export.Markdown(&out, h, recs); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,8 @@ import (
 	"github.com/mcpkit/mcpkit/tap"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/export"
+	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
@@ -34,15 +36,31 @@ const testTimeout = 30 * time.Second
 // in an Authorization header, and returns the capture the tap wrote.
 func recordHTTP(t *testing.T, version string) (capture.Header, []*capture.Record) {
 	t.Helper()
+	return recordTap(t, false, version)
+}
+
+// recordTap records a session through an HTTP tap: over Streamable HTTP, or over
+// the 2024-11-05 HTTP+SSE transport when legacy is set.
+func recordTap(t *testing.T, legacy bool, version string) (capture.Header, []*capture.Record) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	srv, err := demo.NewServer(&demo.Options{CountInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := streamable.NewHandler(srv, nil)
-	up := httptest.NewServer(h)
-	defer func() { _ = h.Close(); up.Close() }()
+	var handler interface {
+		http.Handler
+		Close() error
+	}
+	endpoint := "/mcp"
+	if legacy {
+		handler, endpoint = legacysse.NewHandler(srv, nil), "/sse"
+	} else {
+		handler = streamable.NewHandler(srv, nil)
+	}
+	up := httptest.NewServer(handler)
+	defer func() { _ = handler.Close(); up.Close() }()
 
 	path := filepath.Join(t.TempDir(), "capture.jsonl")
 	f, err := os.Create(path)
@@ -54,7 +72,7 @@ func recordHTTP(t *testing.T, version string) (capture.Header, []*capture.Record
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(up.URL + "/mcp")
+	u, _ := url.Parse(up.URL + endpoint)
 	tp, err := tap.NewHTTPTap(tap.HTTPOptions{Upstream: u, Recorder: rec})
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +84,13 @@ func recordHTTP(t *testing.T, version string) (capture.Header, []*capture.Record
 	served := make(chan error, 1)
 	go func() { served <- tp.Serve(ln) }()
 
-	conn, err := streamable.NewClientConn(ctx, "http://"+ln.Addr().String()+"/mcp?api_key=sekrit-key",
-		&streamable.ClientOptions{Header: http.Header{"Authorization": {"Bearer sekrit-token"}}})
+	var conn transport.Conn
+	if legacy {
+		conn, err = legacysse.Dial(ctx, "http://"+ln.Addr().String()+"/sse", nil)
+	} else {
+		conn, err = streamable.NewClientConn(ctx, "http://"+ln.Addr().String()+"/mcp?api_key=sekrit-key",
+			&streamable.ClientOptions{Header: http.Header{"Authorization": {"Bearer sekrit-token"}}})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +179,41 @@ func TestHARFromHTTPTap(t *testing.T) {
 				t.Errorf("echo entry found: %v; SSE entry with 3 progress events and the result: %v\n%s", echo, sse, text)
 			}
 		})
+	}
+}
+
+// TestHARFromHTTPSSE: over the 2024-11-05 HTTP+SSE transport, the GET stream's
+// entry holds the endpoint event (as relayed) and the replies; the client's POSTs
+// are entries of their own with the server's 202.
+func TestHARFromHTTPSSE(t *testing.T) {
+	h, recs := recordTap(t, true, "2024-11-05")
+	var out bytes.Buffer
+	if err := export.HAR(&out, h, recs); err != nil {
+		t.Fatal(err)
+	}
+	entries := checkHAR(t, out.Bytes())["entries"].([]any)
+	if want := exchanges(recs); len(entries) != want {
+		t.Errorf("%d entries, want one per HTTP exchange: %d", len(entries), want)
+	}
+	var stream bool
+	posts := 0
+	for _, e := range entries {
+		e := e.(map[string]any)
+		req, resp := e["request"].(map[string]any), e["response"].(map[string]any)
+		content := resp["content"].(map[string]any)
+		body, _ := content["text"].(string)
+		switch req["method"] {
+		case http.MethodGet:
+			stream = content["mimeType"] == "text/event-stream" && strings.HasPrefix(body, "event: endpoint\ndata: /messages?sessionId=") &&
+				strings.Contains(body, "\n\ndata: {\"jsonrpc\":\"2.0\"") && strings.Contains(body, "hello through the tap")
+		case http.MethodPost:
+			if resp["status"].(float64) == http.StatusAccepted && strings.HasPrefix(req["url"].(string), "http://127.0.0.1:") {
+				posts++
+			}
+		}
+	}
+	if !stream || posts < 4 {
+		t.Errorf("GET stream entry right: %v; %d POST entries answered 202, want 4 at least\n%s", stream, posts, out.String())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -178,11 +179,10 @@ func upstreams(t *testing.T, path string) map[string]bool {
 	return seen
 }
 
-// balancerConf is the nginx configuration for N replicas that the test
-// proves (a deployment uses the same upstream and location settings): round
-// robin with no stickiness, no buffering of responses (SSE), HTTP/1.1 with kept-alive
-// upstream connections, and a read timeout longer than the replicas' SSE
-// keep-alive interval (15 s).
+// balancerConf is the process-level nginx configuration of the test: where
+// nginx keeps its files, and an access log of the upstream each request went
+// to. The http context is the deployment example deploy/nginx/mcpkit-replicas.conf
+// (%[3]s), with the test's addresses put in.
 const balancerConf = `daemon off;
 master_process off;
 worker_processes 1;
@@ -197,23 +197,35 @@ http {
 	fastcgi_temp_path %[1]s/fastcgi;
 	uwsgi_temp_path %[1]s/uwsgi;
 	scgi_temp_path %[1]s/scgi;
-	upstream mcp {
-%[3]s		keepalive 16;
-	}
-	server {
-		listen 127.0.0.1:%[2]d;
-		location / {
-			proxy_pass http://mcp;
-			proxy_http_version 1.1;
-			proxy_set_header Connection "";
-			proxy_buffering off;
-			proxy_cache off;
-			proxy_read_timeout 60s;
-			proxy_next_upstream error timeout;
-		}
-	}
+%[2]s
 }
 `
+
+// deployExample is the nginx example the repository ships for replicas.
+const deployExample = "../deploy/nginx/mcpkit-replicas.conf"
+
+// exampleWith returns the deployment example with its replica lines replaced by
+// addrs and its listen address by 127.0.0.1:port; it fails the test if the
+// example no longer has the lines the test replaces.
+func exampleWith(t *testing.T, addrs []string, port int) string {
+	t.Helper()
+	data, err := os.ReadFile(deployExample)
+	if err != nil {
+		t.Fatalf("the deployment example: %v", err)
+	}
+	server := regexp.MustCompile(`(?m)^\tserver 127\.0\.0\.1:\d+ (.*);\n`)
+	lines := server.FindAllStringSubmatch(string(data), -1)
+	if len(lines) == 0 || !strings.Contains(string(data), "listen 127.0.0.1:8080;") {
+		t.Fatalf("%s: no replica lines or listen 127.0.0.1:8080 to replace", deployExample)
+	}
+	var servers strings.Builder
+	for _, a := range addrs {
+		fmt.Fprintf(&servers, "\tserver %s %s;\n", a, lines[0][1])
+	}
+	conf := server.ReplaceAllString(string(data), "")
+	conf = strings.Replace(conf, "upstream mcpkit {\n", "upstream mcpkit {\n"+servers.String(), 1)
+	return strings.Replace(conf, "listen 127.0.0.1:8080;", fmt.Sprintf("listen 127.0.0.1:%d;", port), 1)
+}
 
 // startBalancer runs nginx balancing round robin over addrs and returns its
 // URL and the path of its access log (one upstream address per line). nginx
@@ -222,10 +234,6 @@ func startBalancer(t *testing.T, nginx string, addrs []string) (url, accessLog s
 	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t)
-	var servers strings.Builder
-	for _, a := range addrs {
-		fmt.Fprintf(&servers, "\t\tserver %s max_fails=1 fail_timeout=30s;\n", a)
-	}
-	conf := fmt.Sprintf(balancerConf, dir, port, servers.String())
+	conf := fmt.Sprintf(balancerConf, dir, exampleWith(t, addrs, port), deployExample)
 	return runNginx(t, nginx, dir, conf, port), filepath.Join(dir, "access.log")
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -36,15 +37,43 @@ func FuzzResultTypeOf(f *testing.F) {
 			}
 			return
 		}
+		// Every resultType member counts, duplicates included (a map keeps only the
+		// last): one that is no string makes the result malformed; else the last wins.
 		var want protocol.ResultType
-		if raw, ok := obj["resultType"]; ok && json.Unmarshal(raw, &want) != nil {
-			if err == nil {
-				t.Fatalf("resultTypeOf(%s) = %q, want an error for a resultType that is no string", data, got)
+		for _, raw := range topLevelMembers(t, data, "resultType") {
+			if json.Unmarshal(raw, &want) != nil {
+				if err == nil {
+					t.Fatalf("resultTypeOf(%s) = %q, want an error for a resultType that is no string", data, got)
+				}
+				return
 			}
-			return
 		}
 		if err != nil || got != want {
 			t.Fatalf("resultTypeOf(%s) = %q, %v; encoding/json says %q", data, got, err, want)
 		}
 	})
+}
+
+// topLevelMembers returns the values of every member of the JSON object data
+// named name (after unescaping), in order, duplicates included.
+func topLevelMembers(t *testing.T, data []byte, name string) []json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if tok == name {
+			out = append(out, v)
+		}
+	}
+	return out
 }

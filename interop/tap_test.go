@@ -2,17 +2,13 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
@@ -42,33 +38,21 @@ func TestTypeScriptClientThroughStdioTap(t *testing.T) {
 	entry := packageBin(t, "@modelcontextprotocol/server-everything")
 	capPath := filepath.Join(t.TempDir(), "capture.jsonl")
 
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "ts_tap_client.mjs", bin, "tap", "--out", capPath, "--", node, entry, "stdio")
-	testkit.OwnProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { testkit.KillGroup(pid) })
-	waitErr := cmd.Wait()
+	stdout, stderr, waitErr := runNode(t, node, "ts_tap_client.mjs", bin, "tap", "--out", capPath, "--", node, entry, "stdio")
 
 	var rep tapReport
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("ts_tap_client.mjs (exit: %v) printed no report: %v\nstderr:\n%s", waitErr, err, stderr.Bytes())
+	if err := json.Unmarshal(stdout, &rep); err != nil {
+		t.Fatalf("ts_tap_client.mjs (exit: %v) printed no report: %v\nstderr:\n%s", waitErr, err, stderr)
 	}
 	if waitErr != nil || len(rep.Failed) > 0 {
 		for _, name := range rep.Failed {
 			t.Errorf("step %s failed: %s", name, rep.Steps[name].Error)
 		}
-		t.Fatalf("exit: %v\nstderr:\n%s", waitErr, stderr.Bytes())
+		t.Fatalf("exit: %v\nstderr:\n%s", waitErr, stderr)
 	}
 	checkTapSteps(t, &rep)
-	if !strings.Contains(stderr.String(), "mcpkit tap: ") || !strings.Contains(stderr.String(), "0 requests without a response") {
-		t.Errorf("the tap's summary (on the server's stderr, which the client shows):\n%s", stderr.String())
+	if !strings.Contains(string(stderr), "mcpkit tap: ") || !strings.Contains(string(stderr), "0 requests without a response") {
+		t.Errorf("the tap's summary (on the server's stderr, which the client shows):\n%s", string(stderr))
 	}
 
 	h, recs, err := capture.ReadFile(capPath)

@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -10,12 +9,10 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/demo"
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
@@ -91,26 +88,14 @@ func TestTypeScriptOAuthClientAgainstMcpkit(t *testing.T) {
 // process group is killed at cleanup.
 func runTSOAuthClient(t *testing.T, node, mcpURL string) *tsOAuthReport {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "ts_oauth_client.mjs", mcpURL, "whoami")
-	testkit.KillGroupOnCancel(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { testkit.KillGroup(pid) })
-	waitErr := cmd.Wait()
+	stdout, stderr, waitErr := runNode(t, node, "ts_oauth_client.mjs", mcpURL, "whoami")
 	var r tsOAuthReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("ts_oauth_client.mjs: its output is not one JSON object: %v (exit %v)\nstdout:\n%s\nstderr:\n%s", err, waitErr, stdout.Bytes(), stderr.Bytes())
+	if err := json.Unmarshal(stdout, &r); err != nil {
+		t.Fatalf("ts_oauth_client.mjs: its output is not one JSON object: %v (exit %v)\nstdout:\n%s\nstderr:\n%s", err, waitErr, stdout, stderr)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("stderr of node:\n%s", stderr.Bytes())
+			t.Logf("stderr of node:\n%s", stderr)
 			for i, e := range r.Exchanges {
 				t.Logf("exchange %d: %s %s → %d %s", i, e.Method, e.URL, e.Status, e.Challenge)
 			}

@@ -158,13 +158,16 @@ func (h *httpConn) readResponse() (resp httpResponse, keep bool, err error) {
 			return resp, false, err
 		}
 	case contentLength >= 0:
-		if err := h.readN(int(contentLength)); err != nil {
+		if err := h.readN(contentLength); err != nil {
 			return resp, false, err
 		}
 	default: // delimited by the end of the connection
-		b, err := io.ReadAll(h.br)
+		b, err := io.ReadAll(io.LimitReader(h.br, maxBody+1))
 		if err != nil {
 			return resp, false, err
+		}
+		if len(b) > maxBody {
+			return resp, false, fmt.Errorf("%w: body over %d bytes", errMalformed, maxBody)
 		}
 		h.body = append(h.body, b...)
 		keep = false
@@ -198,7 +201,7 @@ func (h *httpConn) readChunked() error {
 				}
 			}
 		}
-		if err := h.readN(int(n)); err != nil {
+		if err := h.readN(n); err != nil {
 			return err
 		}
 		crlf, err := h.readLine()
@@ -211,12 +214,26 @@ func (h *httpConn) readChunked() error {
 	}
 }
 
-// readN appends exactly n bytes of the body to h.body.
-func (h *httpConn) readN(n int) error {
-	start := len(h.body)
-	h.body = slices.Grow(h.body, n)[:start+n]
-	_, err := io.ReadFull(h.br, h.body[start:])
-	return err
+// maxBody bounds a response body: a benchmark answer is a few kilobytes, and a
+// length header from a broken server must not make the load generator allocate it.
+const maxBody = 64 << 20
+
+// readN appends exactly n bytes of the body to h.body. The buffer grows with what
+// has arrived, never by the announced size at once.
+func (h *httpConn) readN(n int64) error {
+	if n > maxBody-int64(len(h.body)) {
+		return fmt.Errorf("%w: body over %d bytes", errMalformed, maxBody)
+	}
+	for n > 0 {
+		step := min(n, 64<<10)
+		start := len(h.body)
+		h.body = slices.Grow(h.body, int(step))[:start+int(step)]
+		if _, err := io.ReadFull(h.br, h.body[start:]); err != nil {
+			return err
+		}
+		n -= step
+	}
+	return nil
 }
 
 // readLine returns one line without its CRLF (or LF). The slice is valid until the

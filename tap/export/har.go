@@ -167,26 +167,26 @@ func stdioEntries(recs []*capture.Record) []harEntry {
 	out := make([]harEntry, 0, len(pairs))
 	for _, x := range pairs {
 		e := harEntry{
-			StartedDateTime: harTime(x.req.rec.Time),
+			StartedDateTime: harTime(x.Time),
 			Request: harRequest{
-				Method: http.MethodPost, URL: "http://stdio.invalid/" + x.req.Method, HTTPVersion: "HTTP/1.1",
+				Method: http.MethodPost, URL: "http://stdio.invalid/" + x.Method, HTTPVersion: "HTTP/1.1",
 				Cookies: []harNV{}, Headers: []harNV{}, QueryString: []harNV{},
-				PostData:    &harPostData{MimeType: "application/json", Text: string(x.req.raw)},
-				HeadersSize: -1, BodySize: int64(len(x.req.raw)),
+				PostData:    &harPostData{MimeType: "application/json", Text: string(x.Message.Raw)},
+				HeadersSize: -1, BodySize: int64(len(x.Message.Raw)),
 			},
 			Response: harResponse{
 				HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, Headers: []harNV{},
 				Content: harContent{MimeType: "application/json"}, HeadersSize: -1, BodySize: -1,
 			},
 			Timings: harTimings{Blocked: -1, DNS: -1, Connect: -1},
-			MCPKit:  &harNote{Synthetic: true, Transport: x.req.rec.Transport, Session: x.req.rec.Session, Dir: x.dir, Note: StdioNote},
+			MCPKit:  &harNote{Synthetic: true, Transport: x.Transport, Session: x.Record.Session, Dir: x.Dir, Note: StdioNote},
 		}
-		if x.resp != nil {
-			lat := ms(x.latency())
+		if x.Response != nil {
+			lat := ms(x.Latency)
 			e.Time, e.Timings.Wait = lat, lat
 			e.Response.Status, e.Response.StatusText = http.StatusOK, http.StatusText(http.StatusOK)
-			e.Response.Content.Text = string(x.resp.raw)
-			e.Response.Content.Size = int64(len(x.resp.raw))
+			e.Response.Content.Text = string(x.Response.Raw)
+			e.Response.Content.Size = int64(len(x.Response.Raw))
 			e.Response.BodySize = e.Response.Content.Size
 		} else {
 			e.Comment = "no response was captured"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/tap/capture"
+	"github.com/mcpkit/mcpkit/tap/timeline"
 )
 
 // Markdown writes the capture (its header h and records recs) to w as a readable
@@ -37,8 +38,8 @@ type sessionItem struct {
 // item is one entry of a session's transcript, placed at its first record.
 type item struct {
 	seq  uint64
-	pair *exchange
-	msg  *message
+	pair *timeline.Entry
+	msg  *timeline.Entry
 	ev   *capture.Record
 }
 
@@ -67,8 +68,8 @@ func writeMarkdown(w *bufio.Writer, h capture.Header, recs []*capture.Record) {
 	// until the server names the session in its reply: show it in that session.
 	alias := map[string]string{}
 	for _, x := range pairs {
-		if x.resp != nil && x.resp.rec.Session != x.req.rec.Session && strings.HasPrefix(x.req.rec.Session, "conn-") {
-			alias[x.req.rec.Session] = x.resp.rec.Session
+		if x.Response != nil && x.Response.Record.Session != x.Record.Session && strings.HasPrefix(x.Record.Session, "conn-") {
+			alias[x.Record.Session] = x.Response.Record.Session
 		}
 	}
 	sessions := map[string][]item{}
@@ -86,10 +87,10 @@ func writeMarkdown(w *bufio.Writer, h capture.Header, recs []*capture.Record) {
 	// Records arrive in seq order; merge pairs, loose messages and events by seq.
 	var items []sessionItem
 	for _, x := range pairs {
-		items = append(items, sessionItem{x.req.rec.Session, item{seq: x.req.rec.Seq, pair: x}})
+		items = append(items, sessionItem{x.Record.Session, item{seq: x.Record.Seq, pair: x}})
 	}
 	for _, m := range loose {
-		items = append(items, sessionItem{m.rec.Session, item{seq: m.rec.Seq, msg: m}})
+		items = append(items, sessionItem{m.Record.Session, item{seq: m.Record.Seq, msg: m}})
 	}
 	for _, r := range recs {
 		if transports[r.Session] == "" {
@@ -149,41 +150,45 @@ func arrow(dir string) string {
 	return "→"
 }
 
-func writePair(w *bufio.Writer, n int, x *exchange) {
+func writePair(w *bufio.Writer, n int, x *timeline.Entry) {
 	who := "client → server"
-	if x.dir == capture.ServerToClient {
+	if x.Dir == capture.ServerToClient {
 		who = "server → client"
 	}
-	fmt.Fprintf(w, "\n### %d. `%s` (id %s, %s)\n\n", n, x.req.Method, x.req.ID, who)
-	writeJSON(w, x.req.raw)
-	for _, m := range x.notifications {
-		fmt.Fprintf(w, "\n- %s `%s` at +%s\n\n", arrow(m.rec.Dir), m.Method, fmtDur(m.rec.Time.Sub(x.req.rec.Time)))
-		writeJSON(w, m.raw)
+	fmt.Fprintf(w, "\n### %d. `%s` (id %s, %s)\n\n", n, x.Method, x.Message.ID, who)
+	writeJSON(w, x.Message.Raw)
+	for _, m := range x.Notifications {
+		fmt.Fprintf(w, "\n- %s `%s` at +%s\n\n", arrow(m.Record.Dir), m.Method, fmtDur(m.Time().Sub(x.Time)))
+		writeJSON(w, m.Raw)
 	}
-	if x.resp == nil {
+	if x.Refusal != nil {
+		fmt.Fprintf(w, "\n**REFUSED** after %s: %s\n", fmtDur(x.Latency), strings.TrimSpace(x.Refusal.Kind+" "+x.Refusal.Text))
+		return
+	}
+	if x.Response == nil {
 		fmt.Fprintf(w, "\n**NO RESPONSE** was captured.\n")
 		return
 	}
 	mark := ""
-	if x.resp.isErrorResult() {
+	if x.Response.Failed() {
 		mark = " **ERROR**"
-		if x.resp.Error != nil {
-			mark += fmt.Sprintf(" %d: %s", x.resp.Error.Code, x.resp.Error.Message)
+		if x.Error {
+			mark += fmt.Sprintf(" %d: %s", x.ErrorCode, x.ErrorMessage)
 		} else {
 			mark += " (isError)"
 		}
 	}
-	fmt.Fprintf(w, "\nResponse after %s%s:\n\n", fmtDur(x.latency()), mark)
-	writeJSON(w, x.resp.raw)
+	fmt.Fprintf(w, "\nResponse after %s%s:\n\n", fmtDur(x.Latency), mark)
+	writeJSON(w, x.Response.Raw)
 }
 
-func writeLoose(w *bufio.Writer, m *message) {
+func writeLoose(w *bufio.Writer, m *timeline.Entry) {
 	what := "notification"
-	if m.isResponse() {
+	if m.Kind == timeline.KindResponse {
 		what = "response to no captured request"
 	}
-	fmt.Fprintf(w, "\n- %s `%s` %s (record %d)\n\n", arrow(m.rec.Dir), m.Method, what, m.rec.Seq)
-	writeJSON(w, m.raw)
+	fmt.Fprintf(w, "\n- %s `%s` %s (record %d)\n\n", arrow(m.Dir), m.Method, what, m.Record.Seq)
+	writeJSON(w, m.Message.Raw)
 }
 
 func writeEvent(w *bufio.Writer, r *capture.Record) {

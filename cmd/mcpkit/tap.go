@@ -68,6 +68,7 @@ dropped.`,
 	cmd.Flags().BoolVar(&f.noRedact, "no-redact", false, "keep credentials, cookies and tokens in the capture")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "HTTP tap: also accept requests from this Origin (repeatable; \"*\" for any)")
 	cmd.AddCommand(newTapExportCmd())
+	cmd.AddCommand(newTapStatsCmd())
 	return cmd
 }
 

@@ -1,6 +1,6 @@
-// Package testkit is what the repository's tests share. It embeds copies of the
-// official MCP schemas (one per protocol version), the examples shipped with the
-// 2026-07-28 schema, and wire captures of real peers, so that no test reads anything
+// Package testkit is what the repository's tests share. It serves the official MCP
+// schemas (one per protocol version) and the examples shipped with the 2026-07-28
+// schema, embedded by package internal/specs, and embeds wire captures of real peers, so that no test reads anything
 // outside the repository. testdata/README.md says where each file comes from.
 //
 // Every fixture is named in a go:embed line: a missing file is a compile error in
@@ -22,30 +22,22 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/specs"
 )
 
-//go:embed testdata/spec/2024-11-05/schema.json
-//go:embed testdata/spec/2025-03-26/schema.json
-//go:embed testdata/spec/2025-06-18/schema.json
-//go:embed testdata/spec/2025-11-25/schema.json
-//go:embed testdata/spec/2026-07-28/schema.json
-//go:embed testdata/spec/2026-07-28/examples
 //go:embed testdata/wire/csharp-streamable-http-2025-06-18.json
 //go:embed testdata/wire/roo-code-client-2024-11-05.json
 //go:embed testdata/wire/vscode-client-2025-03-26.json
 var files embed.FS
 
-const (
-	specRoot = "testdata/spec"
-	wireRoot = "testdata/wire"
-)
+const wireRoot = "testdata/wire"
 
 // RepoSpecDir is the directory, relative to the module root, that holds the schema
-// files SpecFS serves: <RepoSpecDir>/<version>/schema.json.
-const RepoSpecDir = "internal/testkit/" + specRoot
+// files SpecFS serves: <RepoSpecDir>/<version>/schema.json (package internal/specs).
+const RepoSpecDir = specs.RepoDir
 
 // The wire captures, by file name. Each records the JSON-RPC messages (and, for
 // Streamable HTTP, the HTTP exchanges) of one real peer.
@@ -61,40 +53,28 @@ const (
 	CaptureVSCode = "vscode-client-2025-03-26.json"
 )
 
-// SpecFS returns the embedded schemas as a file system laid out like the official
-// repository's schema directory: <version>/schema.json and
-// 2026-07-28/examples/<Definition>/<name>.json.
-func SpecFS() fs.FS {
-	sub, _ := fs.Sub(files, specRoot) // fails only for an invalid path, which specRoot is not
-	return sub
+// SpecFS returns the official schemas (package internal/specs) as a file system
+// laid out like the official repository's schema directory: <version>/schema.json
+// and 2026-07-28/examples/<Definition>/<name>.json.
+func SpecFS() fs.FS { return specFS{} }
+
+// specFS joins the schemas and the examples of package specs.
+type specFS struct{}
+
+func (specFS) Open(name string) (fs.File, error) {
+	if f, err := specs.FS().Open(name); err == nil {
+		return f, nil
+	}
+	return specs.ExamplesFS().Open(name)
 }
 
 // Versions returns the protocol versions that have an embedded schema, oldest first
 // (version names are dates, so lexical order is release order).
-func Versions() []string {
-	entries, _ := fs.ReadDir(files, specRoot) // the directory is embedded: no error
-	versions := make([]string, 0, len(entries))
-	for _, e := range entries {
-		if e.IsDir() {
-			versions = append(versions, e.Name())
-		}
-	}
-	sort.Strings(versions)
-	return versions
-}
+func Versions() []string { return specs.Versions() }
 
 // Schema returns a copy of the official JSON schema of version ("2025-06-18"), or
 // nil when there is none.
-func Schema(version string) []byte {
-	if !fs.ValidPath(version) || strings.Contains(version, "/") {
-		return nil
-	}
-	data, err := files.ReadFile(path.Join(specRoot, version, "schema.json"))
-	if err != nil {
-		return nil
-	}
-	return data
-}
+func Schema(version string) []byte { return specs.Schema(version) }
 
 // Example is one example document shipped with an official schema.
 type Example struct {
@@ -113,8 +93,9 @@ func Examples(version string) []Example {
 	if Schema(version) == nil {
 		return nil
 	}
-	root := path.Join(specRoot, version, "examples")
-	defs, err := fs.ReadDir(files, root)
+	exFS := specs.ExamplesFS()
+	root := path.Join(version, "examples")
+	defs, err := fs.ReadDir(exFS, root)
 	if err != nil {
 		return nil
 	}
@@ -123,12 +104,12 @@ func Examples(version string) []Example {
 		if !def.IsDir() {
 			continue
 		}
-		docs, _ := fs.ReadDir(files, path.Join(root, def.Name()))
+		docs, _ := fs.ReadDir(exFS, path.Join(root, def.Name()))
 		for _, doc := range docs {
 			if doc.IsDir() || path.Ext(doc.Name()) != ".json" {
 				continue
 			}
-			data, err := files.ReadFile(path.Join(root, def.Name(), doc.Name()))
+			data, err := fs.ReadFile(exFS, path.Join(root, def.Name(), doc.Name()))
 			if err != nil {
 				continue
 			}

@@ -68,7 +68,7 @@ type config struct {
 }
 
 // SpecDir reads the schemas from dir (<dir>/<version>/schema.json) instead of the
-// copies embedded in package testkit (or $MCPKIT_SPEC_DIR).
+// copies embedded in package internal/specs (or $MCPKIT_SPEC_DIR).
 func SpecDir(dir string) Option { return func(c *config) { c.specDir = dir } }
 
 // InitialVersion sets the protocol version assumed until the connection negotiates

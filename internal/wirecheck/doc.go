@@ -1,7 +1,7 @@
 // Package wirecheck validates MCP traffic in tests against the official JSON schema of
 // the protocol version negotiated on each connection.
 //
-// The schemas are the copies embedded in package internal/testkit (or, when set, those
+// The schemas are the copies embedded in package internal/specs (or, when set, those
 // in $MCPKIT_SPEC_DIR/<version>/schema.json), so checking needs no file outside the
 // repository and works from any working directory. For every version the package derives a table from the schema
 // itself: each request method with its request and result definitions, each

@@ -15,22 +15,22 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/yosida95/uritemplate/v3"
 
-	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/specs"
 )
 
 // EnvSpecDir is the environment variable that, when set, names a directory holding
 // the per-version schemas (<dir>/<version>/schema.json) to use instead of the copies
-// embedded in package testkit.
+// embedded in package internal/specs.
 const EnvSpecDir = "MCPKIT_SPEC_DIR"
 
 // FindSpecDir returns a directory of official MCP schemas on disk. It is $MCPKIT_SPEC_DIR
 // when set; otherwise it walks up from the working directory to the module root (the
 // directory holding go.mod) and returns the repository's copy,
-// <root>/internal/testkit/testdata/spec. It fails when the directory does not exist or
+// <root>/internal/specs/spec. It fails when the directory does not exist or
 // holds no <version>/schema.json.
 //
 // Checkers do not need it: without SpecDir or $MCPKIT_SPEC_DIR they use the schemas
-// embedded in package testkit, from any working directory.
+// embedded in package internal/specs, from any working directory.
 //
 // A successful answer is remembered for the same environment and working directory.
 func FindSpecDir() (string, error) {
@@ -59,7 +59,7 @@ func findSpecDir(env, wd string) (string, error) {
 	}
 	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return checkSpecDir(filepath.Join(dir, filepath.FromSlash(testkit.RepoSpecDir)), "module root "+dir)
+			return checkSpecDir(filepath.Join(dir, filepath.FromSlash(specs.RepoDir)), "module root "+dir)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -106,7 +106,7 @@ func listVersions(fsys fs.FS) ([]string, error) {
 }
 
 // specSource is where a spec set is read from: a directory on disk or the copies
-// embedded in package testkit.
+// embedded in package internal/specs.
 type specSource struct {
 	name    string // the absolute directory, or embeddedName; also the cache key
 	fsys    fs.FS  // <version>/schema.json
@@ -114,10 +114,10 @@ type specSource struct {
 }
 
 // embeddedName names the embedded schemas in messages.
-const embeddedName = "the schemas embedded in package testkit"
+const embeddedName = "the schemas embedded in package internal/specs"
 
 // embeddedSource is the default source: the repository's own copies, compiled in.
-var embeddedSource = specSource{name: embeddedName, fsys: testkit.SpecFS(), urlBase: "embed:///" + testkit.RepoSpecDir + "/"}
+var embeddedSource = specSource{name: embeddedName, fsys: specs.FS(), urlBase: "embed:///" + specs.RepoDir + "/"}
 
 // dirSource reads the schemas from dir, an absolute directory checked by checkSpecDir.
 func dirSource(dir string) specSource {

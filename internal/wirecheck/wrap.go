@@ -3,7 +3,6 @@ package wirecheck
 import (
 	"context"
 	"sync"
-	"testing"
 
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/memory"
@@ -14,13 +13,22 @@ import (
 // later can be paired with their requests.)
 func CheckIncoming() Option { return func(c *config) { c.checkIncoming = true } }
 
+// TB is the part of testing.TB that Wrap and Pair use: a *testing.T fits. The
+// package does not import testing, so that programs can use a Checker.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // Conn is a transport.Conn that checks the messages crossing it. Make one with Wrap.
 type Conn struct {
 	inner         transport.Conn
 	checker       *Checker
 	checkIncoming bool
 
-	t    testing.TB
+	t    TB
 	mu   sync.Mutex // guards done and serialises reports
 	done bool       // the test has finished: reporting to t would panic
 }
@@ -32,7 +40,7 @@ var _ transport.Conn = (*Conn)(nil)
 // definition and the validation error) and the message is written all the same. If
 // the schemas cannot be found Wrap calls t.Fatalf. Violations that happen after the
 // test has finished (its cleanups have run) are dropped.
-func Wrap(t testing.TB, conn transport.Conn, side Side, opts ...Option) *Conn {
+func Wrap(t TB, conn transport.Conn, side Side, opts ...Option) *Conn {
 	t.Helper()
 	var cfg config
 	for _, o := range opts {
@@ -95,7 +103,7 @@ func (w *Conn) report(err error) {
 // Pair returns the two ends of an in-memory connection, each schema-checked as the
 // side it plays: what the client end writes is checked as client messages, what the
 // server end writes as server messages.
-func Pair(t testing.TB, opts ...Option) (client, server *Conn) {
+func Pair(t TB, opts ...Option) (client, server *Conn) {
 	t.Helper()
 	c, s := memory.NewPair()
 	return Wrap(t, c, Client, opts...), Wrap(t, s, Server, opts...)

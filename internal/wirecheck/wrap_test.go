@@ -186,7 +186,7 @@ func TestWrapFailsWithoutSchemas(t *testing.T) {
 }
 
 func TestFindSpecDir(t *testing.T) {
-	want, err := filepath.Abs(filepath.Join("..", "testkit", "testdata", "spec")) // from internal/wirecheck
+	want, err := filepath.Abs(filepath.Join("..", "specs", "spec")) // from internal/wirecheck
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,22 +27,24 @@ type Options struct {
 // Model is the timeline of a capture. Add feeds it; Snapshot, Entry and Changed
 // read it. One goroutine may add while any number read.
 type Model struct {
-	mu      sync.RWMutex
-	limit   int
-	entries []*Entry // oldest first
-	first   int64    // the absolute position of entries[0]
-	index   map[EntryID]int64
-	byToken map[string]EntryID  // session + "\x00" + progress token → its request
-	byExch  map[uint64]EntryID  // an HTTP exchange → the client's request it carries
-	alias   map[string]string   // "conn-N" → the session its initialize reply named
-	pairer  capture.Pairer      // the pairing rules shared with capture.Summarize
-	schema  *schemaChecks       // nil unless Options.Schema
-	onMatch func(capture.Match) // m.match, made once
-	cur     *capture.Record     // the record being added
-	parts   []json.RawMessage   // the elements of cur's batch
-	seen    int                 // messages of cur matched so far
-	stats   Stats
-	changed chan struct{} // closed at the next change; nil until asked for
+	mu        sync.RWMutex
+	limit     int
+	entries   []*Entry // oldest first
+	first     int64    // the absolute position of entries[0]
+	index     map[EntryID]int64
+	byToken   map[string]EntryID  // session + "\x00" + progress token → its request
+	byExch    map[uint64]EntryID  // an HTTP exchange → the client's request it carries
+	alias     map[string]string   // "conn-N" → the session its initialize reply named
+	pairer    capture.Pairer      // the pairing rules shared with capture.Summarize
+	schema    *schemaChecks       // nil unless Options.Schema
+	onMatch   func(capture.Match) // m.match, made once
+	cur       *capture.Record     // the record being added
+	parts     []json.RawMessage   // the elements of cur's batch
+	seen      int                 // messages of cur matched so far
+	touched   EntryID             // the entry that holds cur's first message
+	touchedOK bool
+	stats     Stats
+	changed   chan struct{} // closed at the next change; nil until asked for
 }
 
 // Stats counts what a model saw.
@@ -118,7 +120,7 @@ func (m *Model) Add(r *capture.Record) {
 	if r.Kind == capture.KindDropped {
 		m.stats.Dropped += r.Count
 	}
-	m.cur, m.seen = r, 0
+	m.cur, m.seen, m.touchedOK = r, 0, false
 	m.parts = m.parts[:0]
 	if r.IsMessage() && len(r.Msg) > 0 && r.Msg[0] == '[' && !r.Invalid {
 		_ = json.Unmarshal(r.Msg, &m.parts) // on failure the pairer sees no message either
@@ -128,7 +130,7 @@ func (m *Model) Add(r *capture.Record) {
 	case !r.IsMessage():
 		m.push(&Entry{Kind: KindEvent, Event: r.Kind, Latency: -1, FirstProgress: -1}, r, 0)
 	case m.seen == 0:
-		m.push(&Entry{Kind: KindInvalid, Latency: -1, FirstProgress: -1}, r, 0)
+		m.touch(m.push(&Entry{Kind: KindInvalid, Latency: -1, FirstProgress: -1}, r, 0))
 	}
 	if m.schema != nil && r.IsMessage() {
 		m.checkSchema(r)
@@ -157,6 +159,7 @@ func (m *Model) match(x capture.Match) {
 		e := &Entry{Kind: KindRequest, Method: msg.Method, Message: msg, State: StatePending,
 			ServerRequest: r.Dir == capture.ServerToClient, Latency: -1, FirstProgress: -1}
 		id := m.push(e, r, x.Index)
+		m.touch(id)
 		if tok := msg.ProgressToken(); tok != "" {
 			e.tokenKey = r.Session + "\x00" + tok
 			m.byToken[e.tokenKey] = id
@@ -167,17 +170,29 @@ func (m *Model) match(x capture.Match) {
 			}
 		}
 	case x.Message.IsNotification():
-		if m.attach(r, msg) {
+		if id, ok := m.attach(r, msg); ok {
+			m.touch(id)
 			return
 		}
-		m.push(&Entry{Kind: KindNotification, Method: msg.Method, Message: msg, Latency: -1, FirstProgress: -1}, r, x.Index)
+		m.touch(m.push(&Entry{Kind: KindNotification, Method: msg.Method, Message: msg, Latency: -1, FirstProgress: -1}, r, x.Index))
 	default: // a response
-		if x.Request != nil && m.answer(EntryID{x.Request.Seq, x.Request.Index}, r, msg) {
-			return
+		if x.Request != nil {
+			if id := (EntryID{x.Request.Seq, x.Request.Index}); m.answer(id, r, msg) {
+				m.touch(id)
+				return
+			}
 		}
 		e := &Entry{Kind: KindResponse, Message: msg, Latency: -1, FirstProgress: -1}
 		setError(e, msg)
-		m.push(e, r, x.Index)
+		m.touch(m.push(e, r, x.Index))
+	}
+}
+
+// touch notes id as the entry that holds the first message of the record being
+// added, for its schema flags.
+func (m *Model) touch(id EntryID) {
+	if !m.touchedOK {
+		m.touched, m.touchedOK = id, true
 	}
 }
 
@@ -200,7 +215,7 @@ func (m *Model) message(r *capture.Record, x capture.Match) *Message {
 
 // attach puts a notification under its request: progress by token, anything the
 // server sent on a request's own HTTP response.
-func (m *Model) attach(r *capture.Record, msg *Message) bool {
+func (m *Model) attach(r *capture.Record, msg *Message) (EntryID, bool) {
 	id, ok := EntryID{}, false
 	if msg.Method == "notifications/progress" {
 		if tok := msg.ProgressToken(); tok != "" {
@@ -211,10 +226,10 @@ func (m *Model) attach(r *capture.Record, msg *Message) bool {
 		id, ok = m.byExch[r.HTTP.Exchange]
 	}
 	if !ok {
-		return false
+		return id, false
 	}
-	return m.update(id, func(e *Entry) {
-		e.Notifications = append(e.Notifications, msg)
+	return id, m.update(id, func(e *Entry) {
+		e.Notifications = append(e.Notifications[:len(e.Notifications):len(e.Notifications)], msg)
 		if e.FirstProgress < 0 && msg.Method == "notifications/progress" {
 			e.FirstProgress = r.Time.Sub(e.Time)
 		}

@@ -1,0 +1,237 @@
+package timeline
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/mcpkit/mcpkit/tap/capture"
+)
+
+// Names of the failures a Report flags.
+const (
+	// FailSessionLost: a 404 on a session that had worked (a balancer without
+	// shared sessions, a restarted server).
+	FailSessionLost = "session-lost"
+	// FailStreamCut: an SSE stream ended while requests on it were unanswered, lost
+	// upstream, or ended after a time that looks like a proxy's timeout.
+	FailStreamCut = "stream-cut"
+	// FailUnanswered: a request no response (nor HTTP error) answered.
+	FailUnanswered = "unanswered"
+	// FailSecondStreamRefused: a standalone GET stream refused (405/409) while the
+	// session had one open, or with 409.
+	FailSecondStreamRefused = "second-stream-refused"
+	// FailSlowRequest: a request answered after more than ReportOptions.Slow.
+	FailSlowRequest = "slow-request"
+	// FailInvalidJSON: a message that is not valid JSON-RPC.
+	FailInvalidJSON = "invalid-json"
+	// FailSchemaViolation: a message that breaks the official schema of its
+	// session's version.
+	FailSchemaViolation = "schema-violation"
+	// FailUpstreamError: the tap could not reach or read the server.
+	FailUpstreamError = "upstream-error"
+	// FailDropped: records the recorder had to drop.
+	FailDropped = "dropped"
+)
+
+// DefaultSlow is ReportOptions.Slow when zero.
+const DefaultSlow = 10 * time.Second
+
+// proxyTimeouts are the idle or response timeouts of common proxies and balancers
+// (nginx's 60 s, AWS ALB's 60 s, Cloudflare's 100 s, …): a stream ended within a
+// second of one looks cut by a proxy.
+var proxyTimeouts = []time.Duration{30 * time.Second, 60 * time.Second, 90 * time.Second, 100 * time.Second, 120 * time.Second, 300 * time.Second, 600 * time.Second}
+
+// ReportOptions tune BuildReport.
+type ReportOptions struct {
+	// Slow is the latency beyond which a request is flagged slow-request (0:
+	// DefaultSlow; negative: never).
+	Slow time.Duration
+}
+
+// Report is the analysis of a capture: what a person debugging an integration
+// asks first.
+type Report struct {
+	Stats   Stats           `json:"stats"`
+	Summary capture.Summary `json:"summary"`
+	// Methods are the latency percentiles of each method, per direction.
+	Methods []MethodStats `json:"methods"`
+	// Progress is the time to first progress over the requests that had any, and
+	// FirstProgress those requests.
+	Progress      Percentiles     `json:"progress"`
+	FirstProgress []ProgressDelay `json:"firstProgress,omitempty"`
+	// Lanes are the HTTP sessions with their exchanges and streams.
+	Lanes []Lane `json:"lanes,omitempty"`
+	// Failures are the failures of the field, flagged by name, in record order.
+	Failures []Failure `json:"failures"`
+}
+
+// MethodStats are the latencies of one method in one direction.
+type MethodStats struct {
+	Method     string      `json:"method"`
+	Dir        string      `json:"dir"`
+	Count      int         `json:"count"`
+	Errors     int         `json:"errors"` // JSON-RPC errors and isError results
+	Refused    int         `json:"refused"`
+	Unanswered int         `json:"unanswered"`
+	Latency    Percentiles `json:"latency"` // over the answered and refused ones
+}
+
+// Percentiles summarise durations (nearest rank).
+type Percentiles struct {
+	Count              int
+	P50, P90, P99, Max time.Duration
+}
+
+// MarshalJSON writes the durations in milliseconds.
+func (p Percentiles) MarshalJSON() ([]byte, error) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return json.Marshal(struct {
+		Count int     `json:"count"`
+		P50   float64 `json:"p50Ms"`
+		P90   float64 `json:"p90Ms"`
+		P99   float64 `json:"p99Ms"`
+		Max   float64 `json:"maxMs"`
+	}{p.Count, ms(p.P50), ms(p.P90), ms(p.P99), ms(p.Max)})
+}
+
+// percentiles computes the percentiles of ds (sorted in place).
+func percentiles(ds []time.Duration) Percentiles {
+	if len(ds) == 0 {
+		return Percentiles{}
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	rank := func(p int) time.Duration { return ds[max((p*len(ds)+99)/100-1, 0)] }
+	return Percentiles{Count: len(ds), P50: rank(50), P90: rank(90), P99: rank(99), Max: ds[len(ds)-1]}
+}
+
+// ProgressDelay is the time from a request to its first progress notification.
+type ProgressDelay struct {
+	ID      EntryID       `json:"-"`
+	Entry   string        `json:"entry"`
+	Method  string        `json:"method"`
+	Session string        `json:"session"`
+	Delay   time.Duration `json:"delayNs"`
+}
+
+// Failure is a failure of the field found in a capture.
+type Failure struct {
+	// Name is one of the Fail constants.
+	Name    string `json:"name"`
+	Session string `json:"session,omitempty"`
+	// Detail says what happened, in a sentence.
+	Detail string `json:"detail"`
+	// Records are the seqs of the records that show it, the main one first.
+	Records []uint64 `json:"records"`
+}
+
+// Report analyses the model as it is now.
+func (m *Model) Report(opts ReportOptions) *Report { return m.Snapshot().Report(opts) }
+
+// Report analyses the snapshot.
+func (s *Snapshot) Report(opts ReportOptions) *Report {
+	if opts.Slow == 0 {
+		opts.Slow = DefaultSlow
+	}
+	rep := &Report{Stats: s.Stats, Summary: s.Summary, Failures: []Failure{}}
+	rep.methods(s.Entries, opts)
+	lanes, fails := buildLanes(s.Entries)
+	rep.Lanes = lanes
+	rep.Failures = append(rep.Failures, fails...)
+	if s.Stats.Dropped > 0 {
+		rep.Failures = append(rep.Failures, Failure{Name: FailDropped, Detail: itoa(s.Stats.Dropped) + " records were dropped (the recorder or a view fell behind)"})
+	}
+	sort.SliceStable(rep.Failures, func(i, j int) bool { return first(rep.Failures[i].Records) < first(rep.Failures[j].Records) })
+	return rep
+}
+
+func first(seqs []uint64) uint64 {
+	if len(seqs) == 0 {
+		return 0
+	}
+	return seqs[0]
+}
+
+// methods fills the per-method statistics, the progress delays and the failures
+// of single entries.
+func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
+	type key struct{ dir, method string }
+	stats := map[key]*MethodStats{}
+	lat := map[key][]time.Duration{}
+	var keys []key
+	var progress []time.Duration
+	for _, e := range entries {
+		switch {
+		case e.Kind == KindInvalid:
+			rep.fail(FailInvalidJSON, e, "a message that is not valid JSON-RPC", e.ID.Seq)
+		case e.Event == capture.KindUpstreamError:
+			rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Record.Text, e.ID.Seq)
+		}
+		for _, v := range e.Violations {
+			rep.fail(FailSchemaViolation, e, v, e.ID.Seq)
+		}
+		if e.Kind != KindRequest {
+			continue
+		}
+		k := key{e.Dir, e.Method}
+		ms := stats[k]
+		if ms == nil {
+			ms = &MethodStats{Method: e.Method, Dir: e.Dir}
+			stats[k] = ms
+			keys = append(keys, k)
+		}
+		ms.Count++
+		switch e.State {
+		case StatePending:
+			ms.Unanswered++
+			rep.fail(FailUnanswered, e, e.Dir+" "+e.Method+" id "+e.Message.ID+" got no response", e.ID.Seq)
+		case StateRefused:
+			ms.Refused++
+		}
+		if e.Error || e.IsError {
+			ms.Errors++
+		}
+		if e.Latency >= 0 {
+			lat[k] = append(lat[k], e.Latency)
+			if opts.Slow > 0 && e.Latency > opts.Slow {
+				rep.fail(FailSlowRequest, e, e.Method+" took "+e.Latency.Round(time.Millisecond).String(), e.ID.Seq, respSeq(e))
+			}
+		}
+		if e.FirstProgress >= 0 {
+			progress = append(progress, e.FirstProgress)
+			rep.FirstProgress = append(rep.FirstProgress, ProgressDelay{ID: e.ID, Entry: e.ID.String(), Method: e.Method, Session: e.Session, Delay: e.FirstProgress})
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].dir != keys[j].dir {
+			return keys[i].dir < keys[j].dir
+		}
+		return keys[i].method < keys[j].method
+	})
+	for _, k := range keys {
+		ms := stats[k]
+		ms.Latency = percentiles(lat[k])
+		rep.Methods = append(rep.Methods, *ms)
+	}
+	rep.Progress = percentiles(progress)
+}
+
+func respSeq(e *Entry) uint64 {
+	switch {
+	case e.Response != nil:
+		return e.Response.Record.Seq
+	case e.Refusal != nil:
+		return e.Refusal.Seq
+	}
+	return 0
+}
+
+func (rep *Report) fail(name string, e *Entry, detail string, seqs ...uint64) {
+	var recs []uint64
+	for _, s := range seqs {
+		if s != 0 {
+			recs = append(recs, s)
+		}
+	}
+	rep.Failures = append(rep.Failures, Failure{Name: name, Session: e.Session, Detail: detail, Records: recs})
+}

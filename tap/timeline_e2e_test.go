@@ -16,8 +16,8 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap/capture"
-	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/tap/timeline"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 

@@ -128,6 +128,12 @@ func matchPath(pat, path []string) bool {
 // diffJSON returns the paths at which a and b differ (not below an ignored
 // path), sorted, with the recorded and live values at the first.
 func diffJSON(a, b json.RawMessage, ig ignorer) (fields []string, recorded, live string) {
+	return diffJSONAt(nil, a, b, ig)
+}
+
+// diffJSONAt is diffJSON for values found at base: ignored paths are matched
+// from the root, the fields reported are relative to base.
+func diffJSONAt(base []string, a, b json.RawMessage, ig ignorer) (fields []string, recorded, live string) {
 	va, erra := decodeAny(a)
 	vb, errb := decodeAny(b)
 	if erra != nil || errb != nil {
@@ -137,7 +143,7 @@ func diffJSON(a, b json.RawMessage, ig ignorer) (fields []string, recorded, live
 		return []string{"(whole)"}, string(a), string(b)
 	}
 	var out []diffAt
-	walkDiff(nil, va, vb, ig, &out)
+	walkDiff(base, va, vb, ig, &out)
 	if len(out) == 0 {
 		return nil, "", ""
 	}
@@ -146,13 +152,17 @@ func diffJSON(a, b json.RawMessage, ig ignorer) (fields []string, recorded, live
 			fields = append(fields, fmt.Sprintf("… %d more", len(out)-maxFields))
 			break
 		}
-		fields = append(fields, d.path)
+		f := strings.Join(d.path[len(base):], ".")
+		if f == "" {
+			f = "(whole)"
+		}
+		fields = append(fields, f)
 	}
 	return fields, short(out[0].a), short(out[0].b)
 }
 
 type diffAt struct {
-	path string
+	path []string
 	a, b any
 }
 
@@ -205,11 +215,7 @@ func walkDiff(path []string, a, b any, ig ignorer, out *[]diffAt) {
 		return
 	}
 	if !bytes.Equal(appendValue(a), appendValue(b)) {
-		p := strings.Join(path, ".")
-		if p == "" {
-			p = "(whole)"
-		}
-		*out = append(*out, diffAt{p, a, b})
+		*out = append(*out, diffAt{slices.Clone(path), a, b})
 	}
 }
 

@@ -51,7 +51,7 @@ func diffList(call *Call, recorded, live json.RawMessage, ig ignorer) (diffs []D
 		case !inb:
 			d.Kind = KindRemoved
 		default:
-			fields, rec, lv := diffJSON(ra, rb, ig)
+			fields, rec, lv := diffJSONAt([]string{kind.member, n}, ra, rb, ig)
 			if len(fields) == 0 {
 				continue
 			}

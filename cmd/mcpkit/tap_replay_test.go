@@ -152,4 +152,3 @@ func editToolsList(t *testing.T, path string, edit func([]map[string]any) []map[
 	}
 	return out
 }
-

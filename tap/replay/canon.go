@@ -83,12 +83,12 @@ func appendCanonical(b []byte, v any) []byte {
 // the stateless era), which change from one run to the next. Params that are not
 // valid JSON are kept as they are.
 func MatchKey(params []byte) string {
-	v, err := decodeAny(params)
-	if len(bytes.TrimSpace(params)) == 0 || err != nil {
-		if err != nil {
-			return string(params)
-		}
+	if len(bytes.TrimSpace(params)) == 0 {
 		return "{}"
+	}
+	v, err := decodeAny(params)
+	if err != nil {
+		return string(params)
 	}
 	if m, ok := v.(map[string]any); ok {
 		delete(m, "_meta")

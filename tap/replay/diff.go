@@ -176,17 +176,7 @@ func walkDiff(path []string, a, b any, ig ignorer, out *[]diffAt) {
 	ma, oka := a.(map[string]any)
 	mb, okb := b.(map[string]any)
 	if oka && okb {
-		keys := make([]string, 0, len(ma)+len(mb))
-		for k := range ma {
-			keys = append(keys, k)
-		}
-		for k := range mb {
-			if _, ok := ma[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range unionKeys(ma, mb) {
 			va, ina := ma[k]
 			vb, inb := mb[k]
 			if !ina {
@@ -236,4 +226,19 @@ func short(v any) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, dup := a[k]; !dup {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -3,7 +3,6 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -31,17 +30,7 @@ func diffList(call *Call, recorded, live json.RawMessage, ig ignorer) (diffs []D
 	if !okA || !okB {
 		return nil, false
 	}
-	names := make([]string, 0, len(a)+len(b))
-	for n := range a {
-		names = append(names, n)
-	}
-	for n := range b {
-		if _, dup := a[n]; !dup {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range unionKeys(a, b) {
 		d := Difference{Seq: call.Seq, Method: call.Method, Item: fmt.Sprintf("%s %q", kind.what, n)}
 		ra, ina := a[n]
 		rb, inb := b[n]

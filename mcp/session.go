@@ -174,6 +174,16 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	return callThrough(ctx, ss.server.opts.Middleware, ss.conn, ss, method, params, result)
 }
 
+// Notify sends the notification method with params (any value encoding/json
+// can encode, or a json.RawMessage) to the client, through the server's outgoing
+// middleware. Called with the context of a request's handler or middleware, it
+// travels with that request (on its reply stream, over HTTP). Prefer the typed
+// helpers ([Request.ReportProgress], [Request.Log]); Notify is for notifications
+// that are already encoded, such as a recording played back.
+func (ss *ServerSession) Notify(ctx context.Context, method string, params any) error {
+	return ss.notify(ctx, method, params)
+}
+
 // notify sends a notification to the client through the outgoing middleware.
 func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
 	if len(ss.server.opts.Middleware) == 0 {

@@ -199,8 +199,16 @@ func lastLines(s string, n int) string {
 // URL; the server is stopped when the test ends.
 func serveHTTPForTest(t *testing.T, args ...string) string {
 	t.Helper()
+	return startHTTPForTest(t, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+}
+
+// startHTTPForTest runs the CLI with args (a command that serves HTTP and
+// announces "… at http://ADDR/mcp" on stderr) and returns its base URL; the
+// process is stopped when the test ends.
+func startHTTPForTest(t *testing.T, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, mcpkitBin, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.CommandContext(ctx, mcpkitBin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +233,7 @@ func serveHTTPForTest(t *testing.T, args ...string) string {
 	case u := <-found:
 		return u
 	case <-time.After(20 * time.Second):
-		t.Fatal("mcpkit serve --http did not announce its address")
+		t.Fatalf("mcpkit %s did not announce its address", strings.Join(args, " "))
 		return ""
 	}
 }

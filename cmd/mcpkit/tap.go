@@ -67,8 +67,7 @@ dropped.`,
 	cmd.Flags().StringVar(&f.upstream, "upstream", "", "HTTP tap: the server's MCP endpoint URL (http:// or https://)")
 	cmd.Flags().BoolVar(&f.noRedact, "no-redact", false, "keep credentials, cookies and tokens in the capture")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "HTTP tap: also accept requests from this Origin (repeatable; \"*\" for any)")
-	cmd.AddCommand(newTapExportCmd())
-	cmd.AddCommand(newTapStatsCmd())
+	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
 	return cmd
 }
 

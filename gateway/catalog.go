@@ -266,7 +266,7 @@ func (g *Gateway) wantTools(names []string) []wanted {
 	for _, t := range nameAll(g, names, func(u *upServer) []protocol.Tool { return u.tools }, func(t protocol.Tool) string { return t.Name }) {
 		u, original, tool := t.u, t.original, t.item
 		tool.Name = t.name
-		tool.Execution = nil // the gateway calls the server synchronously
+		tool.Execution = taskSupport(u.setUp, &t.item) // see tasks.go
 		out = append(out, wanted{
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
 			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},

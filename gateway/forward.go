@@ -212,8 +212,15 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			return protocol.NewToolResultError(err.Error()), nil
 		}
 		defer c.end()
-		p := &protocol.CallToolParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}
-		res, err := c.cs.CallToolParams(c.ctx, p, c.opts...)
+		var res *protocol.CallToolResult
+		forwarded := false
+		if req.InTask() {
+			res, forwarded, err = g.callAsTask(c, req, original)
+		}
+		if !forwarded {
+			p := &protocol.CallToolParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}
+			res, err = c.cs.CallToolParams(c.ctx, p, c.opts...)
+		}
 		if err != nil {
 			if errors.Is(err, mcp.ErrInputRequired) {
 				return nil, err

@@ -99,6 +99,16 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		Resources:   &protocol.ResourcesCapability{ListChanged: true, Subscribe: true},
 		Logging:     &protocol.Supported{},
 		Completions: &protocol.Supported{},
+		// Tasks: see tasks.go. Which tools take them is said tool by tool.
+		Tasks: &protocol.ServerTasksCapability{
+			List:     &protocol.Supported{},
+			Cancel:   &protocol.Supported{},
+			Requests: &protocol.ServerTaskRequests{Tools: &protocol.ToolsTaskRequests{Call: &protocol.Supported{}}},
+		},
+		Extensions: map[string]map[string]any{protocol.ExtensionTasks: {}},
+	}
+	if so.Tasks == nil {
+		so.Tasks = &mcp.TaskOptions{}
 	}
 	if so.Logger == nil {
 		so.Logger = g.log
@@ -179,7 +189,12 @@ func (g *Gateway) Close() error {
 	}
 	cancel()
 	unsub()
-	err := g.sup.Close()
+	// The gateway's tasks end with it (their calls to the servers are
+	// cancelled), before the servers stop.
+	tctx, tcancel := context.WithTimeout(context.Background(), upstreamTaskCancelTimeout)
+	terr := g.srv.ShutdownTasks(tctx)
+	tcancel()
+	err := errors.Join(terr, g.sup.Close())
 	<-done
 	return err
 }

@@ -91,11 +91,22 @@ var quiet = slog.New(slog.DiscardHandler)
 // their first connection.
 func startGateway(t *testing.T, sopts *upstream.Options, servers ...*upstream.ServerConfig) *Gateway {
 	t.Helper()
+	return startGatewayWith(t, sopts, quiet, servers...)
+}
+
+// startGatewayLogged is startGateway with the gateway's logger.
+func startGatewayLogged(t *testing.T, logger *slog.Logger, servers ...*upstream.ServerConfig) *Gateway {
+	t.Helper()
+	return startGatewayWith(t, nil, logger, servers...)
+}
+
+func startGatewayWith(t *testing.T, sopts *upstream.Options, logger *slog.Logger, servers ...*upstream.ServerConfig) *Gateway {
+	t.Helper()
 	cfg := &upstream.Config{Servers: map[string]*upstream.ServerConfig{}}
 	for _, s := range servers {
 		cfg.Servers[s.Name] = s
 	}
-	o := &Options{Logger: quiet}
+	o := &Options{Logger: logger}
 	if sopts != nil {
 		o.Supervisor = *sopts
 	}

@@ -42,6 +42,7 @@ type Gateway struct {
 	info protocol.Implementation
 
 	servers map[string]*upServer // every configured server; the map never changes
+	subs    subscriptions        // to the servers' resources, for the gateway's clients
 
 	syncMu     sync.Mutex // one synchronisation at a time
 	registered map[string]registration
@@ -194,6 +195,7 @@ func (g *Gateway) Close() error {
 	tctx, tcancel := context.WithTimeout(context.Background(), upstreamTaskCancelTimeout)
 	terr := g.srv.ShutdownTasks(tctx)
 	tcancel()
+	g.closeSubscriptions()
 	err := errors.Join(terr, g.sup.Close())
 	<-done
 	return err

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -10,6 +12,8 @@ import (
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/transport/memory"
 	"github.com/mcpkit/mcpkit/upstream"
 )
 
@@ -46,8 +50,8 @@ func upstreamTasks(t *testing.T, gw *Gateway, server string) map[string]protocol
 type forwardedTasks chan string
 
 func (f forwardedTasks) Enabled(context.Context, slog.Level) bool { return true }
-func (f forwardedTasks) WithAttrs([]slog.Attr) slog.Handler      { return f }
-func (f forwardedTasks) WithGroup(string) slog.Handler           { return f }
+func (f forwardedTasks) WithAttrs([]slog.Attr) slog.Handler       { return f }
+func (f forwardedTasks) WithGroup(string) slog.Handler            { return f }
 func (f forwardedTasks) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "upstreamTask" && r.Message == "gateway: tool call forwarded as a task" {
@@ -141,5 +145,121 @@ func TestGatewayForwardsLegacyTasks(t *testing.T) {
 	// A tool whose server takes no tasks: refused (-32601), not run.
 	if _, err := cs.CallToolAsTask(ctx, "p__grow", nil, 0); err == nil {
 		t.Error("a task of a tool without task support was accepted")
+	}
+}
+
+// rawClient speaks 2026-07-28 JSON-RPC to the gateway over an in-memory
+// connection, as a client that declared the tasks extension.
+type rawClient struct {
+	t    *testing.T
+	conn transport.Conn
+}
+
+const statelessTasksMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
+
+func connectRaw(t *testing.T, gw *Gateway) *rawClient {
+	c, s := memory.NewPair()
+	ss, err := gw.Server().Connect(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(); _ = ss.Close() })
+	return &rawClient{t: t, conn: c}
+}
+
+// send writes a request whose params are fields plus the stateless _meta.
+func (r *rawClient) send(id int, method, fields string) {
+	r.t.Helper()
+	if fields != "" {
+		fields += ","
+	}
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, fields, statelessTasksMeta)
+	if err := r.conn.Write(testCtx(r.t), []byte(msg)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// next reads the next message.
+func (r *rawClient) next() map[string]any {
+	r.t.Helper()
+	b, err := r.conn.Read(testCtx(r.t))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		r.t.Fatal(err)
+	}
+	return m
+}
+
+// result reads messages until the response to id, and returns its result.
+func (r *rawClient) result(id int) map[string]any {
+	r.t.Helper()
+	for {
+		m := r.next()
+		if m["id"] == float64(id) {
+			res, ok := m["result"].(map[string]any)
+			if !ok {
+				r.t.Fatalf("response %d: %v", id, m)
+			}
+			return res
+		}
+	}
+}
+
+// A 2026-07-28 client that declared the tasks extension gets a task of the
+// gateway for a tool that supports tasks; the status notification of its
+// listen stream brings the server's result; tasks/cancel of another cancels
+// the server's task.
+func TestGatewayForwardsTasksToStatelessClients(t *testing.T) {
+	forwarded := make(forwardedTasks, 8)
+	gw := startGatewayLogged(t, slog.New(forwarded), legacyTasksServer("d"))
+	rc := connectRaw(t, gw)
+
+	rc.send(1, "tools/call", `"name":"d__slow_compute","arguments":{"seconds":0.05,"label":"stateless"}`)
+	created := rc.result(1)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("tools/call answered %v, want a task", created)
+	}
+	upID := testkit.Receive(t, (<-chan string)(forwarded))
+	if upID == id {
+		t.Error("the client sees the server's task id")
+	}
+	rc.send(2, "subscriptions/listen", fmt.Sprintf(`"notifications":{"taskIds":[%q]}`, id))
+	rc.send(3, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	var final map[string]any
+	for final == nil {
+		m := rc.next()
+		switch {
+		case m["id"] == float64(3):
+			if res := m["result"].(map[string]any); res["status"] == "completed" {
+				final = res
+			}
+		case m["method"] == protocol.NotificationTasks:
+			if p := m["params"].(map[string]any); p["taskId"] == id && p["status"] == "completed" {
+				final = p
+			}
+		}
+	}
+	text := final["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]
+	if text != `Computed "stateless" in 0.05 seconds.` {
+		t.Errorf("the completed task's result: %v", final["result"])
+	}
+
+	rc.send(4, "tools/call", `"name":"d__slow_compute","arguments":{"seconds":600,"label":"long"}`)
+	long, _ := rc.result(4)["taskId"].(string)
+	upLong := testkit.Receive(t, (<-chan string)(forwarded))
+	rc.send(5, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, long))
+	rc.result(5)
+	up, err := gw.Supervisor().Session(testCtx(t), "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := up.AwaitTask(testCtx(t), upLong); !errors.Is(err, mcp.ErrTaskCancelled) {
+		t.Errorf("the server's task after tasks/cancel: %v, want cancelled", err)
 	}
 }

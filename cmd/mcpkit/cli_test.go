@@ -23,7 +23,7 @@ import (
 var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers", "client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
 // hostClientFlags are the client flags host has too: they apply to its servers.
-var hostClientFlags = []string{"timeout", "root", "elicit-answers"}
+var hostClientFlags = []string{"timeout", "root", "elicit-answers", "header"}
 
 // gatewayClientFlags are the client flags gateway has too: the OAuth ones, for
 // its HTTP servers.

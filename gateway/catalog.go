@@ -38,7 +38,6 @@ type upServer struct {
 	mu    sync.Mutex
 	calls []*inflight
 	seq   uint64
-	subs  map[string]bool // the server's URIs the gateway's clients subscribed to
 }
 
 func (u *upServer) instructions() string {
@@ -115,17 +114,7 @@ func (g *Gateway) setUpSession(ctx context.Context, u *upServer, cs *mcp.ClientS
 			g.log.Debug("gateway: logging/setLevel", "server", u.name, "error", err)
 		}
 	}
-	u.mu.Lock()
-	uris := make([]string, 0, len(u.subs))
-	for uri := range u.subs {
-		uris = append(uris, uri)
-	}
-	u.mu.Unlock()
-	for _, uri := range uris {
-		if err := cs.Subscribe(ctx, &protocol.SubscribeParams{URI: uri}); err != nil {
-			g.log.Debug("gateway: resources/subscribe", "server", u.name, "uri", uri, "error", err)
-		}
-	}
+	g.resubscribe(ctx, u, cs)
 }
 
 // collect gathers every item of a paginated list.
@@ -266,7 +255,7 @@ func (g *Gateway) wantTools(names []string) []wanted {
 	for _, t := range nameAll(g, names, func(u *upServer) []protocol.Tool { return u.tools }, func(t protocol.Tool) string { return t.Name }) {
 		u, original, tool := t.u, t.original, t.item
 		tool.Name = t.name
-		tool.Execution = nil // the gateway calls the server synchronously
+		tool.Execution = taskSupport(u.setUp, &t.item) // see tasks.go
 		out = append(out, wanted{
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
 			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},

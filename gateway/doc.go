@@ -47,14 +47,17 @@
 //     the gateway fetches its lists again and registers the difference; its
 //     clients hear one list_changed per kind of list that changed. A server
 //     that is down keeps its features listed until it is back.
-//   - resources/subscribe is passed to the (legacy) server that has the
-//     resource, again after every reconnection, and its resources/updated
-//     comes back under the gateway's URI.
+//   - Tasks: a task-augmented tools/call (both eras) becomes a task of the
+//     gateway, forwarded as a task to a 2025-11-25 server that takes them
+//     (see tasks.go for the ids, owners and the servers that do not).
+//   - Subscriptions: a legacy client's resources/subscribe and the resources
+//     of a stateless client's subscriptions/listen stream are subscribed to on
+//     their servers — resources/subscribe on a legacy server, a listen stream
+//     of the gateway's on a stateless one —, once for all the clients that
+//     want them, again after a reconnection, and unsubscribed when the last
+//     session or stream that wanted them ends; resources/updated comes back
+//     under the gateway's URI (subs.go).
 //
 // Many clients share one session (one process, for stdio) per server: the
 // mcp client multiplexes their requests with its own ids.
-//
-// Not passed through: tasks (a tool's execution.taskSupport is dropped and
-// the gateway calls it synchronously), and subscriptions/listen streams of
-// stateless clients for resource updates of a server.
 package gateway

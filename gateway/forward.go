@@ -212,8 +212,15 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			return protocol.NewToolResultError(err.Error()), nil
 		}
 		defer c.end()
-		p := &protocol.CallToolParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}
-		res, err := c.cs.CallToolParams(c.ctx, p, c.opts...)
+		var res *protocol.CallToolResult
+		forwarded := false
+		if req.InTask() {
+			res, forwarded, err = g.callAsTask(c, req, original)
+		}
+		if !forwarded {
+			p := &protocol.CallToolParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}
+			res, err = c.cs.CallToolParams(c.ctx, p, c.opts...)
+		}
 		if err != nil {
 			if errors.Is(err, mcp.ErrInputRequired) {
 				return nil, err
@@ -323,8 +330,9 @@ func ownMeta(m protocol.Meta) protocol.Meta {
 }
 
 // middleware sees every request of the gateway's clients: it gives initialize
-// and server/discover the servers' instructions, and passes logging/setLevel
-// and resources/subscribe on to the servers.
+// and server/discover the servers' instructions, and passes logging/setLevel,
+// resources/subscribe and unsubscribe, and the resources of
+// subscriptions/listen on to the servers (subs.go).
 func (g *Gateway) middleware(next mcp.Invoker) mcp.Invoker {
 	return func(ctx context.Context, call *mcp.Call) (any, error) {
 		if call.Direction != mcp.Incoming {
@@ -350,13 +358,20 @@ func (g *Gateway) middleware(next mcp.Invoker) mcp.Invoker {
 				g.setLogLevel(ctx, p.Level)
 			}
 			return res, err
-		case protocol.MethodResourcesSubscribe:
+		case protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:
 			res, err := next(ctx, call)
 			var p protocol.SubscribeParams
-			if err == nil && json.Unmarshal(call.Params, &p) == nil {
-				g.subscribe(ctx, p.URI)
+			ss, ok := call.Session.(*mcp.ServerSession)
+			if err == nil && ok && json.Unmarshal(call.Params, &p) == nil {
+				if call.Method == protocol.MethodResourcesSubscribe {
+					g.legacySubscribe(ctx, ss, p.URI)
+				} else {
+					g.legacyUnsubscribe(ss, p.URI)
+				}
 			}
 			return res, err
+		case protocol.MethodSubscriptionsListen:
+			return g.listenThrough(ctx, call, next)
 		}
 		return next(ctx, call)
 	}
@@ -375,26 +390,6 @@ func (g *Gateway) setLogLevel(ctx context.Context, level protocol.LoggingLevel) 
 		}
 		if err := cs.SetLogLevel(ctx, level); err != nil {
 			g.log.Debug("gateway: logging/setLevel", "server", name, "error", err)
-		}
-	}
-}
-
-// subscribe passes a client's subscription to a resource on to its server
-// (legacy servers; it is sent again after a reconnection).
-func (g *Gateway) subscribe(ctx context.Context, uri string) {
-	u, up, ok := g.resourceOwner(uri)
-	if !ok {
-		return
-	}
-	u.mu.Lock()
-	if u.subs == nil {
-		u.subs = map[string]bool{}
-	}
-	u.subs[up] = true
-	u.mu.Unlock()
-	if cs, err := g.sup.Session(ctx, u.name); err == nil && !cs.IsStateless() {
-		if err := cs.Subscribe(ctx, &protocol.SubscribeParams{URI: up}); err != nil {
-			g.log.Debug("gateway: resources/subscribe", "server", u.name, "uri", up, "error", err)
 		}
 	}
 }

@@ -42,6 +42,7 @@ type Gateway struct {
 	info protocol.Implementation
 
 	servers map[string]*upServer // every configured server; the map never changes
+	subs    subscriptions        // to the servers' resources, for the gateway's clients
 
 	syncMu     sync.Mutex // one synchronisation at a time
 	registered map[string]registration
@@ -99,6 +100,16 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		Resources:   &protocol.ResourcesCapability{ListChanged: true, Subscribe: true},
 		Logging:     &protocol.Supported{},
 		Completions: &protocol.Supported{},
+		// Tasks: see tasks.go. Which tools take them is said tool by tool.
+		Tasks: &protocol.ServerTasksCapability{
+			List:     &protocol.Supported{},
+			Cancel:   &protocol.Supported{},
+			Requests: &protocol.ServerTaskRequests{Tools: &protocol.ToolsTaskRequests{Call: &protocol.Supported{}}},
+		},
+		Extensions: map[string]map[string]any{protocol.ExtensionTasks: {}},
+	}
+	if so.Tasks == nil {
+		so.Tasks = &mcp.TaskOptions{}
 	}
 	if so.Logger == nil {
 		so.Logger = g.log
@@ -179,7 +190,13 @@ func (g *Gateway) Close() error {
 	}
 	cancel()
 	unsub()
-	err := g.sup.Close()
+	// The gateway's tasks end with it (their calls to the servers are
+	// cancelled), before the servers stop.
+	tctx, tcancel := context.WithTimeout(context.Background(), upstreamTaskCancelTimeout)
+	terr := g.srv.ShutdownTasks(tctx)
+	tcancel()
+	g.closeSubscriptions()
+	err := errors.Join(terr, g.sup.Close())
 	<-done
 	return err
 }

@@ -89,13 +89,24 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // startGateway runs a gateway over servers until the test ends, and waits for
 // their first connection.
-func startGateway(t *testing.T, sopts *upstream.Options, servers ...*upstream.ServerConfig) *Gateway {
+func startGateway(t testing.TB, sopts *upstream.Options, servers ...*upstream.ServerConfig) *Gateway {
+	t.Helper()
+	return startGatewayWith(t, sopts, quiet, servers...)
+}
+
+// startGatewayLogged is startGateway with the gateway's logger.
+func startGatewayLogged(t *testing.T, logger *slog.Logger, servers ...*upstream.ServerConfig) *Gateway {
+	t.Helper()
+	return startGatewayWith(t, nil, logger, servers...)
+}
+
+func startGatewayWith(t testing.TB, sopts *upstream.Options, logger *slog.Logger, servers ...*upstream.ServerConfig) *Gateway {
 	t.Helper()
 	cfg := &upstream.Config{Servers: map[string]*upstream.ServerConfig{}}
 	for _, s := range servers {
 		cfg.Servers[s.Name] = s
 	}
-	o := &Options{Logger: quiet}
+	o := &Options{Logger: logger}
 	if sopts != nil {
 		o.Supervisor = *sopts
 	}
@@ -112,7 +123,7 @@ func startGateway(t *testing.T, sopts *upstream.Options, servers ...*upstream.Se
 }
 
 // connectClient connects a client to the gateway over an in-memory pair.
-func connectClient(t *testing.T, gw *Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectClient(t testing.TB, gw *Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	c, s := memory.NewPair()
 	ss, err := gw.Server().Connect(t.Context(), s)

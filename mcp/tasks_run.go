@@ -30,6 +30,15 @@ type toolTaskLink struct {
 // (RunAsTask): the task it created, or why it could not.
 func (l *toolTaskLink) handedOff() (any, error) { return l.created, l.err }
 
+// InTask reports whether the handler runs inside a task: the call became a
+// task before the handler started (the tool supports tasks and the client
+// took one), or RunAsTask handed it to one. A gateway uses it to forward the
+// call as a task in its turn.
+//
+// Experimental: tasks (experimental in 2025-11-25, the io.modelcontextprotocol/tasks
+// extension in 2026-07-28) are still changing, and this API may change with them.
+func (r *ToolRequest) InTask() bool { return r.task.inside }
+
 // RunAsTask hands the rest of a tool call to a task, when the client can take
 // one: fn then runs in the background and the call is answered at once with the
 // task. Use it in a handler that must first do something synchronously — ask

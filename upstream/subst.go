@@ -8,6 +8,12 @@ import (
 // LookupEnv looks up an environment variable, as os.LookupEnv does.
 type LookupEnv func(name string) (string, bool)
 
+// Expand replaces the variables in s as a configuration file's values have
+// them replaced: ${env:VAR}, ${VAR}, ${VAR:-default} and ${userHome} (see
+// expand). Commands use it for values given on their command line, such as
+// `mcpkit host --header`.
+func Expand(s string, env LookupEnv) (string, error) { return expand(s, env) }
+
 // expand replaces the variables in s: ${env:VAR} and ${VAR} (the value of VAR,
 // which must be set), ${VAR:-default} and ${env:VAR:-default} (default when VAR
 // is unset or empty), and ${userHome} (VS Code's name for $HOME). "$${" stands

@@ -23,7 +23,7 @@ import (
 var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root", "elicit-answers", "client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
 // hostClientFlags are the client flags host has too: they apply to its servers.
-var hostClientFlags = []string{"timeout", "root", "elicit-answers"}
+var hostClientFlags = []string{"timeout", "root", "elicit-answers", "header"}
 
 // gatewayClientFlags are the client flags gateway has too: the OAuth ones, for
 // its HTTP servers.
@@ -140,7 +140,8 @@ func TestHelpExamplesRun(t *testing.T) {
 	hello := func(p func(string, ...llmtest.Call) string) []llmtest.Reply {
 		return []llmtest.Reply{{Body: p("Hello from the model.")}, {Body: p("Hello again.")}}
 	}
-	oa := llmtest.NewOpenAI(t, "sk-example", hello(llmtest.OpenAI)...)
+	openAIReplies := append(hello(llmtest.OpenAI), llmtest.Reply{Body: llmtest.OpenAI("Hello once more.")})
+	oa := llmtest.NewOpenAI(t, "sk-example", openAIReplies...)
 	ol := llmtest.NewOpenAI(t, "", hello(llmtest.OpenAI)...)
 	an := llmtest.NewAnthropic(t, "sk-ant-example", hello(llmtest.Anthropic)...)
 	hostEnv := append(os.Environ(), "OPENAI_API_KEY=sk-example", "OPENAI_BASE_URL="+oa.BaseURL(),

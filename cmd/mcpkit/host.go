@@ -23,6 +23,7 @@ import (
 // hostFlags are the flags of `mcpkit host`.
 type hostFlags struct {
 	servers       []string
+	headers       []string
 	config        string
 	model         string
 	baseURL       string
@@ -67,6 +68,8 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
   mcpkit host --model anthropic:claude-sonnet-4-5 --server 'demo=mcpkit serve' --server 'more=mcpkit serve' -p 'Add 2 and 3'
   # a local model, a server over HTTP, no approval prompts, token counts
   mcpkit host --model ollama:qwen3 --server http://127.0.0.1:8080/mcp --yes -v -p 'Echo hi'
+  # a server over HTTP that wants an API key, taken from the environment (secrets are never printed)
+  mcpkit host --model openai:gpt-4o --server http://127.0.0.1:8080/mcp --header 'X-Api-Key: ${env:API_KEY:-dev-key}' --yes -p 'Echo hi'
   # the servers of a Claude Desktop or VS Code configuration file
   mcpkit host --model openai:gpt-4o --config mcp.json --yes`,
 		Args: cobra.NoArgs,
@@ -76,6 +79,7 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.servers, "server", nil, "an MCP server: a command line to run (stdio) or an http(s) URL, optionally named NAME=... (repeatable)")
+	fl.StringArrayVar(&f.headers, "header", nil, "an HTTP header for the --server URLs, as 'Name: value', or 'SERVER=Name: value' for one of them (repeatable; ${env:VAR} is replaced from the environment)")
 	fl.StringVar(&f.config, "config", "", "read the MCP servers from this configuration file (Claude Desktop or VS Code format)")
 	fl.StringVar(&f.model, "model", "", "the model, as PROVIDER:MODEL (openai, anthropic, ollama)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's API base URL (an OpenAI-compatible server's .../v1)")
@@ -240,6 +244,16 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 		}
 		return nil, err
 	}
+	headers, err := parseHeaderFlags(f.headers, true)
+	if err != nil {
+		return nil, err
+	}
+	scoped := map[string]bool{} // servers some --header names
+	for _, h := range headers {
+		if h.server != "" {
+			scoped[h.server] = true
+		}
+	}
 	for _, spec := range f.servers {
 		name, target, u, err := parseServerSpec(spec)
 		if err != nil {
@@ -249,6 +263,14 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 			name = fmt.Sprintf("%s_%d", name, used[name])
 		}
 		sg := &globalFlags{verbose: g.verbose, timeout: f.timeout, url: u, roots: f.roots, elicitAnswers: f.elicitAnswers}
+		if u != "" {
+			delete(scoped, name)
+			for _, h := range headers {
+				if h.server == "" || h.server == name {
+					sg.headers = append(sg.headers, h.name+": "+h.value)
+				}
+			}
+		}
 		clock := newRequestClock(sg.timeout)
 		opts, err := hostClientOptions(sg, clock, ui, name, p, model)
 		if err != nil {
@@ -264,6 +286,9 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 			return err
 		}
 		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, close: closeServer})
+	}
+	for name := range scoped {
+		return fail(fmt.Errorf("--header %s=...: no --server URL is named %s", name, name))
 	}
 	return out, nil
 }

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/llmtest"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // runHostCmd runs `mcpkit host` with env added and stdin as its input, and
@@ -178,5 +183,88 @@ func TestHostChatOnATerminal(t *testing.T) {
 	}
 	if srv.Remaining() != 0 {
 		t.Errorf("%d model replies unused", srv.Remaining())
+	}
+}
+
+// --header reaches a server over HTTP that refuses requests without it: the
+// value comes from the environment (${env:VAR}), a header scoped to another
+// server is not sent, and the secret never shows on stderr.
+func TestHostHeaderReachesHTTPServer(t *testing.T) {
+	backend, err := url.Parse(serveHTTPForTest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(backend)
+	var refused, wrongScope atomic.Int32
+	front := testkit.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Other") != "" {
+			wrongScope.Add(1)
+		}
+		if r.Header.Get("X-Api-Key") != "s3cret-value" {
+			refused.Add(1)
+			http.Error(w, "missing API key", http.StatusUnauthorized)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	srv := llmtest.NewOpenAI(t, "sk-test",
+		llmtest.Reply{Body: llmtest.OpenAI("", llmtest.Call{ID: "c1", Name: "add", Args: `{"a":4,"b":5}`})},
+		llmtest.Reply{Body: llmtest.OpenAI("4 + 5 = 9"), Check: func(t testing.TB, body map[string]any) {
+			msgs := llmtest.Messages(body)
+			if last := msgs[len(msgs)-1]; !strings.Contains(last["content"].(string), `"sum":9`) {
+				t.Errorf("the tool result sent: %v", last)
+			}
+		}})
+	env := append(openAIEnv(srv), "TEST_API_KEY=s3cret-value")
+	out, errOut, code := runHostCmd(t, env, "", "--model", "openai:gpt-4o", "--server", "api="+front.URL+"/mcp",
+		"--header", "Authorization: Bearer static", "--header", "api=X-Api-Key: ${env:TEST_API_KEY}", "--header", "other=X-Other: no",
+		"-p", "add 4 and 5", "--yes")
+	if code == 0 {
+		t.Fatalf("a --header naming no server was accepted: stdout %q, stderr:\n%s", out, errOut)
+	}
+	if !strings.Contains(errOut, "no --server URL is named other") {
+		t.Errorf("stderr does not say which --header is wrong:\n%s", errOut)
+	}
+	out, errOut, code = runHostCmd(t, env, "", "--model", "openai:gpt-4o", "--server", "api="+front.URL+"/mcp",
+		"--header", "Authorization: Bearer static", "--header", "api=X-Api-Key: ${env:TEST_API_KEY}",
+		"-p", "add 4 and 5", "--yes", "-v")
+	if code != 0 || out != "4 + 5 = 9\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "s3cret-value") {
+		t.Errorf("the secret header value is on stderr:\n%s", errOut)
+	}
+	if wrongScope.Load() != 0 {
+		t.Error("a header scoped to another server was sent")
+	}
+	// Without the header the server refuses, and host says so.
+	refusedBefore := refused.Load()
+	_, errOut, code = runHostCmd(t, openAIEnv(srv), "", "--model", "openai:gpt-4o", "--server", "api="+front.URL+"/mcp",
+		"--header", "Authorization: Bearer static", "-p", "add 4 and 5", "--yes")
+	if code == 0 || refused.Load() == refusedBefore {
+		t.Errorf("without X-Api-Key: exit %d, refused %d times; stderr:\n%s", code, refused.Load()-refusedBefore, errOut)
+	}
+	// An unset variable is named, and the header's value is not printed.
+	_, errOut, code = runHostCmd(t, openAIEnv(srv), "", "--model", "openai:gpt-4o", "--server", "api="+front.URL+"/mcp",
+		"--header", "X-Api-Key: ${env:MCPKIT_TEST_UNSET_KEY}", "-p", "x", "--yes")
+	if code == 0 || !strings.Contains(errOut, "MCPKIT_TEST_UNSET_KEY") || !strings.Contains(errOut, "X-Api-Key") {
+		t.Errorf("an unset variable in --header: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// A malformed --header is refused by its position, without echoing its
+// value (which may be a secret).
+func TestParseHeaderFlagHidesValue(t *testing.T) {
+	_, err := parseHeaderFlags([]string{"X-A: 1", "Bearer sk-very-secret"}, true)
+	if err == nil || strings.Contains(err.Error(), "sk-very-secret") || !strings.Contains(err.Error(), "#2") {
+		t.Errorf("err = %v", err)
+	}
+	hs, err := parseHeaderFlags([]string{"one=x-key: a:b", "X-All: c"}, true)
+	if err != nil || hs[0].server != "one" || hs[0].name != "X-Key" || hs[0].value != "a:b" || hs[1].server != "" {
+		t.Fatalf("parsed %+v, %v", hs, err)
+	}
+	h, err := headerFor(hs, "two")
+	if err != nil || h.Get("X-Key") != "" || h.Get("X-All") != "c" {
+		t.Errorf("headers of server two: %v, %v", h, err)
 	}
 }

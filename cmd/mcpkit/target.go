@@ -44,7 +44,7 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.BoolVar(&g.json, "json", false, "print raw JSON results")
 	f.DurationVar(&g.timeout, "timeout", defaultTimeout, "give up on a request the server has not answered in this long (time spent answering a prompt does not count); 0 waits for ever")
 	f.StringVar(&g.url, "url", "", "the target server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
-	f.StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable)")
+	f.StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable; ${env:VAR} is replaced from the environment)")
 	f.StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
@@ -159,13 +159,13 @@ func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, tar
 // authorization say so before the session starts (authorizeFirst). done stops
 // the OAuth redirect listener; call it after closing the session.
 func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client *mcp.Client, logger *slog.Logger) (cs *mcp.ClientSession, done func(), err error) {
-	header := http.Header{}
-	for _, h := range g.headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, nil, fmt.Errorf("--header %q: want 'Name: value'", h)
-		}
-		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	flags, err := parseHeaderFlags(g.headers, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	header, err := headerFor(flags, "")
+	if err != nil {
+		return nil, nil, err
 	}
 	var hc *http.Client
 	done = func() {}

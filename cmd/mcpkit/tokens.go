@@ -158,4 +158,3 @@ func share(n, total int) string {
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
 }
-

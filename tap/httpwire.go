@@ -57,6 +57,36 @@ type head struct {
 func (h *head) str(s span) string   { return string(h.buf[s.start:s.end]) }
 func (h *head) bytes(s span) []byte { return h.buf[s.start:s.end] }
 
+// strAs is str, returning *prev itself (no allocation) when the text is the
+// same, else keeping the new string in *prev: the method, target and most
+// fields repeat from one message of a connection to the next.
+func (h *head) strAs(s span, prev *string) string {
+	if b := h.buf[s.start:s.end]; string(b) != *prev {
+		*prev = string(b)
+	}
+	return *prev
+}
+
+// getAs is get with strAs's reuse of *prev.
+func (h *head) getAs(name string, prev *string) (string, bool) {
+	for _, f := range h.fields {
+		if asciiEqualFold(h.bytes(f.name), name) {
+			return h.strAs(f.value, prev), true
+		}
+	}
+	return "", false
+}
+
+// has reports whether a field named name is present.
+func (h *head) has(name string) bool {
+	for _, f := range h.fields {
+		if asciiEqualFold(h.bytes(f.name), name) {
+			return true
+		}
+	}
+	return false
+}
+
 // get returns the value of the first field named name (case-insensitively).
 func (h *head) get(name string) (string, bool) {
 	for _, f := range h.fields {

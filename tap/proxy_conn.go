@@ -52,6 +52,12 @@ type proxyConn struct {
 	rout   []byte        // the response head being relayed
 	guard  *http.Request // reused for the Host/Origin check
 	origin [1]string
+
+	// The last values of the fields that repeat from one request (reqLast) or
+	// response (respLast) of the connection to the next, reused instead of
+	// copied again (head.strAs).
+	reqLast  struct{ method, target, host, origin, sid, accept, ct string }
+	respLast struct{ ct, sid string }
 }
 
 // exchange is one request on its way through, and what its response needs.
@@ -138,9 +144,9 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 	if err := h.parseFraming(); err != nil {
 		return nil, nil, err
 	}
-	x := &exchange{n: c.p.exchanges.Add(1), method: h.str(h.method), target: h.str(h.target), minor: h.minor, closeAfter: h.closeConn}
+	x := &exchange{n: c.p.exchanges.Add(1), method: h.strAs(h.method, &c.reqLast.method), target: h.strAs(h.target, &c.reqLast.target), minor: h.minor, closeAfter: h.closeConn}
 	x.head = x.method == http.MethodHead
-	host, _ := h.get("Host")
+	host, _ := h.getAs("Host", &c.reqLast.host)
 	if i := strings.Index(x.target, "://"); i > 0 && !strings.HasPrefix(x.target, "/") {
 		// absolute-form: the authority is the host
 		rest := x.target[i+3:]
@@ -194,7 +200,7 @@ func (c *proxyConn) check(h *head, host string) string {
 		return "no Host header"
 	}
 	c.guard.Host = host
-	if origin, ok := h.get("Origin"); ok {
+	if origin, ok := h.getAs("Origin", &c.reqLast.origin); ok {
 		c.origin[0] = origin
 		c.guard.Header["Origin"] = c.origin[:]
 	} else {
@@ -208,7 +214,7 @@ func (c *proxyConn) check(h *head, host string) string {
 
 // classify works out the transport and session of a request.
 func (c *proxyConn) classify(x *exchange, h *head) {
-	sid, hasSID := h.get("Mcp-Session-Id")
+	sid, hasSID := h.getAs("Mcp-Session-Id", &c.reqLast.sid)
 	if legacy, ok := c.p.legacySession(x.target); ok && !hasSID {
 		x.transport, x.session = capture.TransportHTTPSSE, legacy
 		return
@@ -216,8 +222,8 @@ func (c *proxyConn) classify(x *exchange, h *head) {
 	x.transport, x.session = capture.TransportStreamable, sid
 	if !hasSID {
 		x.session = c.id
-		accept, _ := h.get("Accept")
-		_, hasVersion := h.get("Mcp-Protocol-Version")
+		accept, _ := h.getAs("Accept", &c.reqLast.accept)
+		hasVersion := h.has("Mcp-Protocol-Version")
 		if x.method == http.MethodGet && strings.Contains(accept, "text/event-stream") && !hasVersion {
 			x.transport = capture.TransportHTTPSSE // an HTTP+SSE stream, until shown otherwise
 		}
@@ -231,7 +237,7 @@ func (c *proxyConn) recordRequest(x *exchange, body []byte) {
 		return
 	}
 	h := &c.req
-	ct, _ := h.get("Content-Type")
+	ct, _ := h.getAs("Content-Type", &c.reqLast.ct)
 	info := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct, Headers: c.headers(h)}
 	if id, ok := h.get("Last-Event-ID"); ok {
 		c.p.record(&capture.Record{Kind: capture.KindReconnect, Dir: capture.ClientToServer, Transport: x.transport, Session: x.session, LastEventID: id, HTTP: info})

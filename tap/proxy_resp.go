@@ -106,12 +106,12 @@ func (c *proxyConn) relayResponse(x *exchange, ubr *bufio.Reader) (bool, error) 
 	case h.contentLength >= 0:
 		mode = bodyLength
 	}
-	ct, _ := h.get("Content-Type")
+	ct, _ := h.getAs("Content-Type", &c.respLast.ct)
 	sse := mode != bodyNone && isEventStream(ct)
 	chunkOut := (sse || mode == bodyChunked) && x.minor >= 1
 	closeOut := mode == bodyClose || ((sse || mode == bodyChunked) && x.minor == 0)
 	closeAfter := x.closeAfter || h.closeConn || closeOut
-	if sid, ok := h.get("Mcp-Session-Id"); ok && sid != "" && x.transport == capture.TransportStreamable {
+	if sid, ok := h.getAs("Mcp-Session-Id", &c.respLast.sid); ok && sid != "" && x.transport == capture.TransportStreamable {
 		x.session = sid // the session an initialize response opens
 	}
 	info := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: h.status, ContentType: ct}

@@ -68,6 +68,7 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 	serve.Example = serveExample
 	root.AddCommand(serve, newVersionCmd())
 	root.AddCommand(newClientCmds(g)...)
+	root.AddCommand(newTokensCmd(g))
 	root.AddCommand(newAuthCmd())
 	root.AddCommand(newHostCmd(g))
 	root.AddCommand(newGatewayCmd(g))

@@ -92,12 +92,12 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 		}
 		mr.Messages = append(mr.Messages, m)
 	}
-	for _, t := range req.Tools {
-		schema, err := llm.MapSchema(t.InputSchema, SchemaOptions)
+	for i := range req.Tools {
+		tl, err := encodeTool(&req.Tools[i])
 		if err != nil {
-			return nil, fmt.Errorf("llm: anthropic: tool %q: %w", t.Name, err)
+			return nil, err
 		}
-		mr.Tools = append(mr.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		mr.Tools = append(mr.Tools, tl)
 	}
 	if len(mr.Tools) > 0 {
 		switch req.ToolChoice {
@@ -110,6 +110,28 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 		}
 	}
 	return json.Marshal(&mr)
+}
+
+// encodeTool writes t as one element of a request's "tools", its input
+// schema mapped with SchemaOptions.
+func encodeTool(t *llm.Tool) (tool, error) {
+	schema, err := llm.MapSchema(t.InputSchema, SchemaOptions)
+	if err != nil {
+		return tool{}, fmt.Errorf("llm: anthropic: tool %q: %w", t.Name, err)
+	}
+	return tool{Name: t.Name, Description: t.Description, InputSchema: schema}, nil
+}
+
+// ToolJSON returns t exactly as the requests of this provider carry it: one
+// element of "tools" ({"name":...,"description":...,"input_schema":...}), its
+// input schema mapped with SchemaOptions. It is what a tool costs in a
+// request, for counting (see llm/tokens).
+func ToolJSON(t *llm.Tool) ([]byte, error) {
+	tl, err := encodeTool(t)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(&tl)
 }
 
 // encodeMessage writes one message's parts as content blocks, tool results

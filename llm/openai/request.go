@@ -115,17 +115,39 @@ func (c *Client) encodeRequest(req *llm.Request) ([]byte, error) {
 		}
 		cr.Messages = append(cr.Messages, msgs...)
 	}
-	for _, t := range req.Tools {
-		params, err := llm.MapSchema(t.InputSchema, SchemaOptions)
+	for i := range req.Tools {
+		ct, err := encodeTool(&req.Tools[i])
 		if err != nil {
-			return nil, fmt.Errorf("llm: openai: tool %q: %w", t.Name, err)
+			return nil, err
 		}
-		cr.Tools = append(cr.Tools, chatTool{Type: "function", Function: functionDef{Name: t.Name, Description: t.Description, Parameters: params}})
+		cr.Tools = append(cr.Tools, ct)
 	}
 	if len(cr.Tools) == 0 {
 		cr.ToolChoice = ""
 	}
 	return json.Marshal(&cr)
+}
+
+// encodeTool writes t as one element of a request's "tools", its input
+// schema mapped with SchemaOptions.
+func encodeTool(t *llm.Tool) (chatTool, error) {
+	params, err := llm.MapSchema(t.InputSchema, SchemaOptions)
+	if err != nil {
+		return chatTool{}, fmt.Errorf("llm: openai: tool %q: %w", t.Name, err)
+	}
+	return chatTool{Type: "function", Function: functionDef{Name: t.Name, Description: t.Description, Parameters: params}}, nil
+}
+
+// ToolJSON returns t exactly as the requests of this provider carry it: one
+// element of "tools" ({"type":"function","function":{...}}), its input schema
+// mapped with SchemaOptions. It is what a tool costs in a request, for
+// counting (see llm/tokens).
+func ToolJSON(t *llm.Tool) ([]byte, error) {
+	ct, err := encodeTool(t)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(&ct)
 }
 
 // encodeMessage writes one message as Chat Completions messages. An

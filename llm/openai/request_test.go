@@ -92,6 +92,17 @@ func TestToolSchemaMapping(t *testing.T) {
 	if got := string(body.Tools[0].Function.Parameters); got != compact.String() {
 		t.Errorf("parameters:\n got %s\nwant %s", got, compact.String())
 	}
+	// ToolJSON, what llm/tokens counts, is the request's element byte for byte.
+	var raw struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &raw); err != nil {
+		t.Fatal(err)
+	}
+	one, err := openai.ToolJSON(&llm.Tool{Name: "create_event", Description: "Creates an event.", InputSchema: []byte(llmtest.RichSchema)})
+	if err != nil || string(one) != string(raw.Tools[0]) {
+		t.Errorf("ToolJSON:\n got %s, %v\nwant %s", one, err, raw.Tools[0])
+	}
 }
 
 // api.openai.com gets max_completion_tokens, which its newer models require.

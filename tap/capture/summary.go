@@ -146,6 +146,21 @@ type pending struct {
 	Pending
 	exchange uint64
 	answered bool
+	// self holds the request itself: the backing array of a list of one (by
+	// far the common case) in the tally's three maps, which so cost no
+	// allocation of their own. Its capacity is 1, so appending to such a list
+	// copies it; filtering one in place rewrites only self[0] with itself.
+	self [1]*pending
+}
+
+// addPending appends p to the list of m under key.
+func addPending[K comparable](m map[K][]*pending, key K, p *pending) {
+	if list := m[key]; len(list) > 0 {
+		m[key] = append(list, p)
+		return
+	}
+	p.self[0] = p
+	m[key] = p.self[:]
 }
 
 // observe accounts for r; d holds the JSON-RPC messages it carries. f, when not
@@ -210,12 +225,10 @@ func (t *tally) message(r *Record, exchange uint64, i int, m *jsonrpc.Message) *
 			t.byExch = map[exchangeKey][]*pending{}
 			t.exchReqs = map[uint64][]*pending{}
 		}
-		sk := sessionKey{p.Dir, p.Session, p.ID}
-		t.bySession[sk] = append(t.bySession[sk], p)
+		addPending(t.bySession, sessionKey{p.Dir, p.Session, p.ID}, p)
 		if exchange != 0 {
-			ek := exchangeKey{exchange, p.ID}
-			t.byExch[ek] = append(t.byExch[ek], p)
-			t.exchReqs[exchange] = append(t.exchReqs[exchange], p)
+			addPending(t.byExch, exchangeKey{exchange, p.ID}, p)
+			addPending(t.exchReqs, exchange, p)
 		}
 		t.order = append(t.order, p)
 	default:

@@ -312,10 +312,10 @@ func TestSummaryForgetsAnsweredRequests(t *testing.T) {
 	for i := range 5000 {
 		id := jsonInt(i)
 		req := &Record{Dir: ClientToServer, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":` + id + `,"method":"m"}`)}
-		ta.observe(req, normalize(req))
+		ta.observe(req, normalize(req), nil)
 		if i != 17 {
 			resp := &Record{Dir: ServerToClient, Session: "s", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)}
-			ta.observe(resp, normalize(resp))
+			ta.observe(resp, normalize(resp), nil)
 		}
 	}
 	if len(ta.order) > 2048 {

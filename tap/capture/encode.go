@@ -61,14 +61,15 @@ type decoded struct {
 	batch  []*jsonrpc.Message
 }
 
-// each calls f with every message.
-func (d *decoded) each(f func(*jsonrpc.Message)) {
+// each calls f with every message and its place in the batch (0 for a single
+// message).
+func (d *decoded) each(f func(int, *jsonrpc.Message)) {
 	if d.ok {
-		f(&d.single)
+		f(0, &d.single)
 	}
-	for _, m := range d.batch {
+	for i, m := range d.batch {
 		if m != nil {
-			f(m)
+			f(i, m)
 		}
 	}
 }

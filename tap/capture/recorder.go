@@ -187,7 +187,7 @@ func (rec *Recorder) run() {
 			for i, r := range batch {
 				msgs := normalize(r)
 				rec.statsMu.Lock()
-				rec.tally.observe(r, msgs)
+				rec.tally.observe(r, msgs, nil)
 				rec.statsMu.Unlock()
 				if rec.out != nil {
 					line = AppendRecord(line[:0], r)

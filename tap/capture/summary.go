@@ -35,6 +35,7 @@ type Summary struct {
 // Pending is a request without a response.
 type Pending struct {
 	Seq     uint64 // the record that carried it
+	Index   int    // its place in that record's batch (0 for a single message)
 	Dir     string
 	Session string
 	Method  string
@@ -79,10 +80,47 @@ func Summarize(records []*Record) Summary {
 		if r.IsMessage() && r.Msg != nil && !r.Invalid {
 			d, _ = decodeMessages(r.Msg)
 		}
-		t.observe(r, d)
+		t.observe(r, d, nil)
 	}
 	return t.summary()
 }
+
+// Pairer pairs requests with their responses record by record, by the rules of
+// Summarize (tap/FORMAT.md, "Pairing"): the one implementation the summary, the
+// timeline of the views and the exports share. The zero value is ready to use; a
+// Pairer is not safe for concurrent use.
+type Pairer struct{ t tally }
+
+// Match is what a Pairer found in a record: one JSON-RPC message of it, or a
+// request the record refused.
+type Match struct {
+	// Message is a JSON-RPC message the record carries (nil for a refusal). It is
+	// valid only during the call: copy what you keep. Its Params, Result and
+	// Error.Data alias the record's Msg.
+	Message *jsonrpc.Message
+	// Index is the message's place in the record's batch (0 for a single message).
+	Index int
+	// Request is, for a response, the request it answers (nil when it answers
+	// none); for a refusal, the request the HTTP error refused. Nil for requests
+	// and notifications.
+	Request *Pending
+	// Refused marks a refusal: r is an http-error or upstream-error record that
+	// ended the exchange of Request without a JSON-RPC response.
+	Refused bool
+}
+
+// Add accounts for r and calls f (when not nil) with each JSON-RPC message r
+// carries, in order, and with each request r refuses.
+func (p *Pairer) Add(r *Record, f func(Match)) {
+	var d decoded
+	if r.IsMessage() && r.Msg != nil && !r.Invalid {
+		d, _ = decodeMessages(r.Msg)
+	}
+	p.t.observe(r, d, f)
+}
+
+// Summary returns the summary of the records added so far.
+func (p *Pairer) Summary() Summary { return p.t.summary() }
 
 // tally pairs requests with responses as records go by. A response matches the
 // request with its id sent the other way in the same HTTP exchange (a POST and its
@@ -110,18 +148,19 @@ type pending struct {
 	answered bool
 }
 
-// observe accounts for r; d holds the JSON-RPC messages it carries.
-func (t *tally) observe(r *Record, d decoded) {
+// observe accounts for r; d holds the JSON-RPC messages it carries. f, when not
+// nil, hears of each message and refusal (Pairer.Add).
+func (t *tally) observe(r *Record, d decoded, f func(Match)) {
 	t.s.Records++
 	switch r.Kind {
 	case "":
 	case KindHTTPError:
 		t.s.HTTPErrors++
-		t.refuse(r)
+		t.refuse(r, f)
 		return
 	case KindUpstreamError:
 		t.s.UpstreamErrors++
-		t.refuse(r)
+		t.refuse(r, f)
 		return
 	case KindStderr:
 		t.s.StderrLines++
@@ -149,16 +188,23 @@ func (t *tally) observe(r *Record, d decoded) {
 	if r.HTTP != nil {
 		exchange = r.HTTP.Exchange
 	}
-	d.each(func(m *jsonrpc.Message) { t.message(r, exchange, m) })
+	d.each(func(i int, m *jsonrpc.Message) {
+		req := t.message(r, exchange, i, m)
+		if f != nil {
+			f(Match{Message: m, Index: i, Request: req})
+		}
+	})
 }
 
-func (t *tally) message(r *Record, exchange uint64, m *jsonrpc.Message) {
+// message accounts for m, the i-th message of r; for a response, it returns the
+// request it answers.
+func (t *tally) message(r *Record, exchange uint64, i int, m *jsonrpc.Message) *Pending {
 	switch {
 	case m.IsNotification():
 		t.s.Notifications++
 	case m.IsRequest():
 		t.s.Requests++
-		p := &pending{Pending: Pending{Seq: r.Seq, Dir: r.Dir, Session: r.Session, Method: m.Method, ID: m.ID.String()}, exchange: exchange}
+		p := &pending{Pending: Pending{Seq: r.Seq, Index: i, Dir: r.Dir, Session: r.Session, Method: m.Method, ID: m.ID.String()}, exchange: exchange}
 		if t.bySession == nil {
 			t.bySession = map[sessionKey][]*pending{}
 			t.byExch = map[exchangeKey][]*pending{}
@@ -175,19 +221,22 @@ func (t *tally) message(r *Record, exchange uint64, m *jsonrpc.Message) {
 	default:
 		t.s.Responses++
 		id := m.ID.String()
-		if exchange != 0 && take(t, t.byExch, exchangeKey{exchange, id}) {
-			return
+		if exchange != 0 {
+			if p := take(t, t.byExch, exchangeKey{exchange, id}); p != nil {
+				return &p.Pending
+			}
 		}
-		if take(t, t.bySession, sessionKey{opposite(r.Dir), r.Session, id}) {
-			return
+		if p := take(t, t.bySession, sessionKey{opposite(r.Dir), r.Session, id}); p != nil {
+			return &p.Pending
 		}
 		t.s.Unmatched++
 	}
+	return nil
 }
 
 // refuse counts the requests still unanswered in the exchange of an HTTP error as
 // refused: the error was their answer.
-func (t *tally) refuse(r *Record) {
+func (t *tally) refuse(r *Record, f func(Match)) {
 	if r.HTTP == nil || r.HTTP.Exchange == 0 || r.Dir == ClientToServer {
 		return
 	}
@@ -196,23 +245,27 @@ func (t *tally) refuse(r *Record) {
 			p.answered = true
 			t.answered++
 			t.s.Refused++
+			if f != nil {
+				f(Match{Request: &p.Pending, Refused: true})
+			}
 		}
 	}
 	delete(t.exchReqs, r.HTTP.Exchange)
 }
 
-// take marks the oldest unanswered request under key answered, reporting whether
-// there was one.
-func take[K comparable](t *tally, m map[K][]*pending, key K) bool {
+// take marks the oldest unanswered request under key answered and returns it, or
+// nil when there was none.
+func take[K comparable](t *tally, m map[K][]*pending, key K) *pending {
 	list := m[key]
 	for len(list) > 0 && list[0].answered {
 		list = list[1:]
 	}
 	if len(list) == 0 {
 		delete(m, key)
-		return false
+		return nil
 	}
-	list[0].answered = true
+	p := list[0]
+	p.answered = true
 	t.answered++
 	if len(list) == 1 {
 		delete(m, key)
@@ -220,7 +273,7 @@ func take[K comparable](t *tally, m map[K][]*pending, key K) bool {
 		m[key] = list[1:]
 	}
 	t.compact()
-	return true
+	return p
 }
 
 // compact forgets answered requests once they are most of those kept.

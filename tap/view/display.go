@@ -7,11 +7,13 @@ package view
 // Row is one line of the timeline: a request with its response, a notification
 // outside any request, or a transport event.
 type Row struct {
-	// ID is the entry's stable id (the seq of its first record): a view keeps its
-	// selection by it while the timeline grows.
-	ID uint64 `json:"id"`
-	// Seq is the record that began the entry.
-	Seq uint64 `json:"seq"`
+	// ID is the entry's stable id ("12", or "12.3" for a batch's fourth message):
+	// a view keeps its selection by it while the timeline grows.
+	ID string `json:"id"`
+	// Seq is the record that began the entry, Part its place in a batch: the
+	// timeline's order.
+	Seq  uint64 `json:"seq"`
+	Part int    `json:"part,omitempty"`
 	// Time is when it began, as hh:mm:ss.mmm (UTC).
 	Time string `json:"time"`
 	// Dir is "c2s" or "s2c" ("" for events); DirLabel the arrow a person reads.
@@ -25,8 +27,8 @@ type Row struct {
 	Latency string `json:"latency"`
 	// Status is "ok", "error -32602", "isError", "pending", "refused 404", …
 	Status string `json:"status"`
-	// Kind is "request", "notification", "response" (one that matched no request),
-	// "invalid" or "event".
+	// Kind is the entry's kind: "request", "notification", "response" (one that
+	// matched no request), "invalid" or "event".
 	Kind string `json:"kind"`
 	// Error marks a JSON-RPC error, an isError result, a refusal, invalid JSON or a
 	// failure event: the views highlight it.

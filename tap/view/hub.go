@@ -1,6 +1,6 @@
 // Package view holds what the live views of `mcpkit tap` share: the Hub that feeds
-// a capture's records (live from capture.Recorder.Subscribe, or from a file) to the
-// timeline model and tells the views what changed, and the display forms of the
+// a capture's records (live from capture.Recorder.Subscribe, or from a file) to a
+// timeline.Model, and the display forms of the
 // model (Row, Detail, Panel) that the terminal UI (tap/view/tui) and the web page
 // (tap/view/web) both render.
 package view
@@ -10,143 +10,62 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/tap/capture"
+	"github.com/mcpkit/mcpkit/tap/timeline"
 )
 
-// ringSize is how many changes the hub remembers for views that have not caught
-// up yet; a view further behind starts again from a fresh snapshot and is told
-// how many changes it missed.
-const ringSize = 4096
-
-// Hub owns the timeline of one capture: it applies records one at a time (one
-// writer) and lets any number of views read it and learn which entries changed.
-// Memory is bounded whatever the views do: the model keeps the newest entries,
-// and the hub remembers only the last ringSize changes.
+// Hub is the timeline of one capture and its feed: it applies records to a
+// timeline.Model (one writer) while any number of views read snapshots of it, and
+// says when the feed ended. Memory is bounded whatever the views do: the model
+// keeps the newest entries and nothing is queued for a view.
 type Hub struct {
 	header capture.Header
 	live   bool
-
-	mu       sync.Mutex
-	model    *model
-	ring     [ringSize]uint64 // ids of changed entries, by version % ringSize
-	version  uint64           // changes so far
-	watchers map[chan struct{}]struct{}
-	ended    bool
-	dropped  int64 // records the capture or the feed dropped
+	model  *timeline.Model
+	done   chan struct{}
+	end    sync.Once
 }
 
 // NewHub returns a hub for a capture with header h; live says whether its records
-// come from a running tap (rather than a file).
-func NewHub(h capture.Header, live bool) *Hub {
-	return &Hub{header: h, live: live, model: newModel(), watchers: map[chan struct{}]struct{}{}}
+// come from a running tap (rather than a file); opts configure the model.
+func NewHub(h capture.Header, live bool, opts timeline.Options) *Hub {
+	return &Hub{header: h, live: live, model: timeline.New(opts), done: make(chan struct{})}
 }
 
 // Header returns the capture's header.
 func (h *Hub) Header() capture.Header { return h.header }
 
-// Add applies one record. Add is for the hub's single writer (Run, or a caller
-// feeding records itself); views only read.
-func (h *Hub) Add(r *capture.Record) {
-	h.mu.Lock()
-	if r.Kind == capture.KindDropped {
-		h.dropped += r.Count
-	}
-	for _, id := range h.model.add(r) {
-		h.ring[h.version%ringSize] = id
-		h.version++
-	}
-	h.notifyLocked()
-	h.mu.Unlock()
-}
+// Model returns the timeline the hub feeds.
+func (h *Hub) Model() *timeline.Model { return h.model }
 
-// Run applies the records of recs until it is closed (the tap ended, or the file
-// was read) or ctx ends, then marks the hub ended.
+// Run applies the records of recs (a capture.Subscription's C) until it is closed
+// (the tap ended) or ctx ends, then marks the hub ended.
 func (h *Hub) Run(ctx context.Context, recs <-chan *capture.Record) {
 	defer h.End()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case r, ok := <-recs:
-			if !ok {
-				return
-			}
-			h.Add(r)
-		}
-	}
+	_ = h.model.Follow(ctx, recs) // it ends only with ctx or recs: both mean the end
 }
 
 // Load applies records read from a file and marks the hub ended.
 func (h *Hub) Load(recs []*capture.Record) {
 	for _, r := range recs {
-		h.Add(r)
+		h.model.Add(r)
 	}
 	h.End()
 }
 
 // End marks the feed ended: no record will come any more.
-func (h *Hub) End() {
-	h.mu.Lock()
-	h.ended = true
-	h.notifyLocked()
-	h.mu.Unlock()
-}
+func (h *Hub) End() { h.end.Do(func() { close(h.done) }) }
 
-func (h *Hub) notifyLocked() {
-	for c := range h.watchers {
-		select {
-		case c <- struct{}{}:
-		default: // already signalled: signals coalesce
-		}
-	}
-}
+// Done is closed when the feed ended.
+func (h *Hub) Done() <-chan struct{} { return h.done }
 
-// Watch returns a channel signalled (coalescing) whenever the timeline changes or
-// the feed ends, and a function that stops the signals.
-func (h *Hub) Watch() (<-chan struct{}, func()) {
-	c := make(chan struct{}, 1)
-	h.mu.Lock()
-	h.watchers[c] = struct{}{}
-	h.mu.Unlock()
-	return c, func() {
-		h.mu.Lock()
-		delete(h.watchers, c)
-		h.mu.Unlock()
+// Ended reports whether the feed ended.
+func (h *Hub) Ended() bool {
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
 	}
-}
-
-// Version returns the number of changes so far: pass it to Since later.
-func (h *Hub) Version() uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.version
-}
-
-// Since returns the ids of the entries changed after version since (each once, in
-// the order of their last change) and the current version. When more than the hub
-// remembers changed, ids is nil and missed counts the changes the caller missed:
-// it should take a fresh snapshot.
-func (h *Hub) Since(since uint64) (ids []uint64, now uint64, missed uint64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	now = h.version
-	if since > now {
-		since = now
-	}
-	if now-since > ringSize {
-		return nil, now, now - since - ringSize
-	}
-	seen := make(map[uint64]bool, now-since)
-	for v := now; v > since; v-- {
-		id := h.ring[(v-1)%ringSize]
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-		ids[i], ids[j] = ids[j], ids[i]
-	}
-	return ids, now, 0
 }
 
 // State is what a view shows about the feed itself.
@@ -166,13 +85,11 @@ type State struct {
 	Dropped int64 `json:"dropped"`
 }
 
-// State returns the feed's state.
-func (h *Hub) State() State {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	entries, evicted := h.model.size()
-	return State{Source: describe(h.header), Live: h.live && !h.ended, Ended: h.ended,
-		Entries: entries, Evicted: evicted, Dropped: h.dropped}
+// State returns the feed's state as of snapshot snap.
+func (h *Hub) State(snap *timeline.Snapshot) State {
+	ended := h.Ended()
+	return State{Source: describe(h.header), Live: h.live && !ended, Ended: ended,
+		Entries: len(snap.Entries), Evicted: snap.Stats.Evicted, Dropped: snap.Stats.Dropped}
 }
 
 // describe names what a capture recorded.
@@ -190,33 +107,3 @@ func describe(h capture.Header) string {
 	return h.Mode
 }
 
-// Rows returns the newest limit entries that match f, in order, and how many
-// match in all.
-func (h *Hub) Rows(f *Filter, limit int) (rows []Row, matched int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.model.rows(f, limit)
-}
-
-// Row returns entry id as a row, with Match set by f; ok is false when the
-// timeline no longer keeps it.
-func (h *Hub) Row(id uint64, f *Filter) (row Row, ok bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.model.row(id, f)
-}
-
-// Detail returns the detail of entry id; ok is false when the timeline no longer
-// keeps it.
-func (h *Hub) Detail(id uint64) (Detail, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.model.detail(id)
-}
-
-// Panel returns the analysis of everything so far.
-func (h *Hub) Panel() Panel {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.model.panel()
-}

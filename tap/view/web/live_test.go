@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap"
 	"github.com/mcpkit/mcpkit/tap/capture"
+	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
@@ -58,7 +61,7 @@ func startLiveTap(t *testing.T, ctx context.Context) *liveTap {
 	served := make(chan error, 1)
 	go func() { served <- tp.Serve(ln) }()
 
-	hub := view.NewHub(capture.Header{Mode: "http", Listen: ln.Addr().String(), Upstream: upURL.String()}, true)
+	hub := view.NewHub(capture.Header{Mode: "http", Listen: ln.Addr().String(), Upstream: upURL.String()}, true, timeline.Options{Schema: true})
 	sub := rec.Subscribe(1024)
 	fed := make(chan struct{})
 	go func() { defer close(fed); hub.Run(context.WithoutCancel(ctx), sub.C) }()
@@ -144,11 +147,49 @@ func TestWebViewLive(t *testing.T) {
 		t.Errorf("the detail lacks the pretty request:\n%s", detail)
 	}
 
+	// Progress folded under its request; an isError result highlighted.
+	if _, err := cs.CallTool(ctx, "count", map[string]any{"n": 3}, mcp.WithProgress(func(*protocol.ProgressParams) {})); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cs.CallTool(ctx, "test_error_handling", nil); err != nil || !res.IsError {
+		t.Fatalf("test_error_handling: %+v, %v", res, err)
+	}
+	step("errors only",
+		chromedp.Click(chromedp.CSS("#f-clear")),
+		chromedp.Click(chromedp.CSS("#f-errors")),
+		chromedp.Poll[chromedp.Void](`(() => { const r = document.querySelectorAll("#rows tr.entry");
+			return r.length === 1 && r[0].classList.contains("error") && r[0].innerText.includes("isError"); })()`))
+	step("progress folded under its request",
+		chromedp.Click(chromedp.CSS("#f-errors")),
+		chromedp.Poll[chromedp.Void](`document.getElementById("rows").innerText.includes("(+3)")`),
+		clickJS(`[...document.querySelectorAll("#rows tr.entry td.method")].find((td) => td.innerText.includes("(+3)"))`),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#rows tr.child").length === 3 &&
+			document.querySelector("#rows tr.child").innerText.includes("notifications/progress")`))
+	if rows := text("#rows"); !strings.Contains(rows, "ok") || !strings.Contains(rows, " ms") {
+		t.Errorf("the timeline shows no status or latency:\n%s", rows)
+	}
+	step("analysis tab",
+		chromedp.Click(chromedp.CSS("#tab-analysis")),
+		chromedp.Poll[chromedp.Void](`document.getElementById("analysis").innerText.includes("requests")`))
+	step("back to the detail", chromedp.Click(chromedp.CSS("#tab-detail")))
+
 	shot, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkScreenshot(t, shot)
+	if dir := os.Getenv("MCPKIT_SCREENSHOTS"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "tap-web-view.png"), shot, 0o644)
+	}
+}
+
+// clickJS clicks the element a JavaScript expression finds, as a person would
+// (a click event that bubbles).
+func clickJS(expr string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Evaluate[bool](`(() => { const e = ` + expr + `; if (!e) throw new Error("nothing to click"); e.click(); return true; })()`)(ctx, t)
+		return chromedp.Void{}, err
+	}
 }
 
 // checkScreenshot decodes a PNG of the page and checks that it has the window's
@@ -185,7 +226,7 @@ func checkScreenshot(t *testing.T, data []byte) {
 // origin to read a capture.
 func TestWebViewGuard(t *testing.T) {
 	ctx := testkit.Context(t)
-	hub := view.NewHub(capture.Header{Mode: "stdio"}, false)
+	hub := view.NewHub(capture.Header{Mode: "stdio"}, false, timeline.Options{})
 	hub.End()
 	srv := testkit.NewServer(t, Handler(Options{Hub: hub}))
 	for _, tc := range []struct {

@@ -17,10 +17,10 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
+	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
 )
 
@@ -97,109 +97,154 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func (s *server) entry(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseUint(r.URL.Query().Get("id"), 10, 64)
+	id, err := view.ParseEntryID(r.URL.Query().Get("id"))
 	if err != nil {
-		http.Error(w, "id: not an entry id", http.StatusBadRequest)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	d, ok := s.o.Hub.Detail(id)
+	e, ok := s.o.Hub.Model().Entry(id)
 	if !ok {
 		http.Error(w, "no such entry (it may have been evicted)", http.StatusNotFound)
 		return
 	}
-	writeJSON(w, d)
+	writeJSON(w, view.DetailOf(e))
 }
 
 func (s *server) report(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, s.o.Hub.Panel())
+	writeJSON(w, view.PanelOf(s.o.Hub.Model().Snapshot()))
 }
 
-// pageState is the state event: the hub's state and this page's own losses.
+// pageState is the state event: the hub's state and this page's own view of it.
 type pageState struct {
 	view.State
 	// Shown is how many entries match the page's filter.
 	Shown int `json:"shown"`
-	// Behind counts the changes this page missed because it fell behind (it got a
-	// fresh snapshot instead).
-	Behind uint64 `json:"behind"`
+	// Behind counts the matching entries that came and went out of the page's
+	// window (MaxRows) before the page could be sent them: it was too slow.
+	Behind int64 `json:"behind"`
 }
 
-// events streams the timeline to a page: a reset (the newest matching rows), then
-// each changed row, the state, and the analysis at most every ReportInterval.
-// A page that falls more than the hub remembers behind gets a fresh reset and the
-// count of what it missed: nothing is buffered for it.
+// minUpdateInterval spaces a page's updates: changes in between are sent together.
+const minUpdateInterval = 50 * time.Millisecond
+
+// events streams the timeline to a page: a reset (the newest MaxRows matching
+// rows), then the rows that changed, appeared or left the window, the state, and
+// the analysis at most every ReportInterval. Nothing is queued for a page: each
+// update compares the page's window with a fresh snapshot, so a page that falls
+// behind gets the newest state and the count of entries it never saw (Behind).
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
 	f, err := view.ParseFilter(r.URL.Query())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	hub := s.o.Hub
-	watch, stop := hub.Watch()
-	defer stop()
-	rc := http.NewResponseController(w)
+	hub, model := s.o.Hub, s.o.Hub.Model()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	st := &stream{w: w, rc: rc}
+	st := &stream{w: w, rc: http.NewResponseController(w)}
 
-	version := hub.Version()
-	var behind uint64
-	reset := func() int {
-		rows, matched := hub.Rows(f, s.o.MaxRows)
-		if rows == nil {
-			rows = []view.Row{}
-		}
-		st.send("reset", struct {
-			Rows    []view.Row `json:"rows"`
-			Matched int        `json:"matched"`
-		}{rows, matched})
-		return matched
-	}
-	shown := reset()
-	st.send("state", pageState{hub.State(), shown, behind})
-	st.send("report", hub.Panel())
-	lastReport := time.Now()
-	reportDue := false
-	timer := time.NewTimer(s.o.ReportInterval)
-	defer timer.Stop()
+	win := &window{max: s.o.MaxRows, shown: map[timeline.EntryID]*timeline.Entry{}}
+	var lastReport time.Time
+	reportDue := true
+	tick := time.NewTimer(0)
+	defer tick.Stop()
+	ready := false // the tick passed since the last update
+	first := true
+	changed := model.Changed()
 	for st.err == nil {
+		if first || (ready && changed == nil) {
+			changed = model.Changed() // taken before the snapshot: no change is missed
+			snap := model.Snapshot()
+			win.update(st, snap.Apply(f), f, first)
+			st.send("state", pageState{hub.State(snap), win.matched, win.behind})
+			if reportDue && (hub.Ended() || time.Since(lastReport) >= s.o.ReportInterval) {
+				st.send("report", view.PanelOf(snap))
+				lastReport, reportDue = time.Now(), false
+			}
+			st.flush()
+			first, ready = false, false
+			tick.Reset(minUpdateInterval)
+		}
+		var ended <-chan struct{}
+		if !hub.Ended() {
+			ended = hub.Done()
+		}
 		select {
 		case <-r.Context().Done():
 			return
-		case <-timer.C:
-			timer.Reset(s.o.ReportInterval)
+		case <-tick.C:
+			ready = true
 			if reportDue {
-				st.send("report", hub.Panel())
-				lastReport, reportDue = time.Now(), false
-			}
-		case <-watch:
-			ids, now, missed := hub.Since(version)
-			version = now
-			if missed > 0 {
-				behind += missed
-				shown = reset()
-			} else {
-				for _, id := range ids {
-					if row, ok := hub.Row(id, f); ok {
-						st.send("row", row)
-					}
-				}
-				if len(ids) > 0 {
-					_, shown = hub.Rows(f, 0)
+				if rest := s.o.ReportInterval - time.Since(lastReport); rest > 0 {
+					tick.Reset(rest) // the report is due then
+				} else {
+					changed = nil // send it now
 				}
 			}
-			state := hub.State()
-			st.send("state", pageState{state, shown, behind})
-			reportDue = true
-			if state.Ended || time.Since(lastReport) >= s.o.ReportInterval {
-				st.send("report", hub.Panel())
-				lastReport, reportDue = time.Now(), false
+		case <-changed:
+			changed, reportDue = nil, true
+		case <-ended:
+			changed, reportDue = nil, true
+		}
+	}
+}
+
+// window is what one page shows: the newest max matching entries.
+type window struct {
+	max     int
+	shown   map[timeline.EntryID]*timeline.Entry
+	newest  timeline.EntryID // the newest entry the page was told of
+	matched int
+	behind  int64
+}
+
+// update sends the page what changed between its window and entries (the
+// matching entries of a fresh snapshot, oldest first): a reset the first time,
+// then the rows that appeared or changed and, with Match false, those that left.
+func (w *window) update(st *stream, entries []*timeline.Entry, f timeline.Filter, reset bool) {
+	w.matched = len(entries)
+	if len(entries) > w.max {
+		// Entries newer than the page had seen that fall before the window were
+		// never sent: the page was behind.
+		for _, e := range entries[:len(entries)-w.max] {
+			if !reset && after(e.ID, w.newest) {
+				w.behind++
 			}
 		}
-		st.flush()
+		entries = entries[len(entries)-w.max:]
 	}
+	next := make(map[timeline.EntryID]*timeline.Entry, len(entries))
+	rows := make([]view.Row, 0, len(entries))
+	for _, e := range entries {
+		next[e.ID] = e
+		if w.shown[e.ID] != e {
+			rows = append(rows, view.RowOf(e, true))
+		}
+		if after(e.ID, w.newest) {
+			w.newest = e.ID
+		}
+	}
+	if reset {
+		st.send("reset", struct {
+			Rows []view.Row `json:"rows"`
+		}{rows})
+	} else {
+		for id, e := range w.shown {
+			if _, ok := next[id]; !ok {
+				st.send("row", view.RowOf(e, false))
+			}
+		}
+		for i := range rows {
+			st.send("row", rows[i])
+		}
+	}
+	w.shown = next
+}
+
+func after(a, b timeline.EntryID) bool {
+	return a.Seq > b.Seq || (a.Seq == b.Seq && a.Part > b.Part)
 }
 
 // stream writes SSE events, each within writeTimeout; the first error ends it.

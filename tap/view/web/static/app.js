@@ -4,7 +4,7 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const rows = new Map(); // id -> row object from the server
+  const rows = new Map(); // id ("12", "12.3") -> row object from the server
   const expanded = new Set(); // ids whose notifications are unfolded
   let order = []; // ids in display order
   let selected = null;
@@ -18,6 +18,12 @@
     }
     for (const c of children) if (c != null) e.append(c);
     return e;
+  }
+
+  // The timeline's order: the seq of an entry's first record, then its place in a batch.
+  function byPosition(a, b) {
+    const x = rows.get(a), y = rows.get(b);
+    return x.seq - y.seq || (x.part || 0) - (y.part || 0);
   }
 
   function filterQuery() {
@@ -47,8 +53,9 @@
       if (!r.match) {
         if (rows.delete(r.id)) order = order.filter((x) => x !== r.id);
       } else {
-        if (!rows.has(r.id)) { order.push(r.id); order.sort((a, b) => a - b); }
+        const isNew = !rows.has(r.id);
         rows.set(r.id, r);
+        if (isNew) { order.push(r.id); order.sort(byPosition); }
       }
       render();
       if (selected === r.id) loadDetail(r.id);
@@ -81,7 +88,7 @@
       if (r.s2cRequest) cls.push("s2c-request");
       if (id === selected) cls.push("selected");
       const fold = r.children && r.children.length ? (expanded.has(id) ? "▾ " : "▸ ") : "";
-      const tr = el("tr", { class: cls.join(" "), "data-id": String(id) },
+      const tr = el("tr", { class: cls.join(" "), "data-id": id },
         el("td", { text: String(r.seq) }),
         el("td", { text: r.time }),
         el("td", { class: "dir", text: r.dirLabel }),
@@ -92,7 +99,7 @@
       out.push(tr);
       if (expanded.has(id)) {
         for (const c of r.children || []) {
-          out.push(el("tr", { class: "child" + (c.error ? " error" : ""), "data-id": String(id) },
+          out.push(el("tr", { class: "child" + (c.error ? " error" : ""), "data-id": id },
             el("td", { text: String(c.seq) }), el("td", { text: c.time }), el("td", { class: "dir", text: c.dirLabel }),
             el("td", { class: "method", text: c.method }), el("td", { text: "" }), el("td", { text: "" }), el("td", { class: "status", text: c.status || "" })));
         }
@@ -142,7 +149,7 @@
   $("rows").addEventListener("click", (ev) => {
     const tr = ev.target.closest("tr");
     if (!tr) return;
-    const id = Number(tr.dataset.id);
+    const id = tr.dataset.id;
     const r = rows.get(id);
     if (r && r.children && r.children.length && ev.target.closest("td.method") && !tr.classList.contains("child")) {
       if (expanded.has(id)) expanded.delete(id); else expanded.add(id);

@@ -106,4 +106,3 @@ func describe(h capture.Header) string {
 	}
 	return h.Mode
 }
-

@@ -187,7 +187,7 @@ func TestWebViewLive(t *testing.T) {
 // (a click event that bubbles).
 func clickJS(expr string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Evaluate[bool](`(() => { const e = ` + expr + `; if (!e) throw new Error("nothing to click"); e.click(); return true; })()`)(ctx, t)
+		_, err := chromedp.Evaluate[bool](`(() => { const e = `+expr+`; if (!e) throw new Error("nothing to click"); e.click(); return true; })()`)(ctx, t)
 		return chromedp.Void{}, err
 	}
 }

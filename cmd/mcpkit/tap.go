@@ -24,6 +24,8 @@ type tapFlags struct {
 	upstream string
 	noRedact bool
 	origins  []string
+	ui       bool   // the terminal UI
+	web      string // the web view's address
 }
 
 func newTapCmd() *cobra.Command {
@@ -67,7 +69,10 @@ dropped.`,
 	cmd.Flags().StringVar(&f.upstream, "upstream", "", "HTTP tap: the server's MCP endpoint URL (http:// or https://)")
 	cmd.Flags().BoolVar(&f.noRedact, "no-redact", false, "keep credentials, cookies and tokens in the capture")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "HTTP tap: also accept requests from this Origin (repeatable; \"*\" for any)")
+	cmd.Flags().BoolVar(&f.ui, "ui", false, "show the live timeline in a terminal UI (a stdio tap draws on /dev/tty)")
+	cmd.Flags().StringVar(&f.web, "web", "", "serve the live timeline to a browser on this address (e.g. 127.0.0.1:8090)")
 	cmd.AddCommand(newTapExportCmd())
+	cmd.AddCommand(newTapViewCmd())
 	return cmd
 }
 
@@ -97,14 +102,28 @@ func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
 	if err != nil {
 		return err
 	}
+	views, err := startTapViews(ctx, f, httpMode, header, rec)
+	if err != nil {
+		_ = rec.Close()
+		if file != nil {
+			_ = file.Close()
+		}
+		return err
+	}
 	var code int
-	if httpMode {
+	switch {
+	case views != nil && f.ui:
+		code, err = runTapWithUI(ctx, f, httpMode, args, rec, views)
+	case httpMode:
 		err = runHTTPTap(ctx, f, rec)
-	} else {
+	default:
 		code, err = runStdioTap(args, rec)
 	}
 	if cerr := rec.Close(); cerr != nil && err == nil {
 		err = cerr
+	}
+	if verr := views.stop(); verr != nil && err == nil {
+		err = verr
 	}
 	if file != nil {
 		if cerr := file.Close(); cerr != nil && err == nil {
@@ -212,4 +231,34 @@ func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
 		err = nil
 	}
 	return err
+}
+
+// runTapWithUI runs the tap with the terminal UI. Over HTTP the UI owns the
+// terminal and quitting it stops the tap; on stdio the UI draws on /dev/tty, the
+// relay goes on if the user quits it, and it closes when the server ends.
+func runTapWithUI(ctx context.Context, f *tapFlags, httpMode bool, args []string, rec *capture.Recorder, views *tapViews) (int, error) {
+	if httpMode {
+		tapCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		errc := make(chan error, 1)
+		go func() {
+			errc <- runHTTPTap(tapCtx, f, rec)
+			stop() // a tap that ends (it could not listen) ends the UI
+		}()
+		uiErr := views.runUI(tapCtx)
+		stop()
+		if err := <-errc; err != nil {
+			return 0, err
+		}
+		return 0, uiErr
+	}
+	uiCtx, stopUI := context.WithCancel(ctx)
+	uiDone := make(chan error, 1)
+	go func() { uiDone <- views.runUI(uiCtx) }()
+	code, err := runStdioTap(args, rec)
+	stopUI()
+	if uiErr := <-uiDone; uiErr != nil && err == nil {
+		err = uiErr
+	}
+	return code, err
 }

@@ -67,7 +67,7 @@
 
   function showState(s) {
     $("source").textContent = s.source || "";
-    $("state").textContent = s.live ? "live" : (s.ended ? "ended" : "capture file");
+    $("state").textContent = s.live ? "live" : (s.file ? "capture file" : "tap ended");
     $("state").className = "state " + (s.live ? "live" : "ended");
     $("counts").textContent = s.shown + " of " + s.entries + " entries";
     const lost = [];

@@ -36,7 +36,10 @@ func newTapCmd() *cobra.Command {
 		Example: `  # stdio: in a host's configuration, in front of the server command
   mcpkit tap --out /tmp/mcp.jsonl -- mcpkit serve
   # HTTP: point the client at http://127.0.0.1:8081/mcp instead of the server
-  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --out /tmp/mcp.jsonl`,
+  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --out /tmp/mcp.jsonl
+  # watch it live: in a terminal UI, or in a browser
+  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --ui
+  mcpkit tap --web 127.0.0.1:8090 -- mcpkit serve`,
 		Long: `Sit between a client (a host such as an IDE or a desktop app) and a server, relay
 everything between them unchanged, and record every message.
 
@@ -58,7 +61,13 @@ message or event (format mcpkit-tap/1, described in tap/FORMAT.md). Secrets
 --no-redact. "{pid}" and "{time}" in FILE are replaced by the tap's process id and
 start time, so that several taps started by one configuration write apart. On exit the
 tap prints a summary to standard error: messages, requests never answered, records
-dropped.`,
+dropped.
+
+--ui shows the live timeline in a terminal UI (keys as in "mcpkit tap view"): over
+HTTP it takes the terminal and quitting it stops the tap; a stdio tap draws it on
+/dev/tty (standard input and output carry MCP), and fails without a terminal. --web
+ADDR serves the same views to a browser (loopback unless a host is named; Host and
+Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTap(cmd.Context(), f, cmd.ArgsLenAtDash(), args)

@@ -61,8 +61,8 @@ func (s *tmuxScreen) waitFor(what string, ok func(screen string) bool) string {
 	defer tick.Stop()
 	var screen string
 	for {
-		out, err := exec.Command("tmux", "-S", s.socket, "capture-pane", "-p").Output()
-		if screen = string(out); err == nil && ok(screen) {
+		out, _ := exec.Command("tmux", "-S", s.socket, "capture-pane", "-p").Output() // fails once the UI is gone
+		if screen = string(out); ok(screen) {
 			return screen
 		}
 		select {

@@ -6,13 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use: Node.js for the npm peers, nginx for the proxy test,
+# Debian packages the tests use: Node.js for the npm peers, nginx for the proxy test, chromium and tmux for the tap's views,
 # redis-server for the shared stores (store/redistest starts one per test; under CI=true a
 # missing redis-server fails those tests instead of skipping them).
 missing=()
 command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+# Headless Chromium for the tap's web view test (tap/view/web), tmux for its terminal UI test.
+command -v chromium >/dev/null || missing+=(chromium)
+command -v tmux >/dev/null || missing+=(tmux)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "== installing Debian packages: ${missing[*]}"
 	apt-get update -qq

@@ -24,6 +24,8 @@ type tapFlags struct {
 	upstream string
 	noRedact bool
 	origins  []string
+	ui       bool   // the terminal UI
+	web      string // the web view's address
 }
 
 func newTapCmd() *cobra.Command {
@@ -34,7 +36,10 @@ func newTapCmd() *cobra.Command {
 		Example: `  # stdio: in a host's configuration, in front of the server command
   mcpkit tap --out /tmp/mcp.jsonl -- mcpkit serve
   # HTTP: point the client at http://127.0.0.1:8081/mcp instead of the server
-  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --out /tmp/mcp.jsonl`,
+  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --out /tmp/mcp.jsonl
+  # watch it live: in a terminal UI, or in a browser
+  mcpkit tap --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080/mcp --ui
+  mcpkit tap --web 127.0.0.1:8090 -- mcpkit serve`,
 		Long: `Sit between a client (a host such as an IDE or a desktop app) and a server, relay
 everything between them unchanged, and record every message.
 
@@ -56,7 +61,13 @@ message or event (format mcpkit-tap/1, described in tap/FORMAT.md). Secrets
 --no-redact. "{pid}" and "{time}" in FILE are replaced by the tap's process id and
 start time, so that several taps started by one configuration write apart. On exit the
 tap prints a summary to standard error: messages, requests never answered, records
-dropped.`,
+dropped.
+
+--ui shows the live timeline in a terminal UI (keys as in "mcpkit tap view"): over
+HTTP it takes the terminal and quitting it stops the tap; a stdio tap draws it on
+/dev/tty (standard input and output carry MCP), and fails without a terminal. --web
+ADDR serves the same views to a browser (loopback unless a host is named; Host and
+Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTap(cmd.Context(), f, cmd.ArgsLenAtDash(), args)
@@ -67,7 +78,9 @@ dropped.`,
 	cmd.Flags().StringVar(&f.upstream, "upstream", "", "HTTP tap: the server's MCP endpoint URL (http:// or https://)")
 	cmd.Flags().BoolVar(&f.noRedact, "no-redact", false, "keep credentials, cookies and tokens in the capture")
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "HTTP tap: also accept requests from this Origin (repeatable; \"*\" for any)")
-	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
+	cmd.Flags().BoolVar(&f.ui, "ui", false, "show the live timeline in a terminal UI (a stdio tap draws on /dev/tty)")
+	cmd.Flags().StringVar(&f.web, "web", "", "serve the live timeline to a browser on this address (e.g. 127.0.0.1:8090)")
+	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapViewCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
 	return cmd
 }
 
@@ -97,14 +110,28 @@ func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
 	if err != nil {
 		return err
 	}
+	views, err := startTapViews(ctx, f, httpMode, header, rec)
+	if err != nil {
+		_ = rec.Close()
+		if file != nil {
+			_ = file.Close()
+		}
+		return err
+	}
 	var code int
-	if httpMode {
+	switch {
+	case views != nil && f.ui:
+		code, err = runTapWithUI(ctx, f, httpMode, args, rec, views)
+	case httpMode:
 		err = runHTTPTap(ctx, f, rec)
-	} else {
+	default:
 		code, err = runStdioTap(args, rec)
 	}
 	if cerr := rec.Close(); cerr != nil && err == nil {
 		err = cerr
+	}
+	if verr := views.stop(); verr != nil && err == nil {
+		err = verr
 	}
 	if file != nil {
 		if cerr := file.Close(); cerr != nil && err == nil {
@@ -212,4 +239,34 @@ func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
 		err = nil
 	}
 	return err
+}
+
+// runTapWithUI runs the tap with the terminal UI. Over HTTP the UI owns the
+// terminal and quitting it stops the tap; on stdio the UI draws on /dev/tty, the
+// relay goes on if the user quits it, and it closes when the server ends.
+func runTapWithUI(ctx context.Context, f *tapFlags, httpMode bool, args []string, rec *capture.Recorder, views *tapViews) (int, error) {
+	if httpMode {
+		tapCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		errc := make(chan error, 1)
+		go func() {
+			errc <- runHTTPTap(tapCtx, f, rec)
+			stop() // a tap that ends (it could not listen) ends the UI
+		}()
+		uiErr := views.runUI(tapCtx)
+		stop()
+		if err := <-errc; err != nil {
+			return 0, err
+		}
+		return 0, uiErr
+	}
+	uiCtx, stopUI := context.WithCancel(ctx)
+	uiDone := make(chan error, 1)
+	go func() { uiDone <- views.runUI(uiCtx) }()
+	code, err := runStdioTap(args, rec)
+	stopUI()
+	if uiErr := <-uiDone; uiErr != nil && err == nil {
+		err = uiErr
+	}
+	return code, err
 }

@@ -1,0 +1,282 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mcpkit/mcpkit/tap/timeline"
+	"github.com/mcpkit/mcpkit/tap/view"
+)
+
+var (
+	styleHeader   = lipgloss.NewStyle().Bold(true)
+	styleMuted    = lipgloss.NewStyle().Faint(true)
+	styleError    = lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)
+	styleServer   = lipgloss.NewStyle().Foreground(lipgloss.Color("5"))
+	styleSelected = lipgloss.NewStyle().Reverse(true)
+	styleNotice   = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
+)
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	var b strings.Builder
+	m.header(&b)
+	switch m.screen {
+	case screenList:
+		m.list(&b)
+	default:
+		m.pageView(&b)
+	}
+	m.footer(&b)
+	v := tea.NewView(b.String())
+	v.AltScreen = true
+	v.WindowTitle = "mcpkit tap"
+	return v
+}
+
+// bodyHeight is the number of lines between the header (3) and the footer (1).
+func (m *Model) bodyHeight() int { return max(m.height-4, 1) }
+
+func (m *Model) header(b *strings.Builder) {
+	st := m.hub.State(m.snap)
+	state := "capture file"
+	switch {
+	case st.Live:
+		state = "live"
+	case !st.File:
+		state = "tap ended"
+	}
+	line := fmt.Sprintf("mcpkit tap  %s  [%s]  %d of %d entries", st.Source, state, len(m.entries), st.Entries)
+	if st.Dropped > 0 {
+		line += fmt.Sprintf("  %d records dropped", st.Dropped)
+	}
+	if st.Evicted > 0 {
+		line += fmt.Sprintf("  %d old entries evicted", st.Evicted)
+	}
+	b.WriteString(styleHeader.Render(fit(line, m.width)) + "\n")
+	b.WriteString(fit("filter: "+describeFilter(m.filter), m.width) + "\n")
+	switch m.screen {
+	case screenList:
+		b.WriteString(styleMuted.Render(fit(m.columns("#", "time", "dir", "method", "session", "latency", "status"), m.width)) + "\n")
+	case screenDetail:
+		b.WriteString(styleMuted.Render("detail") + "\n")
+	case screenAnalysis:
+		b.WriteString(styleMuted.Render("analysis") + "\n")
+	}
+}
+
+func describeFilter(f timeline.Filter) string {
+	if f.IsZero() {
+		return "none"
+	}
+	var parts []string
+	if f.Method != "" {
+		parts = append(parts, "method="+f.Method)
+	}
+	if f.Dir != "" {
+		parts = append(parts, "dir="+view.DirLabel(f.Dir))
+	}
+	if f.Session != "" {
+		parts = append(parts, "session="+f.Session)
+	}
+	if f.ErrorsOnly {
+		parts = append(parts, "errors only")
+	}
+	if f.MinLatency > 0 {
+		parts = append(parts, "latency>"+view.Millis(f.MinLatency))
+	}
+	if f.Text != "" {
+		parts = append(parts, "text="+f.Text)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// columns lays out one timeline line; the method column takes the room left.
+func (m *Model) columns(seq, clock, dir, method, session, latency, status string) string {
+	methodWidth := max(m.width-8-13-4-18-11-14-6, 16)
+	return fmt.Sprintf("%-8s%-13s%-4s %-*s %-18s%11s %-14s", fit(seq, 7), clock, dir, methodWidth, fit(method, methodWidth), fit(session, 17), latency, fit(status, 14))
+}
+
+// lines returns the list's lines for entries from index top on, and the line
+// of each entry.
+func (m *Model) list(b *strings.Builder) {
+	h := m.bodyHeight()
+	// Keep the cursor's entry on screen (folded notifications take lines too).
+	if m.cursor < m.top {
+		m.top = m.cursor
+	}
+	for m.top < m.cursor && m.linesBetween(m.top, m.cursor) > h {
+		m.top++
+	}
+	n := 0
+	for i := m.top; i < len(m.entries) && n < h; i++ {
+		e := m.entries[i]
+		row := view.RowOf(e, true)
+		method := row.Method
+		if len(row.Children) > 0 {
+			mark := "▸ "
+			if m.unfolded[e.ID] {
+				mark = "▾ "
+			}
+			method = mark + method + fmt.Sprintf(" (+%d)", len(e.Notifications))
+		}
+		if row.S2CRequest {
+			method = "⇐ " + method
+		}
+		line := fit(m.columns(row.ID, row.Time, row.DirLabel, method, row.Session, row.Latency, row.Status), m.width)
+		switch {
+		case i == m.cursor:
+			line = styleSelected.Render(line)
+		case row.Error:
+			line = styleError.Render(line)
+		case row.S2CRequest:
+			line = styleServer.Render(line)
+		}
+		b.WriteString(line + "\n")
+		n++
+		if m.unfolded[e.ID] {
+			for _, c := range row.Children {
+				if n >= h {
+					break
+				}
+				b.WriteString(styleMuted.Render(fit(m.columns(fmt.Sprint(c.Seq), c.Time, c.DirLabel, "    "+c.Method, "", "", c.Status), m.width)) + "\n")
+				n++
+			}
+		}
+	}
+	if len(m.entries) == 0 {
+		b.WriteString(styleMuted.Render("no messages yet") + "\n")
+		n++
+	}
+	for ; n < h; n++ {
+		b.WriteString("\n")
+	}
+}
+
+// linesBetween counts the lines entries from..to (inclusive) take.
+func (m *Model) linesBetween(from, to int) int {
+	n := 0
+	for i := from; i <= to && i < len(m.entries); i++ {
+		n++
+		if e := m.entries[i]; m.unfolded[e.ID] {
+			n += min(len(e.Notifications), 51)
+		}
+	}
+	return n
+}
+
+// buildPage makes the lines of the detail or analysis screen.
+func (m *Model) buildPage() {
+	m.page = m.page[:0]
+	add := func(s string) { m.page = append(m.page, strings.Split(s, "\n")...) }
+	switch m.screen {
+	case screenDetail:
+		if m.cursor >= len(m.entries) {
+			add("no entry selected")
+			return
+		}
+		e, ok := m.hub.Model().Entry(m.entries[m.cursor].ID)
+		if !ok {
+			e = m.entries[m.cursor]
+		}
+		d := view.DetailOf(e)
+		add(styleHeader.Render(d.Title))
+		for _, f := range d.Facts {
+			add("  " + f)
+		}
+		for _, s := range d.Sections {
+			add("")
+			add(styleHeader.Render(s.Label))
+			for _, v := range s.Violations {
+				add(styleError.Render("  schema: " + v))
+			}
+			if s.Text != "" {
+				add(s.Text)
+			}
+			if s.JSON != "" {
+				add(s.JSON)
+			}
+		}
+	case screenAnalysis:
+		p := view.PanelOf(m.snap)
+		if len(p.Failures) > 0 {
+			add(styleHeader.Render("failures"))
+		}
+		for _, f := range p.Failures {
+			add(styleError.Render(f.Name) + "  " + f.Text)
+		}
+		for _, t := range p.Tables {
+			add("")
+			add(styleHeader.Render(t.Title))
+			add(table(t))
+		}
+		if len(m.page) == 0 {
+			add("no analysis yet")
+		}
+	}
+}
+
+// table renders a table with columns as wide as their widest cell.
+func table(t view.Table) string {
+	widths := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		widths[i] = ansi.StringWidth(c)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			if i < len(widths) {
+				widths[i] = max(widths[i], ansi.StringWidth(c))
+			}
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		for i, c := range cells {
+			if i < len(widths) {
+				b.WriteString(c + strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+2))
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(t.Columns)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (m *Model) pageView(b *strings.Builder) {
+	h := m.bodyHeight()
+	m.scroll = min(m.scroll, max(len(m.page)-h, 0))
+	n := 0
+	for i := m.scroll; i < len(m.page) && n < h; i++ {
+		b.WriteString(fit(m.page[i], m.width) + "\n")
+		n++
+	}
+	for ; n < h; n++ {
+		b.WriteString("\n")
+	}
+}
+
+func (m *Model) footer(b *strings.Builder) {
+	switch {
+	case m.inputField != "":
+		b.WriteString(m.input.View())
+		if m.notice != "" {
+			b.WriteString("  " + styleNotice.Render(m.notice))
+		}
+	case m.notice != "":
+		b.WriteString(styleNotice.Render(fit(m.notice, m.width)))
+	case m.screen == screenList:
+		b.WriteString(styleMuted.Render(fit("↑↓ move  enter detail  space fold  / method  s session  d dir  e errors  > latency  t text  c clear  a analysis  q quit", m.width)))
+	default:
+		b.WriteString(styleMuted.Render(fit("↑↓ scroll  esc back  a analysis  ctrl+c quit", m.width)))
+	}
+}
+
+// fit cuts s to width cells.
+func fit(s string, width int) string { return ansi.Truncate(s, width, "…") }

@@ -1,0 +1,184 @@
+// The page of `mcpkit tap --web` and `mcpkit tap view --web`: a live timeline fed by
+// Server-Sent Events from the tap (api/events), filtered by the tap (the filter goes
+// in the stream's query), a detail pane (api/entry) and the analysis (report events).
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const rows = new Map(); // id ("12", "12.3") -> row object from the server
+  const expanded = new Set(); // ids whose notifications are unfolded
+  let order = []; // ids in display order
+  let selected = null;
+  let source = null;
+  let lastReport = null;
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) e.append(c);
+    return e;
+  }
+
+  // The timeline's order: the seq of an entry's first record, then its place in a batch.
+  function byPosition(a, b) {
+    const x = rows.get(a), y = rows.get(b);
+    return x.seq - y.seq || (x.part || 0) - (y.part || 0);
+  }
+
+  function filterQuery() {
+    const p = new URLSearchParams();
+    for (const [k, id] of [["method", "f-method"], ["dir", "f-dir"], ["session", "f-session"], ["minLatency", "f-latency"], ["text", "f-text"]]) {
+      const v = $(id).value.trim();
+      if (v !== "") p.set(k, v);
+    }
+    if ($("f-errors").checked) p.set("errors", "1");
+    return p.toString();
+  }
+
+  function connect() {
+    if (source) source.close();
+    const q = filterQuery();
+    history.replaceState(null, "", q ? "?" + q : location.pathname);
+    source = new EventSource("api/events" + (q ? "?" + q : ""));
+    source.addEventListener("reset", (ev) => {
+      const d = JSON.parse(ev.data);
+      rows.clear();
+      order = [];
+      for (const r of d.rows) { rows.set(r.id, r); order.push(r.id); }
+      render();
+    });
+    source.addEventListener("row", (ev) => {
+      const r = JSON.parse(ev.data);
+      if (!r.match) {
+        if (rows.delete(r.id)) order = order.filter((x) => x !== r.id);
+      } else {
+        const isNew = !rows.has(r.id);
+        rows.set(r.id, r);
+        if (isNew) { order.push(r.id); order.sort(byPosition); }
+      }
+      render();
+      if (selected === r.id) loadDetail(r.id);
+    });
+    source.addEventListener("state", (ev) => showState(JSON.parse(ev.data)));
+    source.addEventListener("report", (ev) => { lastReport = JSON.parse(ev.data); renderReport(); });
+    source.onerror = () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; };
+  }
+
+  function showState(s) {
+    $("source").textContent = s.source || "";
+    $("state").textContent = s.live ? "live" : (s.file ? "capture file" : "tap ended");
+    $("state").className = "state " + (s.live ? "live" : "ended");
+    $("counts").textContent = s.shown + " of " + s.entries + " entries";
+    const lost = [];
+    if (s.behind > 0) lost.push(s.behind + " updates missed by this page");
+    if (s.dropped > 0) lost.push(s.dropped + " records dropped");
+    if (s.evicted > 0) lost.push(s.evicted + " old entries evicted");
+    $("dropped").hidden = lost.length === 0;
+    $("dropped").textContent = lost.join(", ");
+  }
+
+  function render() {
+    const body = $("rows");
+    const out = [];
+    for (const id of order) {
+      const r = rows.get(id);
+      const cls = ["entry", r.kind];
+      if (r.error) cls.push("error");
+      if (r.s2cRequest) cls.push("s2c-request");
+      if (id === selected) cls.push("selected");
+      const fold = r.children && r.children.length ? (expanded.has(id) ? "▾ " : "▸ ") : "";
+      const tr = el("tr", { class: cls.join(" "), "data-id": id },
+        el("td", { text: String(r.seq) }),
+        el("td", { text: r.time }),
+        el("td", { class: "dir", text: r.dirLabel }),
+        el("td", { class: "method", text: fold + r.method + (r.children && r.children.length ? "  (+" + r.children.length + ")" : "") }),
+        el("td", { text: r.session || "" }),
+        el("td", { class: "latency", text: r.latency || "" }),
+        el("td", { class: "status", text: r.status }));
+      out.push(tr);
+      if (expanded.has(id)) {
+        for (const c of r.children || []) {
+          out.push(el("tr", { class: "child" + (c.error ? " error" : ""), "data-id": id },
+            el("td", { text: String(c.seq) }), el("td", { text: c.time }), el("td", { class: "dir", text: c.dirLabel }),
+            el("td", { class: "method", text: c.method }), el("td", { text: "" }), el("td", { text: "" }), el("td", { class: "status", text: c.status || "" })));
+        }
+      }
+    }
+    body.replaceChildren(...out);
+    $("empty").hidden = order.length > 0;
+  }
+
+  function renderJSONSection(s) {
+    const parts = [el("h3", { text: s.label })];
+    for (const v of s.violations || []) parts.push(el("div", { class: "violation", text: "schema: " + v }));
+    if (s.text) parts.push(el("div", { text: s.text }));
+    if (s.json) parts.push(el("pre", { text: s.json }));
+    return parts;
+  }
+
+  async function loadDetail(id) {
+    const res = await fetch("api/entry?id=" + encodeURIComponent(id));
+    const pane = $("detail");
+    if (!res.ok) { pane.replaceChildren(el("p", { class: "empty", text: "This entry is no longer kept." })); return; }
+    const d = await res.json();
+    const parts = [el("h2", { text: d.title })];
+    for (const line of d.facts || []) parts.push(el("div", { text: line }));
+    for (const s of d.sections || []) parts.push(...renderJSONSection(s));
+    pane.replaceChildren(...parts);
+  }
+
+  function renderReport() {
+    const pane = $("analysis");
+    const r = lastReport;
+    if (!r) return;
+    const parts = [];
+    for (const f of r.failures || []) {
+      parts.push(el("div", { class: "failure" }, el("strong", { text: f.name }), " ", f.text));
+    }
+    for (const t of r.tables || []) {
+      parts.push(el("h2", { text: t.title }));
+      const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
+      const body = t.rows.map((row) => el("tr", {}, ...row.map((c) => el("td", { text: c }))));
+      parts.push(el("table", {}, el("thead", {}, head), el("tbody", {}, ...body)));
+    }
+    if (parts.length === 0) parts.push(el("p", { class: "empty", text: "No analysis yet." }));
+    pane.replaceChildren(...parts);
+  }
+
+  $("rows").addEventListener("click", (ev) => {
+    const tr = ev.target.closest("tr");
+    if (!tr) return;
+    const id = tr.dataset.id;
+    const r = rows.get(id);
+    if (r && r.children && r.children.length && ev.target.closest("td.method") && !tr.classList.contains("child")) {
+      if (expanded.has(id)) expanded.delete(id); else expanded.add(id);
+    }
+    selected = id;
+    render();
+    showTab("detail");
+    loadDetail(id);
+  });
+
+  function showTab(name) {
+    for (const t of ["detail", "analysis"]) {
+      $(t).hidden = t !== name;
+      $("tab-" + t).classList.toggle("active", t === name);
+    }
+  }
+  $("tab-detail").onclick = () => showTab("detail");
+  $("tab-analysis").onclick = () => showTab("analysis");
+
+  let debounce = null;
+  $("filters").addEventListener("input", () => { clearTimeout(debounce); debounce = setTimeout(connect, 150); });
+  $("filters").addEventListener("submit", (ev) => { ev.preventDefault(); connect(); });
+  $("f-clear").onclick = () => { $("filters").reset(); connect(); };
+
+  // A filter given in the page's address is applied at once.
+  const init = new URLSearchParams(location.search);
+  for (const [k, id] of [["method", "f-method"], ["dir", "f-dir"], ["session", "f-session"], ["minLatency", "f-latency"], ["text", "f-text"]]) {
+    if (init.has(k)) $(id).value = init.get(k);
+  }
+  $("f-errors").checked = init.get("errors") === "1";
+  connect();
+})();

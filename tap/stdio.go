@@ -166,7 +166,7 @@ func (t *stdioTap) record(r *capture.Record) {
 }
 
 // pump copies src to dst as bytes arrive (a partial line goes out at once),
-// recording each complete line: as a message in direction what, or as a stderr
+// recording each complete line before it is relayed: as a message in direction what, or as a stderr
 // line. A failing dst does not stop the reading (what the server writes is still
 // recorded, and it is not blocked on a full pipe); src's end does.
 func (t *stdioTap) pump(dst io.Writer, src io.Reader, what string) {
@@ -176,13 +176,16 @@ func (t *stdioTap) pump(dst io.Writer, src io.Reader, what string) {
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
+			// Record before relaying: once the bytes are out, the other side may
+			// answer, and its answer must not get an earlier seq than what caused it.
+			// Recording only queues; it never waits for the disk.
+			if t.opts.Recorder != nil {
+				lines.feed(buf[:n])
+			}
 			if writeOK {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					writeOK = false
 				}
-			}
-			if t.opts.Recorder != nil {
-				lines.feed(buf[:n])
 			}
 		}
 		if err != nil {

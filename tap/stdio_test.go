@@ -265,6 +265,49 @@ func TestStdioTapPairsRequests(t *testing.T) {
 	}
 }
 
+// TestStdioTapRecordsCauseBeforeEffect: a request is recorded before the tap
+// relays it, so the server's answer can never get the earlier seq — even when the
+// answer comes back at once, round after round.
+func TestStdioTapRecordsCauseBeforeEffect(t *testing.T) {
+	r := startStdio(t, "rpc", StdioOptions{})
+	answers := bufio.NewReader(r.out)
+	const rounds = 300
+	for i := range rounds {
+		fmt.Fprintf(r.in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		if _, err := answers.ReadString('\n'); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+	_ = r.in.Close()
+	go func() { _, _ = io.Copy(io.Discard, answers) }()
+	r.wait(t)
+	sent := map[string]uint64{}
+	answered := 0
+	for _, rec := range r.capt.records(t) {
+		if rec.Kind != "" {
+			continue
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(rec.Msg, &m); err != nil {
+			t.Fatalf("record %d: %v", rec.Seq, err)
+		}
+		switch rec.Dir {
+		case capture.ClientToServer:
+			sent[string(m.ID)] = rec.Seq
+		case capture.ServerToClient:
+			if _, ok := sent[string(m.ID)]; !ok {
+				t.Errorf("the answer to id %s (seq %d) is recorded before its request", m.ID, rec.Seq)
+			}
+			answered++
+		}
+	}
+	if answered != rounds {
+		t.Errorf("%d answers recorded, want %d", answered, rounds)
+	}
+}
+
 // TestStdioTapExitStatus: the server's exit status is the tap's; a signal that
 // killed it is reported as 128+N.
 func TestStdioTapExitStatus(t *testing.T) {

@@ -2,6 +2,7 @@ package tap
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -9,25 +10,15 @@ import (
 
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
-	"github.com/mcpkit/mcpkit/transport/legacysse"
 )
 
-// TestTimelineLanesHTTPSSE: a 2024-11-05 HTTP+SSE session recorded through the
-// tap makes one lane: the GET /sse stream (standalone, the session's only
-// stream) and the POSTs to the endpoint, each carrying its request.
-func TestTimelineLanesHTTPSSE(t *testing.T) {
-	up := demoUpstream(t)
-	capt := newTestCapture(t)
-	addr, tp := startTap(t, up+"/sse", capt, HTTPOptions{})
-	conn, err := legacysse.Dial(testCtx(t), "http://"+addr+"/sse", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exercise(t, conn, "2024-11-05")
-	_ = tp.Close()
-	recs := capt.records(t)
+// checkHTTPSSELane checks the timeline of a 2024-11-05 HTTP+SSE session recorded
+// through the tap (TestHTTPTapLegacySSEEndToEnd): one lane, the GET /sse stream
+// (standalone, the session's only stream) and the POSTs to the endpoint, each
+// carrying its request.
+func checkHTTPSSELane(t *testing.T, recs []*capture.Record, session string) {
+	t.Helper()
 	rep := timeline.Build(recs, timeline.Options{}).Report(timeline.ReportOptions{})
-	session := findKind(recs, capture.KindEndpoint)[0].Session
 	if len(rep.Lanes) != 1 {
 		t.Fatalf("lanes = %+v", rep.Lanes)
 	}
@@ -66,30 +57,9 @@ func TestTimelineLanesResumption(t *testing.T) {
 	ctx := testCtx(t)
 	do := func(method, sid, lastID, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, method, "http://"+addr+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		if lastID != "" {
-			req.Header.Set("Last-Event-ID", lastID)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+		return rawMCP(t, ctx, addr, method, sid, lastID, body)
 	}
-	init := do(http.MethodPost, "", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := init.Header.Get("Mcp-Session-Id")
-	_, _ = io.Copy(io.Discard, init.Body)
-	_ = init.Body.Close()
-	if sid == "" {
-		t.Fatal("no session id")
-	}
-	_ = do(http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	sid := openRawSession(t, ctx, addr)
 
 	call := do(http.MethodPost, sid, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":3},"_meta":{"progressToken":"p"}}}`)
 	firstID := ""
@@ -142,4 +112,39 @@ func TestTimelineLanesResumption(t *testing.T) {
 	if get == nil || get.Resumed != firstID || !get.Stream || get.Status != http.StatusOK || get.Messages == 0 {
 		t.Errorf("the resuming GET = %+v (resumed from %q)", get, firstID)
 	}
+}
+
+// rawMCP sends one Streamable HTTP request to the tap at addr, as a 2025-11-25
+// client would, with a session id and a Last-Event-ID when given.
+func rawMCP(t *testing.T, ctx context.Context, addr, method, sid, lastID, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, method, "http://"+addr+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// openRawSession initializes a session through the tap at addr and returns its id.
+func openRawSession(t *testing.T, ctx context.Context, addr string) string {
+	t.Helper()
+	init := rawMCP(t, ctx, addr, http.MethodPost, "", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := init.Header.Get("Mcp-Session-Id")
+	_, _ = io.Copy(io.Discard, init.Body)
+	_ = init.Body.Close()
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	_ = rawMCP(t, ctx, addr, http.MethodPost, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	return sid
 }

@@ -184,4 +184,5 @@ func TestHTTPTapLegacySSEEndToEnd(t *testing.T) {
 	if posts < 4 {
 		t.Errorf("%d client messages recorded, want initialize, initialized, tools/list and the calls", posts)
 	}
+	checkHTTPSSELane(t, recs, session)
 }

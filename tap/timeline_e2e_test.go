@@ -163,27 +163,9 @@ func TestTimelineFlagsSecondStreamRefused(t *testing.T) {
 	ctx := testCtx(t)
 	do := func(method, sid, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, method, "http://"+addr+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+		return rawMCP(t, ctx, addr, method, sid, "", body)
 	}
-	init := do(http.MethodPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := init.Header.Get("Mcp-Session-Id")
-	_, _ = io.Copy(io.Discard, init.Body)
-	_ = init.Body.Close()
-	if sid == "" {
-		t.Fatal("no session id")
-	}
-	_ = do(http.MethodPost, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	sid := openRawSession(t, ctx, addr)
 	first := do(http.MethodGet, sid, "")
 	second := do(http.MethodGet, sid, "")
 	_, _ = io.Copy(io.Discard, second.Body)

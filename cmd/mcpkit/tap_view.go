@@ -28,7 +28,10 @@ request with its response, latency and notifications), filters, a detail pane wi
 pretty JSON and schema violations, and the analysis.
 
 The terminal UI is the default. Keys: ↑↓ move, enter detail, space fold, / method,
-s session, d direction, e errors only, > latency, t text, c clear, a analysis, q quit.
+s session, d direction, e errors only, > latency, t text, c clear, a analysis, T tokens,
+q quit. In the analysis, n/N select a failure or a row and enter shows its entry; in
+the token panel (what the tools of the latest tools/list cost in a model's context),
+f switches between the OpenAI and Anthropic formats and o the encoding.
 --web ADDR serves the same views to a browser instead (loopback unless a host is
 named; Host and Origin are checked) until interrupted.`,
 		Args: cobra.ExactArgs(1),

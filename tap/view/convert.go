@@ -292,12 +292,3 @@ func ParseEntryID(s string) (timeline.EntryID, error) {
 	}
 	return id, nil
 }
-
-// PanelOf returns the analysis of snap.
-func PanelOf(snap *timeline.Snapshot) Panel {
-	// STAND-IN until timeline's Report lands: the capture's summary.
-	return Panel{Tables: []Table{{Title: "summary", Columns: []string{"what", "count"}, Rows: [][]string{
-		{"requests", strconv.FormatInt(snap.Summary.Requests, 10)},
-		{"unanswered", strconv.Itoa(len(snap.Summary.Unanswered))},
-	}}}}
-}

@@ -76,23 +76,3 @@ type Section struct {
 	// Violations are the schema violations of this message.
 	Violations []string `json:"violations,omitempty"`
 }
-
-// Panel is the analysis: the named failures, then tables.
-type Panel struct {
-	Failures []Failure `json:"failures,omitempty"`
-	Tables   []Table   `json:"tables,omitempty"`
-}
-
-// Failure is a failure of the field the analysis found, by name.
-type Failure struct {
-	Name string   `json:"name"`
-	Text string   `json:"text"`
-	Seqs []uint64 `json:"seqs,omitempty"`
-}
-
-// Table is a titled table of text cells.
-type Table struct {
-	Title   string     `json:"title"`
-	Columns []string   `json:"columns"`
-	Rows    [][]string `json:"rows"`
-}

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mcpkit/mcpkit/llm/tokens"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
@@ -20,6 +21,7 @@ const (
 	screenList = iota
 	screenDetail
 	screenAnalysis
+	screenTokens
 )
 
 // Model is the Bubble Tea model of the UI. Its View is plain text with styles: a
@@ -39,8 +41,12 @@ type Model struct {
 	follow        bool // the cursor stays on the newest entry
 	top           int  // first entry shown
 	unfolded      map[timeline.EntryID]bool
-	scroll        int // detail and analysis
+	scroll        int // detail, analysis and tokens
 	page          []string
+	links         []link // the lines of the page that lead to an entry
+	link          int    // the selected link, -1 for none
+
+	tokens tokenState
 
 	input      textinput.Model
 	inputField string // the filter being edited, "" when none
@@ -51,7 +57,8 @@ type Model struct {
 // its wait for changes.
 func New(ctx context.Context, hub *view.Hub, f timeline.Filter) *Model {
 	m := &Model{ctx: ctx, hub: hub, filter: f, follow: true, width: 120, height: 30,
-		unfolded: map[timeline.EntryID]bool{}, input: textinput.New()}
+		unfolded: map[timeline.EntryID]bool{}, input: textinput.New(), link: -1,
+		tokens: tokenState{format: tokens.Formats[0], encoding: tokens.Encodings[0]}}
 	m.refresh()
 	return m
 }
@@ -125,7 +132,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case changedMsg:
 		m.refresh()
-		return m, tea.Tick(refreshInterval, func(time.Time) tea.Msg { return tickMsg{} })
+		return m, tea.Batch(m.countTokens(), tea.Tick(refreshInterval, func(time.Time) tea.Msg { return tickMsg{} }))
+	case tokensMsg:
+		m.tokensCounted(msg)
 	case tickMsg:
 		return m, m.wait()
 	case tea.KeyPressMsg:
@@ -144,8 +153,30 @@ func (m *Model) key(k string) tea.Cmd {
 	}
 	if m.screen != screenList {
 		switch k {
-		case "esc", "backspace", "left", "h", "enter", "q":
+		case "enter":
+			if m.screen == screenAnalysis && m.link >= 0 {
+				m.jump(m.links[m.link].entry)
+				return nil
+			}
 			m.screen = screenList
+		case "esc", "backspace", "left", "h", "q":
+			m.screen = screenList
+		case "n":
+			m.selectLink(1)
+		case "N", "p":
+			m.selectLink(-1)
+		case "f":
+			if m.screen == screenTokens {
+				m.tokens.format = next(tokens.Formats, m.tokens.format)
+				return m.openTokens()
+			}
+		case "o":
+			if m.screen == screenTokens {
+				m.tokens.encoding = next(tokens.Encodings, m.tokens.encoding)
+				return m.openTokens()
+			}
+		case "T":
+			return m.openTokens()
 		case "up", "k":
 			m.scroll = max(m.scroll-1, 0)
 		case "down", "j":
@@ -186,6 +217,8 @@ func (m *Model) key(k string) tea.Cmd {
 		}
 	case "a", "tab":
 		m.open(screenAnalysis)
+	case "T":
+		return m.openTokens()
 	case "/", "m":
 		return m.edit("method", m.filter.Method)
 	case "s":
@@ -224,8 +257,76 @@ func (m *Model) move(n int) {
 }
 
 func (m *Model) open(screen int) {
-	m.screen, m.scroll = screen, 0
+	m.screen, m.scroll, m.link = screen, 0, -1
 	m.buildPage()
+}
+
+// link is a line of the analysis that leads to an entry.
+type link struct {
+	line  int
+	entry string
+}
+
+// selectLink moves the selection to the next (1) or previous (-1) link and
+// scrolls to it.
+func (m *Model) selectLink(dir int) {
+	if len(m.links) == 0 {
+		return
+	}
+	switch {
+	case m.link < 0 && dir > 0:
+		m.link = 0
+	case m.link < 0:
+		m.link = len(m.links) - 1
+	default:
+		m.link = (m.link + dir + len(m.links)) % len(m.links)
+	}
+	l := m.links[m.link].line
+	if l < m.scroll || l >= m.scroll+m.bodyHeight() {
+		m.scroll = max(l-2, 0)
+	}
+}
+
+// jump shows the detail of entry id, clearing the filter when it hides it.
+func (m *Model) jump(id string) {
+	eid, err := view.ParseEntryID(id)
+	if err != nil {
+		m.notice = err.Error()
+		return
+	}
+	i := m.find(eid)
+	if i < 0 && !m.filter.IsZero() {
+		m.filter = timeline.Filter{}
+		m.follow = false
+		m.refresh()
+		m.notice = "filter cleared to show entry " + id
+		i = m.find(eid)
+	}
+	if i < 0 {
+		m.notice = "entry " + id + " is no longer kept"
+		m.screen = screenList
+		return
+	}
+	m.cursor, m.follow = i, false
+	m.open(screenDetail)
+}
+
+func (m *Model) find(id timeline.EntryID) int {
+	for i, e := range m.entries {
+		if e.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func next[T comparable](choices []T, cur T) T {
+	for i, c := range choices {
+		if c == cur {
+			return choices[(i+1)%len(choices)]
+		}
+	}
+	return choices[0]
 }
 
 func (m *Model) refilter() {

@@ -66,6 +66,8 @@ func (m *Model) header(b *strings.Builder) {
 		b.WriteString(styleMuted.Render("detail") + "\n")
 	case screenAnalysis:
 		b.WriteString(styleMuted.Render("analysis") + "\n")
+	case screenTokens:
+		b.WriteString(styleMuted.Render("tokens") + "\n")
 	}
 }
 
@@ -202,21 +204,63 @@ func (m *Model) buildPage() {
 			}
 		}
 	case screenAnalysis:
-		p := view.PanelOf(m.snap)
-		if len(p.Failures) > 0 {
-			add(styleHeader.Render("failures"))
+		m.analysisPage(add)
+	case screenTokens:
+		m.tokenPage(add)
+	}
+}
+
+// analysisPage adds the lines of the analysis: the summary, the failures by
+// name, the tables. Failures and rows that lead to an entry are links (n/N
+// select one, enter shows its entry).
+func (m *Model) analysisPage(add func(string)) {
+	m.links = m.links[:0]
+	linkTo := func(entry string) {
+		if entry != "" {
+			m.links = append(m.links, link{line: len(m.page) - 1, entry: entry})
 		}
-		for _, f := range p.Failures {
-			add(styleError.Render(f.Name) + "  " + f.Text)
+	}
+	p := view.PanelOf(m.snap)
+	add(p.Summary)
+	add("")
+	if len(p.Failures) == 0 {
+		add(styleHeader.Render("no failures found"))
+	} else {
+		add(styleHeader.Render(fmt.Sprintf("failures (%d)", len(p.Failures)+p.FailuresOmitted)))
+	}
+	for _, f := range p.Failures {
+		line := styleError.Render(f.Name) + "  " + f.Text
+		if len(f.Entries) > 0 {
+			line += styleMuted.Render("  → #" + strings.Join(f.Entries, ", #"))
 		}
-		for _, t := range p.Tables {
-			add("")
-			add(styleHeader.Render(t.Title))
-			add(table(t))
+		add(line)
+		if len(f.Entries) > 0 {
+			linkTo(f.Entries[0])
 		}
-		if len(m.page) == 0 {
-			add("no analysis yet")
+	}
+	if p.FailuresOmitted > 0 {
+		add(styleMuted.Render(fmt.Sprintf("… and %d more", p.FailuresOmitted)))
+	}
+	for _, t := range p.Tables {
+		add("")
+		add(styleHeader.Render(t.Title))
+		if t.Note != "" {
+			add(styleMuted.Render(t.Note))
 		}
+		if len(t.Rows) == 0 {
+			continue
+		}
+		lines := strings.Split(table(t), "\n")
+		add(styleMuted.Render(lines[0]))
+		for i, l := range lines[1:] {
+			add(l)
+			if i < len(t.Entries) {
+				linkTo(t.Entries[i])
+			}
+		}
+	}
+	if m.link >= len(m.links) {
+		m.link = len(m.links) - 1
 	}
 }
 
@@ -253,8 +297,16 @@ func (m *Model) pageView(b *strings.Builder) {
 	h := m.bodyHeight()
 	m.scroll = min(m.scroll, max(len(m.page)-h, 0))
 	n := 0
+	sel := -1
+	if m.screen == screenAnalysis && m.link >= 0 && m.link < len(m.links) {
+		sel = m.links[m.link].line
+	}
 	for i := m.scroll; i < len(m.page) && n < h; i++ {
-		b.WriteString(fit(m.page[i], m.width) + "\n")
+		line := fit(m.page[i], m.width)
+		if i == sel {
+			line = styleSelected.Render(ansi.Strip(line))
+		}
+		b.WriteString(line + "\n")
 		n++
 	}
 	for ; n < h; n++ {
@@ -272,9 +324,13 @@ func (m *Model) footer(b *strings.Builder) {
 	case m.notice != "":
 		b.WriteString(styleNotice.Render(fit(m.notice, m.width)))
 	case m.screen == screenList:
-		b.WriteString(styleMuted.Render(fit("↑↓ move  enter detail  space fold  / method  s session  d dir  e errors  > latency  t text  c clear  a analysis  q quit", m.width)))
+		b.WriteString(styleMuted.Render(fit("↑↓ move  enter detail  space fold  / method  s session  d dir  e errors  > latency  t text  c clear  a analysis  T tokens  q quit", m.width)))
+	case m.screen == screenAnalysis:
+		b.WriteString(styleMuted.Render(fit("↑↓ scroll  n/N select a failure or row  enter show its entry  T tokens  esc back  ctrl+c quit", m.width)))
+	case m.screen == screenTokens:
+		b.WriteString(styleMuted.Render(fit("↑↓ scroll  f format  o encoding  a analysis  esc back  ctrl+c quit", m.width)))
 	default:
-		b.WriteString(styleMuted.Render(fit("↑↓ scroll  esc back  a analysis  ctrl+c quit", m.width)))
+		b.WriteString(styleMuted.Render(fit("↑↓ scroll  esc back  a analysis  T tokens  ctrl+c quit", m.width)))
 	}
 }
 

@@ -168,9 +168,7 @@ func TestWebViewLive(t *testing.T) {
 	if rows := text("#rows"); !strings.Contains(rows, "ok") || !strings.Contains(rows, " ms") {
 		t.Errorf("the timeline shows no status or latency:\n%s", rows)
 	}
-	step("analysis tab",
-		chromedp.Click(chromedp.CSS("#tab-analysis")),
-		chromedp.Poll[chromedp.Void](`document.getElementById("analysis").innerText.includes("requests")`))
+	checkAnalysisAndTokens(t, tab, step)
 	step("back to the detail", chromedp.Click(chromedp.CSS("#tab-detail")))
 
 	shot, err := chromedp.Run(tab, chromedp.CaptureScreenshot())

@@ -4,7 +4,10 @@
 //
 // The endpoints are the page (/, /static/...), the event stream (/api/events,
 // filtered by its query: method, dir, session, errors=1, minLatency in ms, text),
-// one entry's detail (/api/entry?id=N) and the analysis (/api/report). Every
+// one entry's detail (/api/entry?id=N), the analysis (/api/report) and the token
+// cost of the capture's tool lists (/api/tokens?format=openai|anthropic&encoding=
+// o200k_base|cl100k_base, counted when asked: the page asks when its token tab
+// shows, and again when a tools/list answer arrives). Every
 // request passes the Host/Origin policy of package httpguard (loopback hosts only
 // on a loopback listener, DNS rebinding refused) and no response carries CORS
 // headers: captures may hold secrets, so no other origin may read them.
@@ -20,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
+	"github.com/mcpkit/mcpkit/llm/tokens"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
 )
@@ -69,6 +73,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("GET /api/entry", s.entry)
 	mux.HandleFunc("GET /api/report", s.report)
+	mux.HandleFunc("GET /api/tokens", s.tokens)
 	return guard(&o.Policy, mux)
 }
 
@@ -112,6 +117,18 @@ func (s *server) entry(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) report(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, view.PanelOf(s.o.Hub.Model().Snapshot()))
+}
+
+// tokens counts what the capture's tool lists cost in a model's context; the
+// first request loads the tokenizer (in this request's goroutine).
+func (s *server) tokens(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, err := view.TokensOf(s.o.Hub.Model().Snapshot(), tokens.Format(q.Get("format")), tokens.Encoding(q.Get("encoding")))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, p)
 }
 
 // pageState is the state event: the hub's state and this page's own view of it.

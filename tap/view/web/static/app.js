@@ -10,6 +10,9 @@
   let selected = null;
   let source = null;
   let lastReport = null;
+  let tokensVersion = null; // the report's toolsVersion the token tab was counted at
+  let tokensLoading = false;
+  let tokensAgain = false; // asked again while counting
 
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
@@ -61,7 +64,11 @@
       if (selected === r.id) loadDetail(r.id);
     });
     source.addEventListener("state", (ev) => showState(JSON.parse(ev.data)));
-    source.addEventListener("report", (ev) => { lastReport = JSON.parse(ev.data); renderReport(); });
+    source.addEventListener("report", (ev) => {
+      lastReport = JSON.parse(ev.data);
+      renderReport();
+      if (!$("tokens").hidden && lastReport.toolsVersion !== tokensVersion) loadTokens();
+    });
     source.onerror = () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; };
   }
 
@@ -128,23 +135,84 @@
     pane.replaceChildren(...parts);
   }
 
+  const numeric = /^-?[0-9.]+( ms)?$/;
+
+  function tableOf(t, linkRows) {
+    const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
+    const body = t.rows.map((row, i) => {
+      const entry = linkRows && t.entries ? t.entries[i] : "";
+      const attrs = entry ? { class: "link", "data-entry": entry, title: "show entry " + entry } : {};
+      return el("tr", attrs, ...row.map((c) => el("td", numeric.test(c) ? { class: "num", text: c } : { text: c })));
+    });
+    return el("table", { "data-table": t.id || "" }, el("thead", {}, head), el("tbody", {}, ...body));
+  }
+
+  // The analysis: the summary, the failures by name (each leads to the entries
+  // that show it), the latency and progress tables and the session lanes.
   function renderReport() {
     const pane = $("analysis");
     const r = lastReport;
     if (!r) return;
-    const parts = [];
-    for (const f of r.failures || []) {
-      parts.push(el("div", { class: "failure" }, el("strong", { text: f.name }), " ", f.text));
+    const parts = [el("p", { class: "summary", text: r.summary })];
+    const fails = r.failures || [];
+    parts.push(el("h2", { text: fails.length ? "failures (" + (fails.length + (r.failuresOmitted || 0)) + ")" : "no failures found" }));
+    for (const f of fails) {
+      const attrs = { class: "failure" };
+      if (f.entries && f.entries.length) { attrs["data-entry"] = f.entries[0]; attrs.title = "show entry " + f.entries[0]; }
+      parts.push(el("div", attrs, el("strong", { text: f.name }), " ", f.text,
+        f.entries && f.entries.length ? el("span", { class: "entries", text: "→ #" + f.entries.join(", #") }) : null));
     }
     for (const t of r.tables || []) {
       parts.push(el("h2", { text: t.title }));
-      const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
-      const body = t.rows.map((row) => el("tr", {}, ...row.map((c) => el("td", { text: c }))));
-      parts.push(el("table", {}, el("thead", {}, head), el("tbody", {}, ...body)));
+      if (t.note) parts.push(el("p", { class: "note", text: t.note }));
+      if (t.rows && t.rows.length) parts.push(tableOf(t, true));
     }
-    if (parts.length === 0) parts.push(el("p", { class: "empty", text: "No analysis yet." }));
     pane.replaceChildren(...parts);
   }
+
+  // The token panel: counted by the tap when asked (the first count loads the
+  // tokenizer), again when a tools/list answer arrives while it shows.
+  async function loadTokens() {
+    if (tokensLoading) { tokensAgain = true; return; }
+    tokensLoading = true;
+    const body = $("tokens-body");
+    if (tokensVersion === null) body.replaceChildren(el("p", { class: "empty", text: "Counting… (the first count loads the tokenizer)" }));
+    try {
+      const q = new URLSearchParams({ format: $("t-format").value, encoding: $("t-encoding").value });
+      const res = await fetch("api/tokens?" + q);
+      if (!res.ok) { body.replaceChildren(el("p", { class: "violation", text: await res.text() })); return; }
+      const p = await res.json();
+      tokensVersion = p.toolsVersion;
+      const parts = [];
+      if (!p.lists.length) parts.push(el("p", { class: "empty", text: "No tools/list answer in the capture yet." }));
+      for (const l of p.lists) {
+        parts.push(el("h2", { text: l.title }));
+        const rows = l.tools.map((c) => [c.name + (c.modelName ? " (as " + c.modelName + ")" : ""), String(c.tokens), String(c.text), String(c.schema), String(c.framing), String(c.bytes)]);
+        const t = tableOf({ id: "tokens", columns: ["tool", "tokens", "name+description", "schema", "framing", "bytes"], rows: rows }, false);
+        t.tBodies[0].append(el("tr", { class: "total" }, el("td", { text: "total" }), el("td", { class: "num", text: String(l.total) })));
+        parts.push(t);
+      }
+      parts.push(el("p", { class: "note", text: p.note }));
+      body.replaceChildren(...parts);
+    } finally {
+      tokensLoading = false;
+      if (tokensAgain) { tokensAgain = false; loadTokens(); }
+    }
+  }
+
+  // jump shows an entry the analysis leads to: selected, in view, its detail open.
+  function jump(id) {
+    selected = id;
+    render();
+    const tr = document.querySelector('#rows tr.entry[data-id="' + CSS.escape(id) + '"]');
+    if (tr) tr.scrollIntoView({ block: "center" });
+    showTab("detail");
+    loadDetail(id);
+  }
+  $("analysis").addEventListener("click", (ev) => {
+    const target = ev.target.closest("[data-entry]");
+    if (target) jump(target.dataset.entry);
+  });
 
   $("rows").addEventListener("click", (ev) => {
     const tr = ev.target.closest("tr");
@@ -161,13 +229,15 @@
   });
 
   function showTab(name) {
-    for (const t of ["detail", "analysis"]) {
+    for (const t of ["detail", "analysis", "tokens"]) {
       $(t).hidden = t !== name;
       $("tab-" + t).classList.toggle("active", t === name);
     }
   }
   $("tab-detail").onclick = () => showTab("detail");
   $("tab-analysis").onclick = () => showTab("analysis");
+  $("tab-tokens").onclick = () => { showTab("tokens"); loadTokens(); };
+  $("tokens-form").addEventListener("change", () => { tokensVersion = null; loadTokens(); });
 
   let debounce = null;
   $("filters").addEventListener("input", () => { clearTimeout(debounce); debounce = setTimeout(connect, 150); });

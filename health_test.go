@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,6 +75,24 @@ func TestProbePaths(t *testing.T) {
 	for path, want := range map[string]int{"/live": 200, "/healthz": 404, "/readyz": 404} {
 		if code, body := get(t, ts.URL+path); code != want {
 			t.Errorf("GET %s = %d %q, want %d", path, code, body, want)
+		}
+	}
+}
+
+// TestKubernetesExampleProbes: the Kubernetes example probes the paths the
+// handler serves, and runs serve with Redis and shared keys.
+func TestKubernetesExampleProbes(t *testing.T) {
+	b, err := os.ReadFile("deploy/kubernetes/mcpkit.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"livenessProbe:", "path: " + mcpkit.DefaultHealthPath,
+		"readinessProbe:", "path: " + mcpkit.DefaultReadyPath,
+		"MCPKIT_REDIS_URL", "MCPKIT_STATE_KEYS", "sessionAffinity: None",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("deploy/kubernetes/mcpkit.yaml has no %q", want)
 		}
 	}
 }

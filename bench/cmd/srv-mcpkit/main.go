@@ -56,6 +56,9 @@ func main() {
 				}
 				opts.Sessions = redisstore.NewSessionStore(c)
 				opts.EventStore = redisstore.NewEventStore(c, nil)
+				if os.Getenv(load.StrictEnv) == "1" {
+					opts.SessionCheckInterval = -1 // one GETEX per request
+				}
 			}
 			return streamable.NewHandler(s, opts), nil
 		},

@@ -18,14 +18,23 @@ import (
 // ModeRedis: stateful tools/call (as ModeHTTPStateful) through nginx balancing
 // round robin over Config.Replicas servers whose sessions live in Config.Store
 // ("memory": the handler's own map, one replica only; "redis": a redis-server the
-// run starts). The server figures (CPU, allocations, RSS) are the first
+// run starts; "redis-strict": the same, each session checked on every request). The server figures (CPU, allocations, RSS) are the first
 // replica's; Result.RedisCallsPerCall and Result.SessionKeyBytes are Redis's
 // own counts.
 const ModeRedis = "redis"
 
 // RedisURLEnv is the environment variable that tells srv-mcpkit to keep its
-// sessions and events on Redis.
-const RedisURLEnv = "MCPBENCH_REDIS_URL"
+// sessions and events on Redis; with StrictEnv=1 as well, it checks a session
+// in Redis on every request (streamable.HandlerOptions.SessionCheckInterval
+// negative) instead of every 2 s.
+const (
+	RedisURLEnv = "MCPBENCH_REDIS_URL"
+	StrictEnv   = "MCPBENCH_SESSION_CHECK_EVERY_REQUEST"
+)
+
+// usesRedis reports whether a Config.Store keeps sessions on Redis: "redis",
+// or "redis-strict" (checked on every request).
+func usesRedis(store string) bool { return store == "redis" || store == "redis-strict" }
 
 // cluster is what a ModeRedis run started besides its first replica.
 type cluster struct {
@@ -43,7 +52,7 @@ func startCluster(ctx context.Context, cfg Config, spec serverSpec) (*cluster, *
 	if cfg.Replicas < 1 {
 		cfg.Replicas = 1
 	}
-	if cfg.Store != "redis" && cfg.Replicas > 1 {
+	if !usesRedis(cfg.Store) && cfg.Replicas > 1 {
 		return nil, nil, "", errors.New("sessions in memory cannot be shared: one replica only")
 	}
 	dir, err := os.MkdirTemp("", "mcpbench-cluster-")
@@ -51,12 +60,15 @@ func startCluster(ctx context.Context, cfg Config, spec serverSpec) (*cluster, *
 		return nil, nil, "", err
 	}
 	c := &cluster{dir: dir}
-	if cfg.Store == "redis" {
+	if usesRedis(cfg.Store) {
 		if err := c.startRedis(ctx); err != nil {
 			c.stop()
 			return nil, nil, "", err
 		}
 		spec.env = append(spec.env, RedisURLEnv+"="+c.redisURL())
+		if cfg.Store == "redis-strict" {
+			spec.env = append(spec.env, StrictEnv+"=1")
+		}
 	}
 	var first *serverProc
 	var addrs []string
@@ -204,28 +216,28 @@ func waitFor(ctx context.Context, ok func() bool) error {
 	return nil
 }
 
-// commandCalls returns the total calls of every command in INFO commandstats.
-func (c *cluster) commandCalls(ctx context.Context) (int64, error) {
+// commandCalls returns the calls of each command in INFO commandstats.
+func (c *cluster) commandCalls(ctx context.Context) (map[string]int64, error) {
 	out, err := c.redisCLI(ctx, "INFO", "commandstats")
 	if err != nil {
-		return 0, fmt.Errorf("INFO commandstats: %w", err)
+		return nil, fmt.Errorf("INFO commandstats: %w", err)
 	}
-	var n int64
+	calls := map[string]int64{}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		// cmdstat_getex:calls=12,usec=...
-		_, rest, ok := strings.Cut(sc.Text(), ":calls=")
+		name, rest, ok := strings.Cut(sc.Text(), ":calls=")
 		if !ok {
 			continue
 		}
 		v, _, _ := strings.Cut(rest, ",")
 		k, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("INFO commandstats: %q", sc.Text())
+			return nil, fmt.Errorf("INFO commandstats: %q", sc.Text())
 		}
-		n += k
+		calls[strings.TrimPrefix(name, "cmdstat_")] = k
 	}
-	return n, nil
+	return calls, nil
 }
 
 // sessionKeyBytes returns MEMORY USAGE of one session record (the largest of
@@ -277,8 +289,8 @@ func (c *cluster) stop() {
 // runCluster measures stateful tools/call through the balancer at target and,
 // with Redis, counts its commands over the window and a session's footprint.
 func runCluster(ctx context.Context, cfg Config, c *cluster, p *serverProc, target string, res *Result) error {
-	var before, after int64
-	if cfg.Store == "redis" {
+	var before, after map[string]int64
+	if usesRedis(cfg.Store) {
 		cfg.windowHook = func(begin bool) error {
 			n, err := c.commandCalls(ctx)
 			if begin {
@@ -292,12 +304,22 @@ func runCluster(ctx context.Context, cfg Config, c *cluster, p *serverProc, targ
 	if err := runHTTP(ctx, cfg, p, target, res); err != nil {
 		return err
 	}
-	if cfg.Store != "redis" {
+	if !usesRedis(cfg.Store) {
 		return nil
 	}
+	res.RedisCommands = map[string]int64{}
+	var total int64
+	for name, n := range after {
+		if name == "info" {
+			n-- // the INFO that read the first count
+		}
+		if d := n - before[name]; d > 0 {
+			res.RedisCommands[name] = d
+			total += d
+		}
+	}
 	if res.Calls > 0 {
-		// The INFO command that read the first count is counted in the second.
-		res.RedisCallsPerCall = float64(after-before-1) / float64(res.Calls)
+		res.RedisCallsPerCall = float64(total) / float64(res.Calls)
 	}
 	n, err := c.sessionKeyBytes(ctx)
 	res.SessionKeyBytes = n

@@ -58,7 +58,7 @@ type Config struct {
 	CPUProfile       string `json:"cpuProfile"`       // passed to the server as -cpuprofile
 	MemProfile       string `json:"memProfile"`       // passed to the server as -memprofile
 
-	// Store ("memory" or "redis") and Replicas configure ModeRedis.
+	// Store ("memory", "redis" or "redis-strict") and Replicas configure ModeRedis.
 	Store    string `json:"store,omitempty"`
 	Replicas int    `json:"replicas,omitempty"`
 
@@ -103,6 +103,8 @@ type Result struct {
 	// command in INFO commandstats), and MEMORY USAGE of a session record.
 	RedisCallsPerCall float64 `json:"redisCallsPerCall,omitempty"`
 	SessionKeyBytes   int64   `json:"sessionKeyBytes,omitempty"`
+	// RedisCommands counts each command over the window (ModeRedis).
+	RedisCommands map[string]int64 `json:"redisCommands,omitempty"`
 
 	ServerError string `json:"serverError,omitempty"` // how the server ended, if badly
 }

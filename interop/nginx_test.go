@@ -104,30 +104,16 @@ func slowServer(t *testing.T, keepAlive time.Duration) string {
 func startNginx(t *testing.T, nginx, backend string) string {
 	dir := t.TempDir()
 	port := testkit.FreePort(t)
-	conf := fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
+	conf := testkit.NginxConf(dir, fmt.Sprintf(`	access_log off;
 	server {
-		listen 127.0.0.1:%[2]d;
+		listen 127.0.0.1:%[1]d;
 		location / {
-			proxy_pass %[3]s;
+			proxy_pass %[2]s;
 			proxy_http_version 1.1;
 			proxy_set_header Connection "";
 			proxy_set_header Host 127.0.0.1;
-			proxy_read_timeout %[4]ds;
+			proxy_read_timeout %[3]ds;
 		}
-	}
-}
-`, dir, port, backend, int(proxyReadTimeout/time.Second))
+	}`, port, backend, int(proxyReadTimeout/time.Second)))
 	return testkit.RunNginx(t, nginx, dir, conf, port)
 }

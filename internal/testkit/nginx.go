@@ -71,19 +71,17 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// balancerConf is the process-level nginx configuration of StartBalancer:
-// where nginx keeps its files, and an access log of the upstream each request
-// went to and the session it named. The http context is the deployment
-// example (%[2]s), with the test's addresses put in.
-const balancerConf = `daemon off;
+// NginxConf returns the configuration of an nginx run by RunNginx: in the
+// foreground, one process, its files (pid, logs, temporary files) in dir, and
+// httpBlock as the contents of its http context.
+func NginxConf(dir, httpBlock string) string {
+	return fmt.Sprintf(`daemon off;
 master_process off;
 worker_processes 1;
 pid %[1]s/nginx.pid;
 error_log %[1]s/error.log warn;
 events { worker_connections 256; }
 http {
-	log_format upstream '$upstream_addr|$http_mcp_session_id';
-	access_log %[1]s/access.log upstream;
 	client_body_temp_path %[1]s/body;
 	proxy_temp_path %[1]s/proxy;
 	fastcgi_temp_path %[1]s/fastcgi;
@@ -91,7 +89,8 @@ http {
 	scgi_temp_path %[1]s/scgi;
 %[2]s
 }
-`
+`, dir, httpBlock)
+}
 
 // BalancerExample returns the nginx deployment example at path (the
 // repository's deploy/nginx/mcpkit-replicas.conf) with its replica lines
@@ -125,7 +124,9 @@ func StartBalancer(t testing.TB, nginx, example string, addrs []string) (url, ac
 	t.Helper()
 	dir := t.TempDir()
 	port := FreePort(t)
-	conf := fmt.Sprintf(balancerConf, dir, BalancerExample(t, example, addrs, port))
+	// An access log of the upstream each request went to and the session it named.
+	conf := NginxConf(dir, "\tlog_format upstream '$upstream_addr|$http_mcp_session_id';\n\taccess_log "+
+		dir+"/access.log upstream;\n"+BalancerExample(t, example, addrs, port))
 	return RunNginx(t, nginx, dir, conf, port), filepath.Join(dir, "access.log")
 }
 

@@ -184,7 +184,11 @@ func (c *cluster) startNginx(ctx context.Context, addrs []string) (string, error
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, c.dir, servers.String(), port)), 0o600); err != nil {
 		return "", err
 	}
-	c.nginx = exec.Command("nginx", "-p", c.dir, "-c", conf, "-e", filepath.Join(c.dir, "error.log"))
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		bin = "/usr/sbin/nginx" // Debian's, when /usr/sbin is not on PATH
+	}
+	c.nginx = exec.Command(bin, "-p", c.dir, "-c", conf, "-e", filepath.Join(c.dir, "error.log"))
 	if err := c.nginx.Start(); err != nil {
 		return "", fmt.Errorf("nginx (Debian: apt-get install nginx): %w", err)
 	}

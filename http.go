@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
@@ -99,6 +101,17 @@ type HTTPOptions struct {
 	Sessions   streamable.SessionStore
 	EventStore streamable.EventStore
 
+	// Ready, when set, is the readiness check of GET /readyz: while it fails
+	// (for the shared store, a failed ping), the probe answers 503 so that the
+	// balancer takes the replica out of rotation without restarting it. It
+	// gets a context bounded to under a second. /readyz also answers 503 once
+	// Shutdown began; GET /healthz answers 200 as long as the process serves.
+	// HealthPath and ReadyPath move the probes (empty: DefaultHealthPath and
+	// DefaultReadyPath; "-": not served). Serve answers them before
+	// Middleware, so probes need no credentials.
+	Ready                 func(ctx context.Context) error
+	HealthPath, ReadyPath string
+
 	// ShutdownTimeout bounds the graceful shutdown of Serve and ListenAndServe
 	// once their context ends; then what remains is closed. Zero means
 	// DefaultShutdownTimeout.
@@ -119,6 +132,12 @@ type HTTPHandler struct {
 	mcpPath, ssePath, msgPath string
 	streamable                *streamable.Handler
 	sse                       *legacysse.Handler
+
+	healthPath, readyPath string                          // "" when not served
+	ready                 func(ctx context.Context) error // HTTPOptions.Ready
+	draining              atomic.Bool                     // Shutdown began: /readyz answers 503
+	refusals              httpguard.Throttle              // of the "not ready" warning
+	log                   *slog.Logger
 }
 
 // NewHTTPHandler returns an HTTPHandler serving srv: Streamable HTTP at
@@ -130,10 +149,17 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		o = *opts
 	}
 	h := &HTTPHandler{
-		srv:     srv,
-		mcpPath: path(o.MCPPath, DefaultMCPPath),
-		ssePath: path(o.SSEPath, DefaultSSEPath),
-		msgPath: path(o.MessagePath, DefaultMessagePath),
+		srv:        srv,
+		mcpPath:    path(o.MCPPath, DefaultMCPPath),
+		ssePath:    path(o.SSEPath, DefaultSSEPath),
+		msgPath:    path(o.MessagePath, DefaultMessagePath),
+		healthPath: probePath(o.HealthPath, DefaultHealthPath),
+		readyPath:  probePath(o.ReadyPath, DefaultReadyPath),
+		ready:      o.Ready,
+		log:        o.Logger,
+	}
+	if h.log == nil {
+		h.log = slog.Default()
 	}
 	// One budget for both transports.
 	limits := &transport.Limits{MaxSessions: o.MaxSessions, MaxSessionsPerClient: o.MaxSessionsPerClient, MaxStreams: o.MaxStreams}
@@ -176,7 +202,16 @@ func path(p, def string) string {
 	return p
 }
 
-// ServeHTTP routes a request by its path to the transport serving it.
+// probePath is path for a probe, with "-" meaning not served ("").
+func probePath(p, def string) string {
+	if p == "-" {
+		return ""
+	}
+	return path(p, def)
+}
+
+// ServeHTTP routes a request by its path to the transport serving it, or to
+// the probes (GET /healthz, GET /readyz).
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case h.mcpPath:
@@ -184,8 +219,20 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.ssePath, h.msgPath:
 		h.sse.ServeHTTP(w, r)
 	default:
-		http.NotFound(w, r)
+		if !h.probe(w, r) {
+			http.NotFound(w, r)
+		}
 	}
+}
+
+// withProbes answers the probes itself and hands every other request to next
+// (h wrapped in middleware): probes carry no credentials.
+func (h *HTTPHandler) withProbes(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == h.mcpPath || p == h.ssePath || p == h.msgPath || !h.probe(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
 }
 
 // Shutdown stops serving, gracefully and in order: the server's
@@ -193,10 +240,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // tasks are stopped, the Streamable HTTP handler stops taking new sessions
 // and streams and waits (until ctx ends) for the requests in flight before
 // ending its sessions, and then the HTTP+SSE sessions end after their queued
-// messages. Later requests get 503. Call it before the http.Server's own
+// messages. Later requests get 503, and so does GET /readyz from the start.
+// Call it before the http.Server's own
 // Shutdown, which would otherwise wait for the open streams. It returns the
 // errors of the steps that did not finish before ctx ended.
 func (h *HTTPHandler) Shutdown(ctx context.Context) error {
+	h.draining.Store(true)
 	h.srv.EndSubscriptions()
 	tasksErr := h.srv.ShutdownTasks(ctx)
 	streamableErr := h.streamable.Shutdown(ctx)

@@ -41,6 +41,12 @@ func TestServeMiddleware(t *testing.T) {
 	if resp, _ := post(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without a token: %d, want the middleware's 401", resp.StatusCode)
 	}
+	// The probes carry no credentials: Serve answers them before the middleware.
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if code, body := get(t, "http://"+ln.Addr().String()+p); code != http.StatusOK {
+			t.Errorf("GET %s without a token: %d %s, want 200", p, code, body)
+		}
+	}
 	client := mcp.NewClient(mcp.Implementation{Name: "c", Version: "1"}, nil)
 	cs, err := mcpkit.ConnectURL(t.Context(), client, url, &mcpkit.ConnectOptions{Header: http.Header{"Authorization": {"Bearer ok"}}})
 	if err != nil {

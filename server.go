@@ -101,7 +101,7 @@ func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *HTTPOpti
 	h := NewHTTPHandler(srv, &o)
 	var handler http.Handler = h
 	if o.Middleware != nil {
-		handler = o.Middleware(h)
+		handler = h.withProbes(o.Middleware(h))
 	}
 	hs := NewHTTPServer("", handler)
 	if o.ReadHeaderTimeout != 0 {

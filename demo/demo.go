@@ -36,6 +36,9 @@ type Options struct {
 	// means in-process ones.
 	Changes mcp.ChangeFeed
 	Tasks   *mcp.TaskOptions
+	// StateUse is the server's mcp.ServerOptions.StateUse: nil keeps
+	// requestStates reusable until they expire.
+	StateUse mcp.StateUse
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -53,6 +56,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 		Keyring:      o.Keyring,
 		Changes:      o.Changes,
 		Tasks:        o.Tasks, // non-nil declares tasks, which the demo does anyway (its task fixtures)
+		StateUse:     o.StateUse,
 	}
 	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
 	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {

@@ -2,7 +2,7 @@
 // http_ts_client.mjs drives an MCP server over HTTP with the official TypeScript SDK
 // client and prints ONE JSON object describing everything it observed.
 //
-//   [MCP_INTEROP_PROTOCOL_VERSION=<version>] node http_ts_client.mjs streamable <MCP endpoint URL>
+//   [MCP_INTEROP_PROTOCOL_VERSION=<version>] [MCP_INTEROP_ECHO_CALLS=<n>] node http_ts_client.mjs streamable <MCP endpoint URL>
 //   node http_ts_client.mjs sse <SSE stream URL>
 //
 // streamable uses StreamableHTTPClientTransport, sse SSEClientTransport (HTTP+SSE).
@@ -250,6 +250,20 @@ async function main() {
   );
 
   await step("readReadme", async () => (await client.readResource({ uri: "demo://readme" }, opts)).contents);
+
+  // MCP_INTEROP_ECHO_CALLS=N: N more echo calls in the same session (the replica
+  // test sends them through a round-robin balancer).
+  const echoCalls = Number(process.env.MCP_INTEROP_ECHO_CALLS || 0);
+  if (echoCalls > 0) {
+    await step("echoMany", async () => {
+      let ok = 0;
+      for (let i = 0; i < echoCalls; i++) {
+        const res = await client.callTool({ name: "echo", arguments: { message: `many-${i}` } }, undefined, opts);
+        if (!res.isError && textOf(res.content) === `hello many-${i}`) ok++;
+      }
+      return { calls: echoCalls, ok, sessionId: transport.sessionId ?? null };
+    });
+  }
 
   // Streamable HTTP: end the session with DELETE, then check with a raw POST (outside
   // the SDK, which forgets the id) that the server no longer knows it.

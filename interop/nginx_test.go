@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -107,82 +103,17 @@ func slowServer(t *testing.T, keepAlive time.Duration) string {
 // returns its URL. nginx is stopped by PID when the test ends.
 func startNginx(t *testing.T, nginx, backend string) string {
 	dir := t.TempDir()
-	port := freePort(t)
-	conf := fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
+	port := testkit.FreePort(t)
+	conf := testkit.NginxConf(dir, fmt.Sprintf(`	access_log off;
 	server {
-		listen 127.0.0.1:%[2]d;
+		listen 127.0.0.1:%[1]d;
 		location / {
-			proxy_pass %[3]s;
+			proxy_pass %[2]s;
 			proxy_http_version 1.1;
 			proxy_set_header Connection "";
 			proxy_set_header Host 127.0.0.1;
-			proxy_read_timeout %[4]ds;
+			proxy_read_timeout %[3]ds;
 		}
-	}
-}
-`, dir, port, backend, int(proxyReadTimeout/time.Second))
-	return runNginx(t, nginx, dir, conf, port)
-}
-
-// runNginx runs nginx in the foreground with configuration conf (its files in
-// dir), waits until it listens on port, and returns its URL. nginx is stopped
-// by PID when the test ends.
-func runNginx(t *testing.T, nginx, dir, conf string, port int) string {
-	t.Helper()
-	confPath := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, nginx, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
-	testkit.KillGroupOnCancel(cmd)
-	if out, err := exec.Command(nginx, "-t", "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log")).CombinedOutput(); err != nil {
-		t.Fatalf("nginx rejects the test configuration: %v\n%s", err, out)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		testkit.KillGroup(cmd.Process.Pid)
-		_ = cmd.Wait()
-		if t.Failed() {
-			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Logf("nginx error log:\n%s", log)
-		}
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), time.Second)
-		if err == nil {
-			c.Close()
-			return url
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx did not start listening on %s: %v", url, err)
-		}
-		time.Sleep(20 * time.Millisecond) // waiting for a port to open: nothing to block on
-	}
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	}`, port, backend, int(proxyReadTimeout/time.Second)))
+	return testkit.RunNginx(t, nginx, dir, conf, port)
 }

@@ -3,13 +3,12 @@ package interop
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -52,7 +51,7 @@ func TestReplicasBehindRoundRobinOnRedis(t *testing.T) {
 		addrs = append(addrs, m[1])
 		procs = append(procs, p)
 	}
-	url, accessLog := startBalancer(t, nginx, addrs)
+	url, accessLog := testkit.StartBalancer(t, nginx, deployExample, addrs)
 
 	conn, err := streamable.NewClientConn(ctx, url+"/mcp", &streamable.ClientOptions{
 		Logger: slog.New(slog.DiscardHandler), DisableStandaloneStream: true,
@@ -76,14 +75,29 @@ func TestReplicasBehindRoundRobinOnRedis(t *testing.T) {
 		}
 	}
 	calls("three replicas", 30)
-	if got := upstreams(t, accessLog); len(got) != 3 {
+	if got := testkit.Upstreams(t, accessLog, ""); len(got) != 3 {
 		t.Fatalf("nginx sent the session's requests to %v; want all three replicas", got)
 	}
 	// The official TypeScript SDK client, in a legacy session of its own
 	// through the balancer (echo, count with progress, a failing tool, an
 	// unknown tool).
+	// Then 50 echo calls in that one session: nginx's access log must show
+	// them spread over all three replicas.
+	t.Setenv("MCP_INTEROP_ECHO_CALLS", "50")
 	r := runHTTPTSClient(t, requirePeers(t), "streamable", url+"/mcp", "")
 	checkDemoSteps(t, r, "")
+	var many struct {
+		Calls, OK int
+		SessionID string
+	}
+	if st, ok := r.Steps["echoMany"]; !ok || json.Unmarshal(st.Value, &many) != nil || many.Calls != 50 || many.OK != 50 || many.SessionID == "" {
+		t.Fatalf("the TypeScript client's 50 calls in one session: %+v (step %+v)", many, r.Steps["echoMany"])
+	}
+	if got := testkit.Upstreams(t, accessLog, many.SessionID); len(got) != 3 {
+		t.Errorf("nginx sent the TypeScript client's session to %v; want all three replicas", got)
+	} else {
+		t.Logf("the TypeScript client's session (50 calls) went to the replicas %v", got)
+	}
 
 	// kill -9 one replica mid-session: the client carries on through the others.
 	testkit.KillGroup(procs[0].cmd.Process.Pid)
@@ -161,79 +175,6 @@ func rawPost(t *testing.T, ctx context.Context, url, sid string, hdr map[string]
 	return testkit.PostMCP(t, ctx, url+"/mcp", h, body)
 }
 
-// upstreams returns the distinct upstream addresses in nginx's access log.
-func upstreams(t *testing.T, path string) map[string]bool {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		for _, a := range strings.Split(line, ", ") { // an upstream retried after a failure
-			if a = strings.TrimSpace(a); a != "" && a != "-" {
-				seen[a] = true
-			}
-		}
-	}
-	return seen
-}
-
-// balancerConf is the process-level nginx configuration of the test: where
-// nginx keeps its files, and an access log of the upstream each request went
-// to. The http context is the deployment example deploy/nginx/mcpkit-replicas.conf
-// (%[3]s), with the test's addresses put in.
-const balancerConf = `daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 256; }
-http {
-	log_format upstream '$upstream_addr';
-	access_log %[1]s/access.log upstream;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
-%[2]s
-}
-`
-
-// deployExample is the nginx example the repository ships for replicas.
+// deployExample is the nginx example the repository ships for replicas; the
+// balancer of the replica tests runs it as is, with the test's addresses put in.
 const deployExample = "../deploy/nginx/mcpkit-replicas.conf"
-
-// exampleWith returns the deployment example with its replica lines replaced by
-// addrs and its listen address by 127.0.0.1:port; it fails the test if the
-// example no longer has the lines the test replaces.
-func exampleWith(t *testing.T, addrs []string, port int) string {
-	t.Helper()
-	data, err := os.ReadFile(deployExample)
-	if err != nil {
-		t.Fatalf("the deployment example: %v", err)
-	}
-	server := regexp.MustCompile(`(?m)^\tserver 127\.0\.0\.1:\d+ (.*);\n`)
-	lines := server.FindAllStringSubmatch(string(data), -1)
-	if len(lines) == 0 || !strings.Contains(string(data), "listen 127.0.0.1:8080;") {
-		t.Fatalf("%s: no replica lines or listen 127.0.0.1:8080 to replace", deployExample)
-	}
-	var servers strings.Builder
-	for _, a := range addrs {
-		fmt.Fprintf(&servers, "\tserver %s %s;\n", a, lines[0][1])
-	}
-	conf := server.ReplaceAllString(string(data), "")
-	conf = strings.Replace(conf, "upstream mcpkit {\n", "upstream mcpkit {\n"+servers.String(), 1)
-	return strings.Replace(conf, "listen 127.0.0.1:8080;", fmt.Sprintf("listen 127.0.0.1:%d;", port), 1)
-}
-
-// startBalancer runs nginx balancing round robin over addrs and returns its
-// URL and the path of its access log (one upstream address per line). nginx
-// is stopped by PID when the test ends.
-func startBalancer(t *testing.T, nginx string, addrs []string) (url, accessLog string) {
-	t.Helper()
-	dir := t.TempDir()
-	port := freePort(t)
-	conf := fmt.Sprintf(balancerConf, dir, exampleWith(t, addrs, port), deployExample)
-	return runNginx(t, nginx, dir, conf, port), filepath.Join(dir, "access.log")
-}

@@ -79,8 +79,10 @@ func (in *inputRound) bind() error {
 	return in.bindingErr
 }
 
-// load opens the requestState (once) and merges its answers with the retry's.
-func (in *inputRound) load(s *Server) error {
+// load opens the requestState (once), records its use when the server makes
+// states single-use (see ServerOptions.StateUse), and merges its answers with
+// the retry's.
+func (in *inputRound) load(ctx context.Context, s *Server) error {
 	if in.loaded {
 		return in.loadErr
 	}
@@ -91,10 +93,15 @@ func (in *inputRound) load(s *Server) error {
 	}
 	in.responses = make(protocol.InputResponses, len(in.newResponses))
 	if in.state != "" {
-		payload, err := s.keyring.Open(*in.binding, in.state)
+		payload, exp, err := s.keyring.OpenExpiry(*in.binding, in.state)
 		if err != nil {
 			in.loadErr = errorf(CodeInvalidParams, "invalid params: requestState rejected: %v", err)
 			return in.loadErr
+		}
+		if s.opts.StateUse != nil {
+			if in.loadErr = s.useState(ctx, in.state, exp); in.loadErr != nil {
+				return in.loadErr
+			}
 		}
 		var carried protocol.InputResponses
 		if err := json.Unmarshal(payload, &carried); err != nil {
@@ -113,10 +120,10 @@ func (in *inputRound) load(s *Server) error {
 
 // ask looks up the answers to reqs; those missing become pending. It returns the
 // answers when all are there, ErrInputRequired otherwise.
-func (in *inputRound) ask(s *Server, caps *protocol.ClientCapabilities, reqs map[string]protocol.InputRequest) (protocol.InputResponses, error) {
+func (in *inputRound) ask(ctx context.Context, s *Server, caps *protocol.ClientCapabilities, reqs map[string]protocol.InputRequest) (protocol.InputResponses, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if err := in.load(s); err != nil {
+	if err := in.load(ctx, s); err != nil {
 		return nil, err
 	}
 	for _, req := range reqs {
@@ -302,7 +309,7 @@ func (r *Request) Input(ctx context.Context, reqs map[string]protocol.InputReque
 		if r.stateless.input == nil {
 			return nil, ErrInputNotAllowed
 		}
-		return r.stateless.input.ask(r.server(), &r.stateless.caps, reqs)
+		return r.stateless.input.ask(ctx, r.server(), &r.stateless.caps, reqs)
 	}
 	return r.Session.inputLegacy(ctx, reqs)
 }
@@ -349,7 +356,7 @@ func (ss *ServerSession) inputLegacy(ctx context.Context, reqs map[string]protoc
 // askOne is the stateless side of Elicit, CreateMessage and ListRoots: one input
 // request under the next automatic key ("elicitation-1", "sampling-2", ...),
 // its answer decoded into dst.
-func (r *Request) askOne(prefix string, req protocol.InputRequest, dst any) error {
+func (r *Request) askOne(ctx context.Context, prefix string, req protocol.InputRequest, dst any) error {
 	in := r.stateless.input
 	if in == nil {
 		return ErrInputNotAllowed
@@ -358,7 +365,7 @@ func (r *Request) askOne(prefix string, req protocol.InputRequest, dst any) erro
 	in.seq++
 	key := prefix + "-" + strconv.Itoa(in.seq)
 	in.mu.Unlock()
-	got, err := in.ask(r.server(), &r.stateless.caps, map[string]protocol.InputRequest{key: req})
+	got, err := in.ask(ctx, r.server(), &r.stateless.caps, map[string]protocol.InputRequest{key: req})
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessagePa
 		return r.Session.CreateMessage(ctx, p)
 	}
 	var res protocol.CreateMessageResult
-	if err := r.askOne("sampling", protocol.NewCreateMessageInputRequest(p), &res); err != nil {
+	if err := r.askOne(ctx, "sampling", protocol.NewCreateMessageInputRequest(p), &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -130,7 +130,7 @@ func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protoc
 		return r.Session.Elicit(ctx, p)
 	}
 	var res protocol.ElicitResult
-	if err := r.askOne("elicitation", protocol.NewElicitInputRequest(p), &res); err != nil {
+	if err := r.askOne(ctx, "elicitation", protocol.NewElicitInputRequest(p), &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -148,7 +148,7 @@ func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, err
 		return r.Session.ListRoots(ctx)
 	}
 	var res protocol.ListRootsResult
-	if err := r.askOne("roots", protocol.NewListRootsInputRequest(), &res); err != nil {
+	if err := r.askOne(ctx, "roots", protocol.NewListRootsInputRequest(), &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

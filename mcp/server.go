@@ -47,6 +47,13 @@ type ServerOptions struct {
 	// InputStateTTL is how long a client may take to answer an input request
 	// before its retry is refused. Zero means 10 minutes.
 	InputStateTTL time.Duration
+	// StateUse, when set, makes each requestState of a stateless input-required
+	// round single-use: a retry that brings a state accepted before is refused
+	// with -32602 "requestState already used". Replicas share one register (for
+	// example redisstore.NewStateUse). A client that resends a state after losing
+	// the answer is refused too, which is why this is opt-in. Nil keeps states
+	// reusable until they expire (they stay bound to their request).
+	StateUse StateUse
 	// Cache sets the ttlMs and cacheScope hints of stateless results.
 	Cache CacheOptions
 	// Changes carries feature changes (list_changed, resources/updated) to the

@@ -100,51 +100,69 @@ func (kr *Keyring) seal(b Binding, payload []byte, ttl time.Duration, random io.
 // ErrTampered, ErrMismatch or ErrExpired. The checks run in that order: the
 // binding and expiry are read only from a state that authenticated.
 func (kr *Keyring) Open(b Binding, state string) ([]byte, error) {
+	payload, _, err := kr.open(b, state)
+	return payload, err
+}
+
+// OpenExpiry is Open that also returns the expiry sealed in the state (the
+// moment it stops opening, by the keyring's clock). A server that records
+// accepted states to refuse a second use (mcp.ServerOptions.StateUse) keeps
+// each record exactly that long.
+func (kr *Keyring) OpenExpiry(b Binding, state string) ([]byte, time.Time, error) {
+	payload, exp, err := kr.open(b, state)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return payload, time.UnixMilli(exp), nil
+}
+
+// open does the work of Open and OpenExpiry; the expiry is in Unix milliseconds.
+func (kr *Keyring) open(b Binding, state string) ([]byte, int64, error) {
 	if len(state) == 0 {
-		return nil, fmt.Errorf("%w: empty", ErrMalformed)
+		return nil, 0, fmt.Errorf("%w: empty", ErrMalformed)
 	}
 	if len(state) > MaxStateLen {
-		return nil, fmt.Errorf("%w: longer than %d characters", ErrMalformed, MaxStateLen)
+		return nil, 0, fmt.Errorf("%w: longer than %d characters", ErrMalformed, MaxStateLen)
 	}
 	// The base64 decoder skips CR and LF, which would give one token many
 	// spellings; refuse them.
 	if strings.ContainsAny(state, "\r\n") {
-		return nil, fmt.Errorf("%w: line break", ErrMalformed)
+		return nil, 0, fmt.Errorf("%w: line break", ErrMalformed)
 	}
 	raw := make([]byte, encoding.DecodedLen(len(state)))
 	n, err := encoding.Decode(raw, []byte(state))
 	if err != nil {
-		return nil, fmt.Errorf("%w: not URL-safe base64", ErrMalformed)
+		return nil, 0, fmt.Errorf("%w: not URL-safe base64", ErrMalformed)
 	}
 	raw = raw[:n]
 	if len(raw) < 2 || raw[0] != tokenVersion {
-		return nil, fmt.Errorf("%w: unknown version", ErrMalformed)
+		return nil, 0, fmt.Errorf("%w: unknown version", ErrMalformed)
 	}
 	headerLen := 2 + int(raw[1])
 	if raw[1] == 0 || len(raw) < headerLen+nonceSize+plainHeader+tagSize {
-		return nil, fmt.Errorf("%w: too short", ErrMalformed)
+		return nil, 0, fmt.Errorf("%w: too short", ErrMalformed)
 	}
 	s := kr.state.Load()
 	if s == nil {
-		return nil, fmt.Errorf("%w: keyring has no keys", ErrUnknownKey)
+		return nil, 0, fmt.Errorf("%w: keyring has no keys", ErrUnknownKey)
 	}
 	key := s.findBytes(raw[2:headerLen])
 	if key == nil {
-		return nil, ErrUnknownKey
+		return nil, 0, ErrUnknownKey
 	}
 	nonce := raw[headerLen : headerLen+nonceSize]
 	sealed := raw[headerLen+nonceSize:]
 	plain, err := key.aead.Open(sealed[:0], nonce, sealed, raw[:headerLen]) // in place
 	if err != nil {
-		return nil, ErrTampered
+		return nil, 0, ErrTampered
 	}
 	want := b.digest()
 	if subtle.ConstantTimeCompare(plain[expirySize:plainHeader], want[:]) != 1 {
-		return nil, ErrMismatch
+		return nil, 0, ErrMismatch
 	}
 	expiry := int64(binary.BigEndian.Uint64(plain))
 	if s.now().UnixMilli() >= expiry {
-		return nil, ErrExpired
+		return nil, 0, ErrExpired
 	}
-	return plain[plainHeader:len(plain):len(plain)], nil
+	return plain[plainHeader:len(plain):len(plain)], expiry, nil
 }

@@ -251,3 +251,25 @@ func TestOpenedPayloadIsIsolated(t *testing.T) {
 		t.Fatalf("payload slice has spare capacity %d over the sealed tag", cap(got)-len(got))
 	}
 }
+
+func TestOpenExpiry(t *testing.T) {
+	start := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	clock := testkit.NewClock(start)
+	kr := newTestKeyring(t)
+	kr.SetClock(clock.Now)
+	b := mustBinding(t, "tools/call", "deploy", `{"env":"prod"}`, "alice")
+	state := mustSeal(t, kr, b, "answers", 90*time.Second)
+	clock.Advance(30 * time.Second)
+
+	payload, exp, err := kr.OpenExpiry(b, state)
+	if err != nil || string(payload) != "answers" {
+		t.Fatalf("OpenExpiry = %q, %v", payload, err)
+	}
+	if want := start.Add(90 * time.Second); !exp.Equal(want) {
+		t.Fatalf("expiry = %v, want %v (the moment sealed in the state)", exp, want)
+	}
+	clock.Advance(time.Minute)
+	if payload, exp, err := kr.OpenExpiry(b, state); !errors.Is(err, ErrExpired) || payload != nil || !exp.IsZero() {
+		t.Fatalf("after expiry: OpenExpiry = %q, %v, %v; want ErrExpired and zero values", payload, exp, err)
+	}
+}

@@ -60,3 +60,11 @@ func PrincipalFrom(ctx context.Context) string {
 	p, _ := ctx.Value(principalKey{}).(string)
 	return p
 }
+
+// UnavailableErrorData is the data member of the -32603 error a server answers
+// when a backend shared by replicas (such as the register of used requestStates,
+// mcp.ServerOptions.StateUse) cannot answer for now. An HTTP transport answers
+// such an error to a 2026-07-28 request with 503 and Retry-After, as it answers
+// an unavailable session store, so that a client or balancer retries instead of
+// giving up.
+var UnavailableErrorData = json.RawMessage(`{"unavailable":true}`)

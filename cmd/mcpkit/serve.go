@@ -22,9 +22,11 @@ import (
 // serveFlags are the flags of `mcpkit serve`.
 type serveFlags struct {
 	http  string
-	redis string             // see serve_redis.go
-	opts  mcpkit.HTTPOptions // the HTTP settings and limits the flags set
-	auth  serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
+	redis string // see serve_redis.go
+	// singleUseState makes requestStates single-use on Redis (serve only).
+	singleUseState bool
+	opts           mcpkit.HTTPOptions // the HTTP settings and limits the flags set
+	auth           serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -60,7 +62,11 @@ round trips through MCPKIT_STATE_KEYS ("id:base64-32-byte-secret,..."; the first
 seals, every key opens). With --redis redis://HOST:PORT/DB (or MCPKIT_REDIS_URL) they
 also share legacy sessions, SSE events, tasks and the change feed, so that any replica
 serves any session behind a round-robin balancer; when Redis is unreachable, session
-requests get 503 with Retry-After while stateless requests keep being served.`,
+requests get 503 with Retry-After while stateless requests keep being served.
+--single-use-state also records each requestState a replica accepts on Redis, so
+that a replayed state is refused (-32602) on every replica. GET /healthz answers
+while the process runs, GET /readyz only while it can serve: 503 while Redis does
+not answer and once shutdown began.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
@@ -83,7 +89,9 @@ requests get 503 with Retry-After while stateless requests keep being served.`,
 					return err
 				}
 				defer b.Close()
-				b.apply(dopts, &f.opts)
+				b.apply(dopts, &f.opts, f.singleUseState)
+			} else if f.singleUseState {
+				return errSingleUseNeedsRedis
 			}
 			srv, err := demo.NewServer(dopts)
 			if err != nil {
@@ -99,6 +107,7 @@ requests get 503 with Retry-After while stateless requests keep being served.`,
 	f.auth.register(cmd)
 	// Only serve's demo server keeps its sessions, events, tasks and changes on Redis.
 	cmd.Flags().StringVar(&f.redis, "redis", "", "share sessions, events, tasks and changes with other replicas on this Redis (redis://HOST:PORT/DB; default $"+redisEnv+")")
+	cmd.Flags().BoolVar(&f.singleUseState, "single-use-state", false, "accept each requestState of a 2026-07-28 input-required round once across all replicas (needs --redis; a client that resends a state after a lost answer is refused)")
 	return cmd, f
 }
 

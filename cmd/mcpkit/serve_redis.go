@@ -44,9 +44,13 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisBack
 
 // apply puts the shared stores in the demo server's and the HTTP handler's
 // options.
-func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions) {
+func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions, singleUse bool) {
 	d.Changes = b.feed
+	if singleUse {
+		d.StateUse = redisstore.NewStateUse(b.c)
+	}
 	d.Tasks = &mcp.TaskOptions{Store: redisstore.NewTaskStore(b.c, nil)}
+	h.Ready = b.c.Ping // GET /readyz: 503 while Redis does not answer
 	h.Sessions = redisstore.NewSessionStore(b.c)
 	h.EventStore = redisstore.NewEventStore(b.c, nil)
 }
@@ -56,6 +60,10 @@ func (b *redisBackend) Close() {
 	b.feed.Close()
 	b.c.Close()
 }
+
+// errSingleUseNeedsRedis refuses --single-use-state without --redis: the
+// register of used states is shared by the replicas on Redis.
+var errSingleUseNeedsRedis = errors.New("--single-use-state needs --redis (or " + redisEnv + "): the used states are recorded there")
 
 // errRedisNeedsHTTP refuses --redis without --http: stdio has one client and
 // nothing to share.

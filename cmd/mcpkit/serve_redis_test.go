@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/store/redistest"
 )
 
 func TestServeRedisURL(t *testing.T) {
@@ -43,6 +48,7 @@ func TestServeRedisRefusals(t *testing.T) {
 	}{
 		{"without --http", []string{"serve", "--redis", "redis://" + closed + "/0"}, "", "needs --http"},
 		{"from the environment, without --http", []string{"serve"}, "redis://" + closed + "/0", "needs --http"},
+		{"--single-use-state without --redis", []string{"serve", "--http", "127.0.0.1:0", "--single-use-state"}, "", "needs --redis"},
 		{"Redis not answering", []string{"serve", "--http", "127.0.0.1:0", "--redis", "redis://" + closed + "/0"}, "", "--redis"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -53,5 +59,59 @@ func TestServeRedisRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), tc.want) {
 			t.Errorf("%s: %v, %s; want a failure naming %q", tc.name, err, out, tc.want)
 		}
+	}
+}
+
+// TestServeRedisReadinessAndSingleUse: `serve --redis --single-use-state`
+// answers /readyz 200 while Redis answers and 503 while it is stopped
+// (/healthz stays 200), and refuses a replayed requestState.
+func TestServeRedisReadinessAndSingleUse(t *testing.T) {
+	srv := redistest.Start(t)
+	base := serveHTTPForTest(t, "--redis", srv.URL(), "--single-use-state")
+	probe := func(path string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := probe("/readyz"); got != http.StatusOK {
+		t.Fatalf("/readyz with Redis up: %d", got)
+	}
+	hdr := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "ask_name"}
+	call := func(id int, extra string) string {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask_name","arguments":{},`+
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},`+
+			`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}%s}}`, id, extra)
+		_, out := testkit.PostMCP(t, t.Context(), base+"/mcp", hdr, body)
+		return out
+	}
+	first := call(1, "")
+	i := strings.Index(first, `"requestState":"`)
+	if i < 0 {
+		t.Fatalf("round 1: %s", first)
+	}
+	state := first[i+len(`"requestState":"`):]
+	state = state[:strings.IndexByte(state, '"')]
+	retry := `,"inputResponses":{"elicitation-1":{"action":"accept","content":{"name":"Ada"}}},"requestState":"` + state + `"`
+	if out := call(2, retry); !strings.Contains(out, "Ada") {
+		t.Fatalf("first use of the state: %s", out)
+	}
+	if out := call(3, retry); !strings.Contains(out, "requestState already used") {
+		t.Fatalf("replayed state: %s, want -32602 requestState already used", out)
+	}
+	srv.Stop()
+	if got := probe("/readyz"); got != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with Redis stopped: %d, want 503", got)
+	}
+	if got := probe("/healthz"); got != http.StatusOK {
+		t.Errorf("/healthz with Redis stopped: %d, want 200", got)
+	}
+	srv.Restart()
+	if got := probe("/readyz"); got != http.StatusOK {
+		t.Errorf("/readyz after Redis restarted: %d, want 200", got)
 	}
 }

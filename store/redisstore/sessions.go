@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
@@ -24,13 +25,14 @@ import (
 // command, one round trip: SET NX PX (Create), GETEX PX (Load, which also
 // restarts the TTL), SET XX PX (Save), DEL (Delete).
 type SessionStore struct {
-	c *Client
+	c      *Client
+	origin string // names this store's change notices (sessionwatch.go)
 }
 
 var _ streamable.SessionStore = (*SessionStore)(nil)
 
 // NewSessionStore returns a session store on c.
-func NewSessionStore(c *Client) *SessionStore { return &SessionStore{c: c} }
+func NewSessionStore(c *Client) *SessionStore { return &SessionStore{c: c, origin: rand.Text()} }
 
 // key returns the key of a session's record; ok is false for an id that
 // cannot be one (it would break the hash tag).
@@ -47,7 +49,7 @@ func (s *SessionStore) Create(ctx context.Context, id string, record []byte, ttl
 	if !ok {
 		return fmt.Errorf("redisstore: session id %q cannot be a hash tag", id)
 	}
-	stored, err := s.set(ctx, key, record, ttl, true)
+	stored, err := s.set(ctx, key, record, ttl, true, rueidis.Completed{})
 	if err != nil {
 		return fmt.Errorf("redisstore: creating session %s: %w", id, err)
 	}
@@ -58,8 +60,9 @@ func (s *SessionStore) Create(ctx context.Context, id string, record []byte, ttl
 }
 
 // set writes a record with SET NX (create) or SET XX (replace), and PX ttl
-// when ttl is positive. It reports whether the condition held.
-func (s *SessionStore) set(ctx context.Context, key string, record []byte, ttl time.Duration, create bool) (bool, error) {
+// when ttl is positive, pipelined with notice when it is not nil (one round
+// trip). It reports whether the condition held.
+func (s *SessionStore) set(ctx context.Context, key string, record []byte, ttl time.Duration, create bool, notice rueidis.Completed) (bool, error) {
 	args := []string{rueidis.BinaryString(record), "XX"}
 	if create {
 		args[1] = "NX"
@@ -68,7 +71,7 @@ func (s *SessionStore) set(ctx context.Context, key string, record []byte, ttl t
 		args = append(args, "PX", strconv.FormatInt(max(ttl.Milliseconds(), 1), 10))
 	}
 	cmd := s.c.rc.B().Arbitrary("SET").Keys(key).Args(args...).Build()
-	reply, err := s.c.do(ctx, cmd)
+	reply, err := s.doWithNotice(ctx, cmd, notice)
 	if err != nil {
 		return false, err
 	}
@@ -112,7 +115,7 @@ func (s *SessionStore) Save(ctx context.Context, id string, record []byte, ttl t
 	if !ok {
 		return fmt.Errorf("redisstore: session id %q: %w", id, streamable.ErrSessionNotFound)
 	}
-	stored, err := s.set(ctx, key, record, ttl, false)
+	stored, err := s.set(ctx, key, record, ttl, false, s.notice("s", id))
 	if err != nil {
 		return fmt.Errorf("redisstore: saving session %s: %w", id, err)
 	}
@@ -128,10 +131,21 @@ func (s *SessionStore) Delete(ctx context.Context, id string) error {
 	if !ok {
 		return nil
 	}
-	if _, err := s.c.do(ctx, s.c.rc.B().Del().Key(key).Build()); err != nil {
+	if _, err := s.doWithNotice(ctx, s.c.rc.B().Del().Key(key).Build(), s.notice("d", id)); err != nil {
 		return fmt.Errorf("redisstore: deleting session %s: %w", id, err)
 	}
 	return nil
+}
+
+// doWithNotice runs cmd, pipelined with a change notice unless notice is the
+// zero command, and returns cmd's reply. A failed notice only costs the other
+// replicas a late update (they check the session within their interval).
+func (s *SessionStore) doWithNotice(ctx context.Context, cmd, notice rueidis.Completed) (rueidis.RedisMessage, error) {
+	if notice.IsEmpty() {
+		return s.c.do(ctx, cmd)
+	}
+	res := s.c.rc.DoMulti(ctx, cmd, notice)
+	return s.c.result(ctx, res[0])
 }
 
 // isCorrupt reports an error that says a key holds a value we did not write.

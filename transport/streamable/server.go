@@ -154,9 +154,10 @@ type HandlerOptions struct {
 	// SessionCheckInterval is how long a replica serves a session it knows
 	// without asking Sessions whether it still exists (and restarting its
 	// TTL, and taking the log level and subscriptions another replica may
-	// have changed): a DELETE on another replica takes effect here within it.
-	// Zero means DefaultSessionCheckInterval; a negative value asks on every
-	// request.
+	// have changed): a DELETE on another replica takes effect here within it,
+	// or at once when Sessions is also a SessionWatcher (NewHandler then
+	// listens to it until Close or Shutdown). Zero means
+	// DefaultSessionCheckInterval; a negative value asks on every request.
 	SessionCheckInterval time.Duration
 }
 
@@ -325,6 +326,9 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		h.endListens = e.EndSubscriptions
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	if w, ok := h.shared.(SessionWatcher); ok {
+		go w.WatchSessions(h.ctx, h.sessionChanged) // until Close or Shutdown
+	}
 	return h
 }
 
@@ -438,6 +442,7 @@ func (h *Handler) addSessionLocked(s *session) bool {
 	if h.idleTimeout > 0 {
 		h.janitorOnce.Do(func() { go h.janitor() })
 	}
+
 	return true
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // This file serves the stateless protocol (2026-07-28) on the same endpoint as
@@ -160,8 +161,16 @@ func headerMismatchMessage(err error) string {
 // Every other error keeps 200. An answer already streaming (SSE) has sent its
 // status: the specification's statuses apply to JSON answers, and to SSE ones only
 // while the response is the first message (see ResponseAlwaysSSE in answer).
-func statelessErrorStatus(code int64, missingMeta bool) int {
-	switch code {
+//
+// One more is mcpkit's own: a -32603 whose data is transport.UnavailableErrorData
+// (a backend shared by replicas cannot answer for now) gets 503 with
+// Retry-After, as an unavailable session store does.
+func statelessErrorStatus(e *jsonrpc.Error, missingMeta bool) int {
+	switch code := e.Code; code {
+	case jsonrpc.CodeInternalError:
+		if bytes.Equal(e.Data, transport.UnavailableErrorData) {
+			return http.StatusServiceUnavailable
+		}
 	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
 	case protocol.CodeUnsupportedProtocolVersion, protocol.CodeHeaderMismatch, protocol.CodeMissingClientCapability:

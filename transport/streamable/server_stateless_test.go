@@ -493,9 +493,16 @@ func TestStatelessErrorStatusTable(t *testing.T) {
 		{-32601, false, 404}, {-32022, false, 400}, {-32020, false, 400}, {-32021, false, 400},
 		{-32602, true, 400}, {-32602, false, 0}, {-32603, true, 0}, {-32600, false, 0}, {-32002, false, 0},
 	} {
-		if got := statelessErrorStatus(tc.code, tc.missingMeta); got != tc.want {
+		if got := statelessErrorStatus(&jsonrpc.Error{Code: tc.code}, tc.missingMeta); got != tc.want {
 			t.Errorf("statelessErrorStatus(%d, %v) = %d, want %d", tc.code, tc.missingMeta, got, tc.want)
 		}
+	}
+	// A shared backend that cannot answer: 503; the same code with other data keeps 200.
+	if got := statelessErrorStatus(&jsonrpc.Error{Code: -32603, Data: transport.UnavailableErrorData}, false); got != http.StatusServiceUnavailable {
+		t.Errorf("unavailable -32603: status %d, want 503", got)
+	}
+	if got := statelessErrorStatus(&jsonrpc.Error{Code: -32603, Data: []byte(`{"unavailable":false}`)}, false); got != 0 {
+		t.Errorf("-32603 with other data: status %d, want 0", got)
 	}
 	if msg := headerMismatchMessage(errors.New("header mismatch: Mcp-Name header value")); msg != "Header mismatch: Mcp-Name header value" {
 		t.Errorf("message %q", msg)

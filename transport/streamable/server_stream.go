@@ -481,6 +481,9 @@ func (sw *streamWriter) writeJSON(q []event, status int) {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	if status == http.StatusServiceUnavailable {
+		sw.w.Header()["Retry-After"] = storeRetryAfter
+	}
 	if !sw.st.batch {
 		writeJSONBody(sw.w, status, q[0].msg)
 		return

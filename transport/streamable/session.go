@@ -331,7 +331,7 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		}
 		status := 0
 		if st.stateless && m.Error != nil {
-			status = statelessErrorStatus(m.Error.Code, st.missingMeta)
+			status = statelessErrorStatus(m.Error, st.missingMeta)
 		}
 		st.deliverResponse(msg, failed, status)
 		return nil

@@ -230,6 +230,10 @@ func planRuns(o *options, bins map[string]string) []load.Config {
 	var plan []load.Config
 	for r := range o.repeats {
 		for _, mode := range o.modes {
+			if mode == load.ModeRedis {
+				plan = append(plan, redisRuns(o, bins, r)...)
+				continue
+			}
 			for k := range o.impls {
 				impl := o.impls[(k+r)%len(o.impls)]
 				if mode == load.ModeIdle && impl == implCeiling {

@@ -116,7 +116,7 @@ var (
 
 // printReport writes the machine, the settings, the tables and the targets.
 func printReport(w io.Writer, o *options, results []*load.Result) {
-	gs := groupResults(results, o.modes, o.impls)
+	gs := groupResults(results, o.modes, append(slices.Clone(o.impls), redisLabels()...))
 	fmt.Fprintf(w, "## mcpbench results\n\n")
 	fmt.Fprintf(w, "- machine: %d CPUs, %s, %s; load average (1, 5, 15 min) %s at the start, %s at the end\n",
 		runtime.NumCPU(), cpuModel(), runtime.Version(), o.startLoad, loadAverage())
@@ -173,6 +173,7 @@ func printReport(w io.Writer, o *options, results []*load.Result) {
 		fmt.Fprintf(w, "Errors (first of each configuration):\n%s\n\n", strings.Join(errs, "\n"))
 	}
 	printTargets(w, gs)
+	printRedis(w, gs)
 }
 
 // printTargets writes mcpkit's ratios against the targets of issue 5. Throughput

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/mcpkit/mcpkit/bench/internal/load"
 	"github.com/mcpkit/mcpkit/bench/internal/serverkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/store/redisstore"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/stdio"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -45,7 +47,20 @@ func main() {
 			// The load generator is one client address opening thousands of
 			// sessions (mode idle-sessions): no per-client share.
 			limits := &transport.Limits{MaxSessionsPerClient: -1}
-			return streamable.NewHandler(s, &streamable.HandlerOptions{Sessionless: sessionless, Logger: logger, Limits: limits}), nil
+			opts := &streamable.HandlerOptions{Sessionless: sessionless, Logger: logger, Limits: limits}
+			if url := os.Getenv(load.RedisURLEnv); url != "" {
+				// Mode redis: sessions and events on Redis, as mcpkit serve --redis does.
+				c, err := redisstore.Open(context.Background(), url, nil)
+				if err != nil {
+					return nil, err
+				}
+				opts.Sessions = redisstore.NewSessionStore(c)
+				opts.EventStore = redisstore.NewEventStore(c, nil)
+				if os.Getenv(load.StrictEnv) == "1" {
+					opts.SessionCheckInterval = -1 // one GETEX per request
+				}
+			}
+			return streamable.NewHandler(s, opts), nil
 		},
 		Stdio: func(ctx context.Context, in io.Reader, out io.Writer) error {
 			s, err := newServer(logger)

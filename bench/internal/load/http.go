@@ -78,12 +78,13 @@ func (c *httpClient) call(id int64, message, want []byte) error {
 	return checkCall(c.msgs, id, want)
 }
 
-// runHTTP measures tools/call throughput over Streamable HTTP with
-// cfg.Concurrency workers, each with its own keep-alive connection and session.
-func runHTTP(ctx context.Context, cfg Config, p *serverProc, res *Result) error {
-	stateful := cfg.Mode == ModeHTTPStateful
+// runHTTP measures tools/call throughput over Streamable HTTP at addr (the
+// server p, or a balancer in front of it) with cfg.Concurrency workers, each
+// with its own keep-alive connection and session.
+func runHTTP(ctx context.Context, cfg Config, p *serverProc, addr string, res *Result) error {
+	stateful := cfg.Mode == ModeHTTPStateful || cfg.Mode == ModeRedis
 	return runWorkers(ctx, cfg, p, res, cfg.Concurrency, func(ctx context.Context, w int, phase *atomic.Int32, rec *recorder) {
-		c := &httpClient{conn: newHTTPConn(p.addr, cfg.RequestTimeout), stateful: stateful, requireID: cfg.RequireSession}
+		c := &httpClient{conn: newHTTPConn(addr, cfg.RequestTimeout), stateful: stateful, requireID: cfg.RequireSession}
 		defer c.conn.close()
 		base := int64(w+1) << 32 // ids stay below 2^53, JSON-safe
 		initialized := false

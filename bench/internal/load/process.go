@@ -25,6 +25,7 @@ type serverSpec struct {
 	gomaxprocs int      // GOMAXPROCS of the server; 0 leaves it alone
 	stdio      bool     // the server speaks stdio: keep its stdin and stdout
 	verbose    bool     // copy the server's standard error to ours
+	env        []string // added to the server's environment
 }
 
 // memStats is one statistics line of a server (see package serverkit).
@@ -56,7 +57,7 @@ func startServer(ctx context.Context, spec serverSpec) (*serverProc, error) {
 		name, args = "taskset", append([]string{"-c", spec.pinCPU, spec.bin}, spec.args...)
 	}
 	cmd := exec.Command(name, args...)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), spec.env...)
 	if spec.gomaxprocs > 0 {
 		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(spec.gomaxprocs))
 	}

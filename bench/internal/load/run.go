@@ -31,10 +31,11 @@ const (
 	// ModeIdle: open Config.Sessions stateful Streamable HTTP sessions and measure
 	// the server's memory growth per session.
 	ModeIdle = "idle-sessions"
+	// ModeRedis is in cluster.go.
 )
 
 // AllModes lists the modes in the order the table shows them.
-var AllModes = []string{ModeHTTPStateful, ModeHTTPSessionless, ModeStdioSerial, ModeStdioPipelined, ModeIdle}
+var AllModes = []string{ModeHTTPStateful, ModeHTTPSessionless, ModeStdioSerial, ModeStdioPipelined, ModeIdle, ModeRedis}
 
 // Config is one run's configuration.
 type Config struct {
@@ -57,8 +58,15 @@ type Config struct {
 	CPUProfile       string `json:"cpuProfile"`       // passed to the server as -cpuprofile
 	MemProfile       string `json:"memProfile"`       // passed to the server as -memprofile
 
+	// Store ("memory", "redis" or "redis-strict") and Replicas configure ModeRedis.
+	Store    string `json:"store,omitempty"`
+	Replicas int    `json:"replicas,omitempty"`
+
 	RequestTimeout time.Duration `json:"requestTimeout"` // per exchange; 0 means 10 s
 	Verbose        bool          `json:"verbose"`        // copy the server's stderr to ours
+
+	// windowHook, when set, runs as the measured window begins (true) and ends.
+	windowHook func(begin bool) error
 }
 
 // Result is what one run measured.
@@ -91,6 +99,13 @@ type Result struct {
 	StackPerSession      float64 `json:"stackPerSession,omitempty"` // goroutine stacks
 	GoroutinesPerSession float64 `json:"goroutinesPerSession,omitempty"`
 
+	// ModeRedis: Redis commands per checked tools/call in the window (every
+	// command in INFO commandstats), and MEMORY USAGE of a session record.
+	RedisCallsPerCall float64 `json:"redisCallsPerCall,omitempty"`
+	SessionKeyBytes   int64   `json:"sessionKeyBytes,omitempty"`
+	// RedisCommands counts each command over the window (ModeRedis).
+	RedisCommands map[string]int64 `json:"redisCommands,omitempty"`
+
 	ServerError string `json:"serverError,omitempty"` // how the server ended, if badly
 }
 
@@ -109,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	spec := serverSpec{bin: cfg.ServerBin, pinCPU: cfg.PinServerCPU, gomaxprocs: cfg.ServerGOMAXPROCS, verbose: cfg.Verbose}
 	switch cfg.Mode {
-	case ModeHTTPStateful, ModeIdle:
+	case ModeHTTPStateful, ModeIdle, ModeRedis:
 		spec.args = []string{"-transport", "http"}
 	case ModeHTTPSessionless:
 		spec.args = []string{"-transport", "http", "-sessionless"}
@@ -125,9 +140,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.MemProfile != "" {
 		spec.args = append(spec.args, "-memprofile", cfg.MemProfile)
 	}
-	p, err := startServer(ctx, spec)
+	var p *serverProc
+	var err error
+	var cl *cluster
+	target := ""
+	if cfg.Mode == ModeRedis {
+		cl, p, target, err = startCluster(ctx, cfg, spec)
+	} else {
+		p, err = startServer(ctx, spec)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if cl != nil {
+		defer cl.stop()
 	}
 	// Whatever happens, the server is stopped; a stuck run is unblocked by killing it.
 	runCtx, cancel := context.WithCancel(ctx)
@@ -145,7 +171,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Impl: cfg.Impl, Mode: cfg.Mode}
 	switch cfg.Mode {
 	case ModeHTTPStateful, ModeHTTPSessionless:
-		err = runHTTP(runCtx, cfg, p, res)
+		err = runHTTP(runCtx, cfg, p, p.addr, res)
+	case ModeRedis:
+		err = runCluster(runCtx, cfg, cl, p, target, res)
 	case ModeStdioSerial, ModeStdioPipelined:
 		err = runStdio(runCtx, cfg, p, res)
 	case ModeIdle:
@@ -292,11 +320,22 @@ func drive(ctx context.Context, cfg Config, p *serverProc, phase *atomic.Int32, 
 		phase.Store(phaseDone)
 		return nil, err
 	}
+	if cfg.windowHook != nil {
+		if err := cfg.windowHook(true); err != nil {
+			phase.Store(phaseDone)
+			return nil, err
+		}
+	}
 	phase.Store(phaseMeasure)
 	ok := sleepCtx(ctx, cfg.Duration)
 	phase.Store(phaseDone)
 	if !ok {
 		return nil, ctx.Err()
+	}
+	if cfg.windowHook != nil {
+		if err := cfg.windowHook(false); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.end(res); err != nil {
 		return nil, err

@@ -1,0 +1,98 @@
+package mcpkit_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/testkit"
+)
+
+// get fetches url and returns its status and body.
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestProbes: /healthz answers while the process serves; /readyz follows the
+// readiness check and turns 503 for good once Shutdown began, while /healthz
+// stays 200 (a draining replica must not be restarted).
+func TestProbes(t *testing.T) {
+	var down atomic.Pointer[error]
+	ready := func(ctx context.Context) error {
+		if _, ok := ctx.Deadline(); !ok {
+			return errors.New("the check got no deadline")
+		}
+		if e := down.Load(); e != nil {
+			return *e
+		}
+		return nil
+	}
+	h := mcpkit.NewHTTPHandler(newGreeter(), &mcpkit.HTTPOptions{Ready: ready})
+	ts := testkit.NewServer(t, h)
+	check := func(step, path string, want int, wantBody string) {
+		t.Helper()
+		if code, body := get(t, ts.URL+path); code != want || !strings.Contains(body, wantBody) {
+			t.Errorf("%s: GET %s = %d %q, want %d containing %q", step, path, code, body, want, wantBody)
+		}
+	}
+	check("serving", "/healthz", 200, "ok")
+	check("serving", "/readyz", 200, "ok")
+	fail := errors.New("redis: connection refused")
+	down.Store(&fail)
+	check("store down", "/readyz", 503, "connection refused")
+	check("store down", "/healthz", 200, "ok")
+	down.Store(nil)
+	check("store back", "/readyz", 200, "ok")
+	if resp, _ := post(t, ts.URL+"/readyz", "", `{}`); resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /readyz: %d, want 405", resp.StatusCode)
+	}
+	if err := h.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	check("shutting down", "/readyz", 503, "shutting down")
+	check("shutting down", "/healthz", 200, "ok")
+}
+
+// TestProbePaths: the probes move, or go away with "-".
+func TestProbePaths(t *testing.T) {
+	h := mcpkit.NewHTTPHandler(newGreeter(), &mcpkit.HTTPOptions{HealthPath: "live", ReadyPath: "-"})
+	ts := testkit.NewServer(t, h)
+	defer h.Shutdown(t.Context())
+	for path, want := range map[string]int{"/live": 200, "/healthz": 404, "/readyz": 404} {
+		if code, body := get(t, ts.URL+path); code != want {
+			t.Errorf("GET %s = %d %q, want %d", path, code, body, want)
+		}
+	}
+}
+
+// TestKubernetesExampleProbes: the Kubernetes example probes the paths the
+// handler serves, and runs serve with Redis and shared keys.
+func TestKubernetesExampleProbes(t *testing.T) {
+	b, err := os.ReadFile("deploy/kubernetes/mcpkit.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"livenessProbe:", "path: " + mcpkit.DefaultHealthPath,
+		"readinessProbe:", "path: " + mcpkit.DefaultReadyPath,
+		"MCPKIT_REDIS_URL", "MCPKIT_STATE_KEYS", "sessionAffinity: None",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("deploy/kubernetes/mcpkit.yaml has no %q", want)
+		}
+	}
+}

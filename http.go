@@ -98,6 +98,12 @@ type HTTPOptions struct {
 	// keeps them in this process.
 	Sessions   streamable.SessionStore
 	EventStore streamable.EventStore
+	// Relay carries messages between the replicas (see
+	// streamable.HandlerOptions.Relay and legacysse.HandlerOptions.Relay;
+	// redisstore.Relay implements it): answers to the server's requests that
+	// land on another replica, the session's GET stream held elsewhere, and
+	// HTTP+SSE sessions served by any replica. Nil: none.
+	Relay transport.Relay
 
 	// ShutdownTimeout bounds the graceful shutdown of Serve and ListenAndServe
 	// once their context ends; then what remains is closed. Zero means
@@ -149,6 +155,7 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		Logger:             o.Logger,
 		Sessions:           o.Sessions,
 		EventStore:         o.EventStore,
+		Relay:              o.Relay,
 	})
 	h.sse = legacysse.NewHandler(srv, &legacysse.HandlerOptions{
 		SSEPath:         h.ssePath,

@@ -3,6 +3,8 @@ package transport
 import (
 	"context"
 	"errors"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Relay carries messages between the replicas of a server behind a load
@@ -50,3 +52,14 @@ var ErrReplicaGone = errors.New("transport: the replica is gone")
 // ErrNotClaimed is returned (wrapped) by Relay.SendToHolder when nobody holds
 // the claim.
 var ErrNotClaimed = errors.New("transport: nobody holds the claim")
+
+// RequestIDConn is implemented by a Conn whose transport makes the ids of the
+// requests the server sends to the client (sampling, elicitation, roots/list):
+// a transport shared by replicas gives ids that name the replica waiting for
+// the answer. The server uses NewRequestID for every such request; without
+// it, ids count from 1.
+type RequestIDConn interface {
+	Conn
+	// NewRequestID returns a fresh id, never returned before on this Conn.
+	NewRequestID() jsonrpc.ID
+}

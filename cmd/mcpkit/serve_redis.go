@@ -28,8 +28,9 @@ func (f *serveFlags) redisURL() string {
 // redisBackend is the shared state of a replica: sessions, SSE events, tasks
 // and the change feed, all on one Redis.
 type redisBackend struct {
-	c    *redisstore.Client
-	feed *redisstore.ChangeFeed
+	c     *redisstore.Client
+	feed  *redisstore.ChangeFeed
+	relay *redisstore.Relay
 }
 
 // openRedis connects to the Redis at url (it must answer now: a replica that
@@ -39,7 +40,12 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisBack
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
-	return &redisBackend{c: c, feed: redisstore.NewChangeFeed(c, &redisstore.ChangeFeedOptions{Logger: logger})}, nil
+	relay, err := redisstore.NewRelay(ctx, c, &redisstore.RelayOptions{Logger: logger})
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	return &redisBackend{c: c, relay: relay, feed: redisstore.NewChangeFeed(c, &redisstore.ChangeFeedOptions{Logger: logger})}, nil
 }
 
 // apply puts the shared stores in the demo server's and the HTTP handler's
@@ -49,11 +55,13 @@ func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions) {
 	d.Tasks = &mcp.TaskOptions{Store: redisstore.NewTaskStore(b.c, nil)}
 	h.Sessions = redisstore.NewSessionStore(b.c)
 	h.EventStore = redisstore.NewEventStore(b.c, nil)
+	h.Relay = b.relay
 }
 
 // Close stops the change feed and closes the connections.
 func (b *redisBackend) Close() {
 	b.feed.Close()
+	b.relay.Close()
 	b.c.Close()
 }
 

@@ -75,6 +75,9 @@ type session struct {
 	principal string                                 // digest of the principal that created the session; set before it is shared
 	checked   time.Time                              // when the store last confirmed the session (under mu)
 	purge     bool                                   // ending the session forgets its events (under mu)
+
+	// With a Relay (HandlerOptions.Relay):
+	reqSeq atomic.Uint64 // numbers the server's requests to the client
 }
 
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.

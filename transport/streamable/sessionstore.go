@@ -197,7 +197,7 @@ func (h *Handler) restoreSession(w http.ResponseWriter, r *http.Request, id stri
 		}
 		return existing, true
 	}
-	if err := h.srv.Accept(context.Background(), &s.conn.sessionConn); err != nil {
+	if err := h.srv.Accept(context.Background(), h.acceptConn(s)); err != nil {
 		h.log.Warn("streamable: the server cannot restore a stored session", "session", id, "error", err)
 		s.end()
 		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")

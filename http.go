@@ -168,6 +168,7 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		AllowedHosts:    o.AllowedHosts,
 		Limits:          limits,
 		Logger:          o.Logger,
+		Relay:           o.Relay,
 	})
 	return h
 }

@@ -36,7 +36,16 @@ func newRelayed(t *testing.T, srv *redistest.Server, id string, configure func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcp.NewServer(protocol.Implementation{Name: "r", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+	subscribed := make(chan struct{}, 1)
+	feed := redisstore.NewChangeFeed(c, &redisstore.ChangeFeedOptions{Logger: slog.New(slog.DiscardHandler), OnSubscribed: func() {
+		select {
+		case subscribed <- struct{}{}:
+		default:
+		}
+	}})
+	t.Cleanup(feed.Close)
+	testkit.Receive(t, subscribed)
+	s := mcp.NewServer(protocol.Implementation{Name: "r", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler), Changes: feed})
 	if err := mcp.AddTool(s, &protocol.Tool{Name: "who"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
 		return "client=" + req.Session.ClientInfo().Name, nil
 	}); err != nil {
@@ -53,7 +62,7 @@ func newRelayed(t *testing.T, srv *redistest.Server, id string, configure func(*
 		Logger:               slog.New(slog.DiscardHandler),
 	})
 	hs := httptest.NewServer(h)
-	t.Cleanup(func() { hs.Close(); _ = h.Close(); rl.Close() })
+	t.Cleanup(func() { _ = h.Close(); hs.Close(); rl.Close() })
 	return &relayed{replica: replica{c: c, url: hs.URL}, relay: rl, server: s, h: h}
 }
 

@@ -367,6 +367,16 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 	st.batch = in.batch != nil
 	st.prime = o.prime
 	st.stateless, st.missingMeta, st.listen = o.stateless, o.missingMeta, o.listen
+	if h.relay != nil && st.seq != 0 {
+		ids := make([]jsonrpc.ID, 0, in.requests)
+		in.each(func(m *jsonrpc.Message) bool {
+			if m.IsRequest() {
+				ids = append(ids, m.ID)
+			}
+			return true
+		})
+		st.ids = &ids
+	}
 	me := make(chan struct{})
 	st.writer = me
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/demo"
@@ -40,7 +41,7 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisBack
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
-	relay, err := redisstore.NewRelay(ctx, c, &redisstore.RelayOptions{Logger: logger})
+	relay, err := redisstore.NewRelay(ctx, c, &redisstore.RelayOptions{Replica: replicaID(), Logger: logger})
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("--redis: %w", err)
@@ -63,6 +64,23 @@ func (b *redisBackend) Close() {
 	b.feed.Close()
 	b.relay.Close()
 	b.c.Close()
+}
+
+// replicaEnv names the environment variable that names the replica on the
+// relay (a pod's name, say); without it the id is random.
+const replicaEnv = "MCPKIT_REPLICA_ID"
+
+// replicaID returns MCPKIT_REPLICA_ID's letters and digits, at most 32
+// ("" for a random id). A replica id must be unique: two replicas started
+// with one id would take each other's messages.
+func replicaID() string {
+	var b strings.Builder
+	for _, r := range os.Getenv(replicaEnv) {
+		if b.Len() < 32 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // errRedisNeedsHTTP refuses --redis without --http: stdio has one client and

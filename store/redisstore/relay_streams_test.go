@@ -2,12 +2,14 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -31,8 +33,13 @@ type relayed struct {
 // newRelayed starts replica id on its own client; configure adds tools.
 func newRelayed(t *testing.T, srv *redistest.Server, id string, configure func(*mcp.Server)) *relayed {
 	t.Helper()
-	c := open(t, srv)
-	rl, err := redisstore.NewRelay(testkit.Context(t), c, &redisstore.RelayOptions{Replica: id, Logger: slog.New(slog.DiscardHandler)})
+	return newRelayedOn(t, open(t, srv), id, 0, configure)
+}
+
+// newRelayedOn is newRelayed on client c, with the relay's TTL (0: the default).
+func newRelayedOn(t *testing.T, c *redisstore.Client, id string, ttl time.Duration, configure func(*mcp.Server)) *relayed {
+	t.Helper()
+	rl, err := redisstore.NewRelay(testkit.Context(t), c, &redisstore.RelayOptions{Replica: id, TTL: ttl, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +172,53 @@ func TestServerRequestAnsweredOnAnotherReplica(t *testing.T) {
 	}
 	if resp, body := b.post(t, sid, `{"jsonrpc":"2.0","id":"GONE.1","result":{}}`); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("an answer for a replica that is gone: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestRelayedRoundTrips counts the Redis round trips of a replica with a
+// relay: a warm tools/call with no server-to-client traffic costs what it
+// costs without one (the session check, on a replica that checks every
+// request), and forwarding an answer to another replica adds one PUBLISH.
+// Garbage published to a replica's inbox is ignored.
+func TestRelayedRoundTrips(t *testing.T) {
+	srv := redistest.Start(t)
+	counted := open(t, srv)
+	n := redisstore.CountRoundTrips(counted)
+	b := newRelayedOn(t, counted, "B", time.Hour, rootsTool(t)) // no heartbeat while counting
+	a := newRelayed(t, srv, "A", rootsTool(t))
+	resp, body := a.post(t, "", initBody)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	sid := resp.Header.Get(streamable.HeaderSessionID)
+	b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := range 3 {
+		before := n.Load()
+		if resp, body := b.post(t, sid, callBody(30+i)); resp.StatusCode != http.StatusOK {
+			t.Fatalf("call %d: %d %s", i, resp.StatusCode, body)
+		}
+		if got := n.Load() - before; got != 1 {
+			t.Errorf("warm tools/call %d with a relay: %d round trips, want 1 (the session check)", i, got)
+		}
+	}
+	for round := range 2 { // the first runs the script once more (EVALSHA, NOSCRIPT, EVAL)
+		stream := openStream(t, a.url, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"roots","arguments":{}}}`, 50+round))
+		req := nextMessage(t, stream)
+		before := n.Load()
+		if resp, body := b.post(t, sid, `{"jsonrpc":"2.0","id":`+string(req.ID.AppendJSON(nil))+`,"result":{"roots":[]}}`); resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("forwarded answer: %d %s", resp.StatusCode, body)
+		}
+		if got := n.Load() - before; round == 1 && got != 2 {
+			t.Errorf("an answer forwarded to another replica: %d round trips, want 2 (session check, PUBLISH)", got)
+		}
+		if res := nextMessage(t, stream); !strings.Contains(string(res.Result), "no roots") {
+			t.Fatalf("tool result: %s", res.Result)
+		}
+	}
+	for _, garbage := range []string{"no topic", "streamable\nnot json", "streamable\n{\"k\":\"a\",\"s\":\"" + sid + "\",\"m\":\"x\"}", "legacysse\n[]"} {
+		write(t, counted, []string{"PUBLISH", "mcp:r:A", garbage})
+	}
+	if resp, body := a.post(t, sid, callBody(40)); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a call after garbage in the inbox: %d %s", resp.StatusCode, body)
 	}
 }

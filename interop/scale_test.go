@@ -446,21 +446,11 @@ func consecutive(p []float64, n int) bool {
 // stream; the response is closed when the test ends.
 func sseRequest(ctx context.Context, t *testing.T, method, url, sid, last, body string) *sse.Decoder {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, method, url+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(streamable.HeaderSessionID, sid)
+	hdr := map[string]string{streamable.HeaderSessionID: sid}
 	if last != "" {
-		req.Header.Set(streamable.HeaderLastEventID, last)
+		hdr[streamable.HeaderLastEventID] = last
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := testkit.OpenMCP(t, ctx, method, url+"/mcp", hdr, body)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("%s %s: %d %s", method, body, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}

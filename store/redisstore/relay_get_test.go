@@ -25,21 +25,18 @@ const initBody1125 = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 // response: the caller checks its status.
 func openGet(t *testing.T, ctx context.Context, url, sid, last string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(streamable.HeaderSessionID, sid)
+	return sseExchange(t, ctx, http.MethodGet, url, sid, last, "")
+}
+
+// sseExchange sends a GET or POST in session sid (resuming after last, if
+// set), asking for an event stream.
+func sseExchange(t *testing.T, ctx context.Context, method, url, sid, last, body string) *http.Response {
+	t.Helper()
+	hdr := map[string]string{streamable.HeaderSessionID: sid}
 	if last != "" {
-		req.Header.Set(streamable.HeaderLastEventID, last)
+		hdr[streamable.HeaderLastEventID] = last
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	return testkit.OpenMCP(t, ctx, method, url, hdr, body)
 }
 
 // nextEvent returns the next event with data, as its id and message.

@@ -96,42 +96,18 @@ func rootsTool(t *testing.T) func(*mcp.Server) {
 // answer (the response is closed when the test ends).
 func openStream(t *testing.T, url, sid, body string) *sse.Decoder {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(streamable.HeaderSessionID, sid)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := sseExchange(t, t.Context(), http.MethodPost, url, sid, "", body)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("POST %s: %d %s", body, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	return sse.NewDecoder(resp.Body)
 }
 
-// nextMessage returns the next JSON-RPC message of an SSE stream, skipping
-// events without data.
+// nextMessage returns the next JSON-RPC message of an SSE stream.
 func nextMessage(t *testing.T, d *sse.Decoder) *jsonrpc.Message {
 	t.Helper()
-	for {
-		ev, err := d.Next()
-		if err != nil {
-			t.Fatalf("reading the stream: %v", err)
-		}
-		if len(ev.Data) == 0 {
-			continue
-		}
-		m, err := jsonrpc.Decode(ev.Data)
-		if err != nil {
-			t.Fatalf("event %q: %v", ev.Data, err)
-		}
-		return m
-	}
+	_, m := nextEvent(t, d)
+	return m
 }
 
 // TestServerRequestAnsweredOnAnotherReplica: a tool on replica A lists the

@@ -100,6 +100,12 @@ type HTTPOptions struct {
 	// keeps them in this process.
 	Sessions   streamable.SessionStore
 	EventStore streamable.EventStore
+	// Relay carries messages between the replicas (see
+	// streamable.HandlerOptions.Relay and legacysse.HandlerOptions.Relay;
+	// redisstore.Relay implements it): answers to the server's requests that
+	// land on another replica, the session's GET stream held elsewhere, and
+	// HTTP+SSE sessions served by any replica. Nil: none.
+	Relay transport.Relay
 
 	// Ready, when set, is the readiness check of GET /readyz: while it fails
 	// (for the shared store, a failed ping), the probe answers 503 so that the
@@ -175,6 +181,7 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		Logger:             o.Logger,
 		Sessions:           o.Sessions,
 		EventStore:         o.EventStore,
+		Relay:              o.Relay,
 	})
 	h.sse = legacysse.NewHandler(srv, &legacysse.HandlerOptions{
 		SSEPath:         h.ssePath,
@@ -187,6 +194,7 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		AllowedHosts:    o.AllowedHosts,
 		Limits:          limits,
 		Logger:          o.Logger,
+		Relay:           o.Relay,
 	})
 	return h
 }

@@ -2,8 +2,8 @@ package conformance
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os/exec"
-	"sort"
 	"strings"
 	"testing"
 
@@ -11,34 +11,13 @@ import (
 	"github.com/mcpkit/mcpkit/store/redistest"
 )
 
-// crossReplicaGaps are the server scenarios of suite 0.1.16 that fail through a
-// round-robin balancer only because a part of issue 12 has not landed yet
-// (store/DESIGN.md §5.2 and §5.3): a notification or request written on the
-// replica running the handler cannot reach a GET stream (or a POST stream
-// resumed) held by another replica, and a client's answer to a server→client
-// request that lands on another replica does not reach the waiting handler.
-// Each is skipped with its reason, printed by the test; the list must shrink
-// as those parts land.
-var crossReplicaGaps = map[string]string{
-	"tools-call-sampling":          serverToClientGap,
-	"tools-call-elicitation":       serverToClientGap,
-	"elicitation-sep1034-defaults": serverToClientGap,
-	"elicitation-sep1330-enums":    serverToClientGap,
-}
-
-// serverToClientGap is why the sampling and elicitation scenarios fail through
-// the balancer (store/DESIGN.md §5.3, not landed): the tool's sampling/createMessage
-// or elicitation/create request goes out on the POST stream of the replica
-// running it, and the client's answer, a new POST, lands on another replica,
-// which has no pending call for it ("jsonrpc: response to no pending call"); the
-// suite's request times out (-32001) after 60 s.
-const serverToClientGap = "server→client request answered on another replica (§5.3)"
-
 // TestServerConformanceThroughBalancer runs the suite's server scenarios
 // (0.1.16) against nginx balancing round robin, without stickiness, over three
 // `mcpkit serve --http --redis` replicas sharing one real redis-server and one
-// requestState keyring. Every scenario must pass except those in
-// crossReplicaGaps, and the suite's requests must reach all three replicas.
+// requestState keyring, each named on the relay. Every scenario must pass —
+// those where a client answers a sampling or elicitation request included: the
+// answer lands on another replica than the waiting handler and is relayed to it
+// — and the suite's requests must reach all three replicas.
 func TestServerConformanceThroughBalancer(t *testing.T) {
 	s := requireSuite(t)
 	nginx, err := exec.LookPath("nginx")
@@ -50,7 +29,8 @@ func TestServerConformanceThroughBalancer(t *testing.T) {
 	bin := buildBinary(t, "github.com/mcpkit/mcpkit/cmd/mcpkit", t.TempDir())
 	var replicas []server
 	var addrs []string
-	for range 3 {
+	for i := range 3 {
+		t.Setenv("MCPKIT_REPLICA_ID", fmt.Sprintf("r%d", i))
 		r := startServer(t, bin, "serve", "--redis", rs.URL(), "--allow-host", "*", "--max-sessions-per-client", "-1", "--http")
 		replicas = append(replicas, r)
 		addrs = append(addrs, strings.TrimSuffix(strings.TrimPrefix(r.url, "http://"), "/mcp"))
@@ -67,19 +47,7 @@ func TestServerConformanceThroughBalancer(t *testing.T) {
 	balanced := replicas[0]
 	balanced.url = url + "/mcp"
 	run := runSuiteAt(t, s, balanced)
-	names := make([]string, 0, len(crossReplicaGaps))
-	for name := range crossReplicaGaps {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		state := "failed"
-		if r, ok := run.results[name]; ok && r.passed() {
-			state = "passed this time (round robin may have kept it on one replica)"
-		}
-		t.Logf("skipped %s (%s): %s", name, state, crossReplicaGaps[name])
-	}
-	run.verdict(t, func(name string) bool { _, gap := crossReplicaGaps[name]; return !gap })
+	run.verdict(t, func(string) bool { return true })
 	if got := testkit.Upstreams(t, accessLog, ""); len(got) != 3 {
 		t.Errorf("nginx sent the suite's requests to %v; want all three replicas", got)
 	}

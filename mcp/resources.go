@@ -84,6 +84,13 @@ func (s *Server) RemoveResources(uris ...string) {
 // subscriptions/listen stream that asked for it, that the resource changed.
 func (s *Server) NotifyResourceUpdated(ctx context.Context, uri string) {
 	s.publish(Change{Kind: ResourceUpdated, URI: uri})
+	if !s.legacyFeed {
+		s.resourceUpdatedLegacy(ctx, uri)
+	}
+}
+
+// resourceUpdatedLegacy tells the legacy sessions subscribed to uri.
+func (s *Server) resourceUpdatedLegacy(ctx context.Context, uri string) {
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		ss.syncSharedLocked()

@@ -58,7 +58,11 @@ type ServerOptions struct {
 	Cache CacheOptions
 	// Changes carries feature changes (list_changed, resources/updated) to the
 	// subscriptions/listen streams. Nil means an in-process feed; replicas share
-	// one by backing it with a message bus.
+	// one by backing it with a message bus. When set, legacy sessions hear of
+	// changes through it too (a feature changed on another replica reaches
+	// the sessions whose streams this one holds): the feed must deliver the
+	// changes published here to this server's subscribers as well, as the
+	// in-process feed and redisstore.ChangeFeed do.
 	Changes ChangeFeed
 	// Tasks configures long-running tool calls answered with a task (see
 	// TaskOptions). Nil means the defaults, with tasks declared once a tool
@@ -81,6 +85,9 @@ type Server struct {
 	info protocol.Implementation
 	opts ServerOptions
 	log  *slog.Logger
+	// legacyFeed: legacy sessions hear of changes through opts.Changes (set
+	// by the caller), not straight from where they happen.
+	legacyFeed bool
 
 	mu          sync.RWMutex
 	tools       registry[*serverTool]
@@ -125,6 +132,9 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.Changes == nil {
 		s.opts.Changes = NewMemoryChangeFeed()
+	} else {
+		s.legacyFeed = true
+		s.opts.Changes.Subscribe(s.legacyChange) // for the server's life
 	}
 	s.tasks = newTaskManager(s, s.opts.Tasks)
 	return s
@@ -281,6 +291,27 @@ func (s *Server) notifyAll(method string, params any) {
 	case protocol.NotificationResourcesListChanged:
 		s.publish(Change{Kind: ResourcesChanged})
 	}
+	if !s.legacyFeed {
+		s.notifyLegacy(method, params)
+	}
+}
+
+// legacyChange tells the legacy sessions of a change the feed delivered.
+func (s *Server) legacyChange(c Change) {
+	switch c.Kind {
+	case ToolsChanged:
+		s.notifyLegacy(protocol.NotificationToolsListChanged, nil)
+	case PromptsChanged:
+		s.notifyLegacy(protocol.NotificationPromptsListChanged, nil)
+	case ResourcesChanged:
+		s.notifyLegacy(protocol.NotificationResourcesListChanged, nil)
+	case ResourceUpdated:
+		s.resourceUpdatedLegacy(context.Background(), c.URI)
+	}
+}
+
+// notifyLegacy sends a notification to every initialized legacy session.
+func (s *Server) notifyLegacy(method string, params any) {
 	for _, ss := range s.Sessions() {
 		if !ss.initialized() {
 			continue

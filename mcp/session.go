@@ -43,11 +43,15 @@ type sessionState struct {
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	ss := &ServerSession{server: s, transport: conn}
-	ss.conn = rpcconn.NewConn(conn, rpcconn.ConnOptions{
+	opts := rpcconn.ConnOptions{
 		Handler: ss,
 		Hooks:   (*sessionHooks)(ss), // no closure to allocate per session
 		Logger:  s.log,
-	})
+	}
+	if ic, ok := conn.(transport.RequestIDConn); ok {
+		opts.NewID = ic.NewRequestID // ids naming this replica (sessions shared by replicas)
+	}
+	ss.conn = rpcconn.NewConn(conn, opts)
 	return ss
 }
 

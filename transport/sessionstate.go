@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 )
 
@@ -53,6 +55,18 @@ type principalKey struct{}
 // replicas binds each session to the principal that created it.
 func WithPrincipal(ctx context.Context, principal string) context.Context {
 	return context.WithValue(ctx, principalKey{}, principal)
+}
+
+// PrincipalDigest is the form in which a transport shares a principal with
+// other replicas (in a session record, a relayed message): a hex SHA-256
+// prefix, so that the shared store does not hold who the callers are. It is
+// "" for "".
+func PrincipalDigest(principal string) string {
+	if principal == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(principal))
+	return hex.EncodeToString(sum[:16])
 }
 
 // PrincipalFrom returns the principal set by WithPrincipal ("" when none).

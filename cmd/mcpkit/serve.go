@@ -60,13 +60,15 @@ Both protocol eras are served on the same endpoint: clients that begin with init
 one by one. Replicas behind a load balancer share the key that protects input-required
 round trips through MCPKIT_STATE_KEYS ("id:base64-32-byte-secret,..."; the first key
 seals, every key opens). With --redis redis://HOST:PORT/DB (or MCPKIT_REDIS_URL) they
-also share legacy sessions, SSE events, tasks and the change feed, so that any replica
-serves any session behind a round-robin balancer; when Redis is unreachable, session
-requests get 503 with Retry-After while stateless requests keep being served.
---single-use-state also records each requestState a replica accepts on Redis, so
-that a replayed state is refused (-32602) on every replica. GET /healthz answers
-while the process runs, GET /readyz only while it can serve: 503 while Redis does
-not answer and once shutdown began.`,
+also share legacy sessions, SSE events, tasks and the change feed, and relay messages
+to each other (answers to the server's requests, the GET stream, HTTP+SSE sessions), so
+that any replica serves any session behind a round-robin balancer; MCPKIT_REPLICA_ID
+names the replica on the relay (letters and digits; random without it). When Redis is
+unreachable, session requests get 503 with Retry-After while stateless requests keep
+being served. --single-use-state also records each requestState a replica accepts on
+Redis, so that a replayed state is refused (-32602) on every replica. GET /healthz
+answers while the process runs, GET /readyz only while it can serve: 503 while Redis
+does not answer and once shutdown began.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn

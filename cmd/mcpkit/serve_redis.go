@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/demo"
@@ -28,8 +29,9 @@ func (f *serveFlags) redisURL() string {
 // redisBackend is the shared state of a replica: sessions, SSE events, tasks
 // and the change feed, all on one Redis.
 type redisBackend struct {
-	c    *redisstore.Client
-	feed *redisstore.ChangeFeed
+	c     *redisstore.Client
+	feed  *redisstore.ChangeFeed
+	relay *redisstore.Relay
 }
 
 // openRedis connects to the Redis at url (it must answer now: a replica that
@@ -39,7 +41,12 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisBack
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
-	return &redisBackend{c: c, feed: redisstore.NewChangeFeed(c, &redisstore.ChangeFeedOptions{Logger: logger})}, nil
+	relay, err := redisstore.NewRelay(ctx, c, &redisstore.RelayOptions{Replica: replicaID(), Logger: logger})
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	return &redisBackend{c: c, relay: relay, feed: redisstore.NewChangeFeed(c, &redisstore.ChangeFeedOptions{Logger: logger})}, nil
 }
 
 // apply puts the shared stores in the demo server's and the HTTP handler's
@@ -53,17 +60,36 @@ func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions, singleUse b
 	h.Ready = b.c.Ping // GET /readyz: 503 while Redis does not answer
 	h.Sessions = redisstore.NewSessionStore(b.c)
 	h.EventStore = redisstore.NewEventStore(b.c, nil)
+	h.Relay = b.relay
 }
 
 // Close stops the change feed and closes the connections.
 func (b *redisBackend) Close() {
 	b.feed.Close()
+	b.relay.Close()
 	b.c.Close()
 }
 
 // errSingleUseNeedsRedis refuses --single-use-state without --redis: the
 // register of used states is shared by the replicas on Redis.
 var errSingleUseNeedsRedis = errors.New("--single-use-state needs --redis (or " + redisEnv + "): the used states are recorded there")
+
+// replicaEnv names the environment variable that names the replica on the
+// relay (a pod's name, say); without it the id is random.
+const replicaEnv = "MCPKIT_REPLICA_ID"
+
+// replicaID returns MCPKIT_REPLICA_ID's letters and digits, at most 32
+// ("" for a random id). A replica id must be unique: two replicas started
+// with one id would take each other's messages.
+func replicaID() string {
+	var b strings.Builder
+	for _, r := range os.Getenv(replicaEnv) {
+		if b.Len() < 32 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 // errRedisNeedsHTTP refuses --redis without --http: stdio has one client and
 // nothing to share.

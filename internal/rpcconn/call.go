@@ -41,7 +41,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
 	}
-	id := jsonrpc.Int64ID(c.nextID.Add(1))
+	var id jsonrpc.ID
+	if c.opts.NewID != nil {
+		id = c.opts.NewID()
+	} else {
+		id = jsonrpc.Int64ID(c.nextID.Add(1))
+	}
 	ch := make(chan *jsonrpc.Message, 1)
 	c.mu.Lock()
 	if c.closed {

@@ -82,6 +82,11 @@ type ConnOptions struct {
 	// are nil: one value whose methods the connection calls, where three closures
 	// would cost three allocations for every connection.
 	Hooks ConnHooks
+	// NewID, if set, makes the id of each outgoing call (it must never repeat
+	// on the connection). Nil numbers them 1, 2, 3… (a counter, no
+	// allocation). A transport shared by replicas uses ids that name the
+	// replica, so that an answer landing on another replica finds its way back.
+	NewID func() jsonrpc.ID
 }
 
 // ConnHooks is ConnOptions' AllowBatch, CallCancelled and OnDone as methods.

@@ -342,3 +342,34 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestConnNewID: a connection with NewID sends its calls under the ids it
+// makes, and matches the answers to them.
+func TestConnNewID(t *testing.T) {
+	a, b := newPipe()
+	var seen []jsonrpc.ID
+	var mu sync.Mutex
+	server := NewConn(a, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *jsonrpc.Message) (any, error) {
+		mu.Lock()
+		seen = append(seen, m.ID)
+		mu.Unlock()
+		return map[string]int{"x": 1}, nil
+	})})
+	n := 0
+	client := NewConn(b, ConnOptions{NewID: func() jsonrpc.ID { n++; return jsonrpc.StringID(fmt.Sprintf("R1.%d", n)) }})
+	server.Start(t.Context())
+	client.Start(t.Context())
+	defer client.Close()
+	defer server.Close()
+	for range 2 {
+		var out map[string]int
+		if err := client.Call(t.Context(), "m", nil, &out); err != nil || out["x"] != 1 {
+			t.Fatalf("Call = %v, %v", out, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != jsonrpc.StringID("R1.1") || seen[1] != jsonrpc.StringID("R1.2") {
+		t.Fatalf("the server saw ids %v; want R1.1, R1.2", seen)
+	}
+}

@@ -245,3 +245,29 @@ func isUint64(s string) bool {
 	n, err := strconv.ParseUint(s, 10, 64)
 	return err == nil && strconv.FormatUint(n, 10) == s
 }
+
+var _ streamable.StreamReader = (*EventStore)(nil)
+
+// ReplayStream implements streamable.StreamReader: one XRANGE of the whole
+// stream (bounded by MaxEventsPerStream).
+func (s *EventStore) ReplayStream(ctx context.Context, sessionID, streamID string, fn func(eventID string, msg []byte) error) error {
+	streamPrefix, _, err := s.sessionKeys(sessionID)
+	if err != nil {
+		return fmt.Errorf("%w: %w", streamable.ErrEventNotFound, err)
+	}
+	key := streamPrefix + streamID
+	reply, err := s.c.do(ctx, s.c.rc.B().Xrange().Key(key).Start("-").End("+").Build())
+	if err != nil {
+		return fmt.Errorf("redisstore: reading %s: %w", key, err)
+	}
+	entries, err := decodeStreamEntries(key, reply)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := fn(streamID+"_"+e.id, e.msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}

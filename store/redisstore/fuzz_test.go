@@ -90,3 +90,21 @@ func FuzzParseEventID(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeRelayMessage feeds arbitrary inbox messages to the relay's
+// decoder: it never panics, and what it accepts is exactly "<topic>\n<payload>"
+// with a topic free of newlines.
+func FuzzDecodeRelayMessage(f *testing.F) {
+	f.Add("streamable\n{\"s\":\"S\"}")
+	f.Add("\nx")
+	f.Add("no newline")
+	f.Fuzz(func(t *testing.T, m string) {
+		topic, payload, err := decodeRelayMessage(m)
+		if err != nil {
+			return
+		}
+		if topic == "" || bytes.ContainsRune([]byte(topic), '\n') || topic+"\n"+string(payload) != m {
+			t.Fatalf("%q decoded as %q, %q", m, topic, payload)
+		}
+	})
+}

@@ -102,6 +102,16 @@ type HandlerOptions struct {
 
 	// Logger receives the handler's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// Relay lets replicas behind a load balancer serve each other's sessions
+	// (nil: none). The replica holding a session's stream claims the session
+	// on the relay; a POST for a session another replica holds is forwarded
+	// there (one relay round trip) and answered 202, one for a session no
+	// replica holds gets 404, and one that finds the relay failing gets 503
+	// with Retry-After (a new stream too). The session's messages and its
+	// server state stay where its stream is: the 2024-11-05 transport has no
+	// other way back to the client.
+	Relay transport.Relay
 }
 
 // Handler is an http.Handler that serves a transport.Server over the 2024-11-05
@@ -161,6 +171,9 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	if o.Relay != nil {
+		o.Relay.Handle(relayTopic, h.onRelay)
 	}
 	return h
 }
@@ -273,6 +286,11 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer limits.CloseStream()
 	s := newSession(rand.Text(), r.RemoteAddr)
+	s.principal = transport.PrincipalDigest(transport.PrincipalFrom(r.Context()))
+	if !h.claim(w, r, s) {
+		return
+	}
+	defer h.release(s)
 	if !h.register(s) {
 		http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
 		return
@@ -303,7 +321,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := h.lookup(id)
-	if s == nil {
+	if s == nil && h.opts.Relay == nil {
 		http.Error(w, "Not Found: no such session", http.StatusNotFound)
 		return
 	}
@@ -324,6 +342,10 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if !json.Valid(body) {
 		writeParseError(w)
+		return
+	}
+	if s == nil {
+		h.forward(w, r, id, body) // held by another replica, if any
 		return
 	}
 	if err := s.deliver(r.Context(), body); err != nil {

@@ -26,12 +26,13 @@ var _ transport.PeerConn = (*session)(nil)
 // through in, messages to the client go out through out to the goroutine serving the
 // GET, which alone writes to the response.
 type session struct {
-	id     string
-	remote string
-	in     chan []byte  // POST bodies, owned by the reader once received
-	out    chan *[]byte // pooled copies of written messages
-	done   chan struct{}
-	once   sync.Once
+	id        string
+	remote    string
+	principal string       // digest of the principal that opened the stream (a relayed POST must match)
+	in        chan []byte  // POST bodies, owned by the reader once received
+	out       chan *[]byte // pooled copies of written messages
+	done      chan struct{}
+	once      sync.Once
 }
 
 func newSession(id, remote string) *session {

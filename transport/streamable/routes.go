@@ -74,6 +74,12 @@ type streamSet []*stream
 func (ss streamSet) get(id string) *stream {
 	seq, err := strconv.ParseUint(id, 10, 64)
 	if err != nil {
+		// A stream named with a Relay (its name is set before it is shared).
+		for _, st := range ss {
+			if st.name == id {
+				return st
+			}
+		}
 		return nil
 	}
 	for _, st := range ss {

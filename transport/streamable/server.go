@@ -159,6 +159,19 @@ type HandlerOptions struct {
 	// listens to it until Close or Shutdown). Zero means
 	// DefaultSessionCheckInterval; a negative value asks on every request.
 	SessionCheckInterval time.Duration
+
+	// Relay carries messages between the replicas sharing Sessions (nil:
+	// none). With it, the server's requests to a client get ids that name
+	// this replica ("<replica>.<n>"), and a client's answer posted to another
+	// replica is forwarded here (that POST gets 202); the session's GET
+	// stream is claimed across replicas (a second GET on any replica gets
+	// 409; a GET with Last-Event-ID takes it over), and what another replica
+	// sends outside a request reaches the replica holding it; a stream
+	// resumed on a replica other than its writer's is continued live from
+	// the EventStore, and ends with a -32603 error for each request still
+	// pending when its writer's replica dies. It needs Sessions and a shared
+	// EventStore.
+	Relay transport.Relay
 }
 
 // Handler serves an MCP server over the Streamable HTTP transport. It is an
@@ -176,8 +189,9 @@ type Handler struct {
 	clock       *keepAliveClock // one keep-alive tick for every stream
 	retry       time.Duration
 	store       EventStore
-	shared      SessionStore  // nil unless sessions are shared between replicas
-	checkEvery  time.Duration // see HandlerOptions.SessionCheckInterval
+	shared      SessionStore    // nil unless sessions are shared between replicas
+	relay       transport.Relay // nil unless replicas relay messages to each other
+	checkEvery  time.Duration   // see HandlerOptions.SessionCheckInterval
 	guard       httpguard.Policy
 	log         *slog.Logger
 	refusals    httpguard.Throttle // of the warning that limits refuse clients
@@ -285,6 +299,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 		retry:       o.RetryInterval,
 		store:       o.EventStore,
 		shared:      o.Sessions,
+		relay:       o.Relay,
 		checkEvery:  o.SessionCheckInterval,
 		guard:       httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
 		log:         o.Logger,
@@ -329,6 +344,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	if w, ok := h.shared.(SessionWatcher); ok {
 		go w.WatchSessions(h.ctx, h.sessionChanged) // until Close or Shutdown
 	}
+	h.startRelay()
 	return h
 }
 

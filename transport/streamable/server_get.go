@@ -44,6 +44,13 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	me := make(chan struct{})
 	st := newStream(s, modeSSE, 0)
 	st.get = true
+	if h.relay != nil {
+		st.name = h.relayStreamName(st.seq, true)
+		if !h.claimGet(w, r, s, false) {
+			return
+		}
+		defer h.releaseGetClaim(s, st)
+	}
 	st.prime = wantsPriming(s.negotiated())
 	st.writer = me
 	st.switchToSSELocked() // not yet shared: no lock needed
@@ -92,7 +99,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	seen := lastID
 	collect := func(id string, msg []byte) error {
 		seen = id
-		if len(msg) > 0 { // skip priming events
+		if len(msg) > 0 && !isPending(msg) { // skip priming and pending events
 			evs = append(evs, event{id: id, msg: append([]byte(nil), msg...)})
 		}
 		return nil
@@ -101,6 +108,9 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	if err != nil {
 		h.log.Debug("streamable: cannot resume", "session", s.id, "last-event-id", lastID, "error", err)
 		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "cannot resume: unknown or expired Last-Event-ID "+quote(lastID))
+		return
+	}
+	if h.relay != nil && !s.hasStream(streamID) && h.resumeElsewhere(w, r, s, streamID, seen, evs) {
 		return
 	}
 	me := make(chan struct{})

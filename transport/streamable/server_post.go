@@ -84,6 +84,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer s.finish()
+	if h.forwardAnswer(w, r, s, &in) {
+		return
+	}
 	var prime bool
 	switch {
 	case in.hasInit && in.batch != nil:
@@ -284,7 +287,7 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, id jsonrp
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
 		return nil
 	}
-	if err := h.srv.Accept(context.Background(), &s.conn.sessionConn); err != nil {
+	if err := h.srv.Accept(context.Background(), h.acceptConn(s)); err != nil {
 		h.log.Error("streamable: the server refused a session", "error", err)
 		s.end()
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot start a session")
@@ -364,6 +367,16 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 	st.batch = in.batch != nil
 	st.prime = o.prime
 	st.stateless, st.missingMeta, st.listen = o.stateless, o.missingMeta, o.listen
+	if h.relay != nil && st.seq != 0 {
+		ids := make([]jsonrpc.ID, 0, in.requests)
+		in.each(func(m *jsonrpc.Message) bool {
+			if m.IsRequest() {
+				ids = append(ids, m.ID)
+			}
+			return true
+		})
+		st.ids = &ids
+	}
 	me := make(chan struct{})
 	st.writer = me
 	switch {

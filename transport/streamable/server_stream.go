@@ -37,6 +37,10 @@ type stream struct {
 	listen      bool // a subscriptions/listen stream: open until the client or the server ends it
 	sseFinal    bool // ResponseAlwaysSSE for a stateless request: a final result goes on SSE too
 
+	// ids, with a Relay, are the ids of the requests it answers (see
+	// pendingEvent); a pointer, so that streams without one stay small.
+	ids *[]jsonrpc.ID
+
 	mu       sync.Mutex
 	seq      uint64 // unique in the session; 0 in a one-request session
 	name     string // seq in decimal, the stream's id in the EventStore: made when first needed
@@ -69,6 +73,9 @@ func newStream(s *session, mode streamMode, pending int) *stream {
 		s.mu.Lock()
 		st.seq = s.newStreamSeqLocked()
 		s.mu.Unlock()
+		if s.h.relay != nil {
+			st.name = s.h.relayStreamName(st.seq, false)
+		}
 	}
 	return st
 }
@@ -196,7 +203,13 @@ func (st *stream) switchToSSELocked() {
 	if st.seq == 0 {
 		return // a one-request session: nothing can be resumed, so no ids
 	}
-	if st.prime {
+	switch {
+	case st.ids != nil && st.prime:
+		// The priming event is sent with no data; the store keeps the ids.
+		st.primerID = st.appendLocked(pendingEvent(*st.ids))
+	case st.ids != nil:
+		st.appendLocked(pendingEvent(*st.ids)) // kept, never sent
+	case st.prime:
 		st.primerID = st.appendLocked(nil)
 	}
 	for i := range st.queue {

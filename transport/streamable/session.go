@@ -75,6 +75,9 @@ type session struct {
 	principal string                                 // digest of the principal that created the session; set before it is shared
 	checked   time.Time                              // when the store last confirmed the session (under mu)
 	purge     bool                                   // ending the session forgets its events (under mu)
+
+	// With a Relay (HandlerOptions.Relay):
+	reqSeq atomic.Uint64 // numbers the server's requests to the client
 }
 
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
@@ -343,6 +346,12 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 	sa := s.standalone
 	s.mu.Unlock()
 	if sa == nil || !sa.deliverInterim(msg) {
+		if s.h.relay != nil && s.id != "" && (m.IsRequest() || related) && s.relayToGet(ctx, msg) {
+			// The GET stream is on another replica. (A notification sent
+			// outside a handler is not relayed: every replica hears of the
+			// change that caused it, and the holder sends it.)
+			return nil
+		}
 		if m.IsRequest() {
 			return fmt.Errorf("sending %s: %w", m.Method, errNoStream)
 		}

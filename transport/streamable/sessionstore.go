@@ -2,8 +2,6 @@ package streamable
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,15 +52,8 @@ type sessionRecord struct {
 	Principal string `json:"p,omitempty"`
 }
 
-// principalDigest is the form in which a principal is stored: a hex SHA-256
-// prefix, so that the store does not hold who the callers are.
-func principalDigest(principal string) string {
-	if principal == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(principal))
-	return hex.EncodeToString(sum[:16])
-}
+// principalDigest is the form in which a principal is stored.
+func principalDigest(principal string) string { return transport.PrincipalDigest(principal) }
 
 // storeTTL is the TTL of the records: the idle timeout, or none.
 func (h *Handler) storeTTL() time.Duration { return max(h.idleTimeout, 0) }
@@ -197,7 +188,7 @@ func (h *Handler) restoreSession(w http.ResponseWriter, r *http.Request, id stri
 		}
 		return existing, true
 	}
-	if err := h.srv.Accept(context.Background(), &s.conn.sessionConn); err != nil {
+	if err := h.srv.Accept(context.Background(), h.acceptConn(s)); err != nil {
 		h.log.Warn("streamable: the server cannot restore a stored session", "session", id, "error", err)
 		s.end()
 		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")

@@ -227,3 +227,23 @@ func (s *MemoryEventStore) sessionCount() int {
 	defer s.mu.Unlock()
 	return len(s.sessions)
 }
+
+var _ StreamReader = (*MemoryEventStore)(nil)
+
+// ReplayStream implements StreamReader.
+func (s *MemoryEventStore) ReplayStream(_ context.Context, sessionID, streamID string, fn func(eventID string, msg []byte) error) error {
+	s.mu.Lock()
+	var todo []memEvent
+	if sess := s.sessions[sessionID]; sess != nil {
+		if st := sess.streams[streamID]; st != nil {
+			todo = append(todo, st.events...)
+		}
+	}
+	s.mu.Unlock()
+	for _, ev := range todo {
+		if err := fn(ev.id, ev.msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package transport
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Relay carries messages between the replicas of a server behind a load
+// balancer: each replica has an inbox, and holds named claims (the session
+// whose stream it holds, for instance) that the others can address. A
+// transport uses it for what must reach the replica holding a client's
+// stream (the answer to a server-to-client request, a message for a GET or
+// HTTP+SSE stream) when the client's POST lands elsewhere. Delivery is at
+// most once: a message for a replica that just died is lost, so the
+// transports use it only where the client would be lost with that replica
+// anyway, or where it can resume from the event store.
+//
+// Implementations must be safe for concurrent use; redisstore.Relay is one
+// (Redis Pub/Sub, with liveness keys).
+type Relay interface {
+	// Replica returns this replica's id: letters and digits only, unique
+	// among the replicas sharing the relay.
+	Replica() string
+	// Handle sets the receiver of the messages sent to this replica under
+	// topic (one per transport). fn runs on the relay's goroutine, one
+	// message at a time: it must not block. Set it before sending anything.
+	Handle(topic string, fn func(payload []byte))
+	// Send delivers payload to replica's handler of topic. It fails with an
+	// error wrapping ErrReplicaGone when that replica is not alive.
+	Send(ctx context.Context, replica, topic string, payload []byte) error
+	// Claim makes this replica the holder of name, unless another live
+	// replica holds it and takeover is false; it returns the holder (this
+	// replica's id when the claim succeeded). A claim lasts until Release, or
+	// until its holder dies (the relay renews the claims of a live replica).
+	Claim(ctx context.Context, name string, takeover bool) (holder string, err error)
+	// Release gives up a claim if this replica still holds it.
+	Release(ctx context.Context, name string) error
+	// SendToHolder delivers payload to the handler of topic on the replica
+	// holding name, and returns that replica's id. It fails with an error
+	// wrapping ErrNotClaimed when no live replica holds name.
+	SendToHolder(ctx context.Context, name, topic string, payload []byte) (holder string, err error)
+	// Alive reports whether replica is alive.
+	Alive(ctx context.Context, replica string) (bool, error)
+}
+
+// ErrReplicaGone is returned (wrapped) by Relay.Send for a replica that is
+// not alive.
+var ErrReplicaGone = errors.New("transport: the replica is gone")
+
+// ErrNotClaimed is returned (wrapped) by Relay.SendToHolder when nobody holds
+// the claim.
+var ErrNotClaimed = errors.New("transport: nobody holds the claim")
+
+// RequestIDConn is implemented by a Conn whose transport makes the ids of the
+// requests the server sends to the client (sampling, elicitation, roots/list):
+// a transport shared by replicas gives ids that name the replica waiting for
+// the answer. The server uses NewRequestID for every such request; without
+// it, ids count from 1.
+type RequestIDConn interface {
+	Conn
+	// NewRequestID returns a fresh id, never returned before on this Conn.
+	NewRequestID() jsonrpc.ID
+}

@@ -118,16 +118,28 @@ func rawNeedsAdapting(raw []byte, v string) bool {
 
 // RawToolResult is a tools/call result a handler returned already encoded
 // ([ToolRequest.RawResult]), as middleware sees it. It encodes itself
-// (MarshalJSON) exactly as the server sends it.
+// (MarshalJSON) exactly as the server sends it. Only the server makes one:
+// the zero value holds no result.
 type RawToolResult struct{ req *ToolRequest }
+
+// errNoRawResult is the answer of a zero RawToolResult.
+var errNoRawResult = errors.New("mcp: a RawToolResult the server did not make holds no result")
 
 // JSON returns the result as the handler gave it (line breaks removed),
 // without what the server changes for the request's era.
-func (r RawToolResult) JSON() json.RawMessage { return r.req.out.raw() }
+func (r RawToolResult) JSON() json.RawMessage {
+	if r.req == nil {
+		return nil
+	}
+	return r.req.out.raw()
+}
 
 // Decode returns the result decoded, without the members the server owns
 // (resultType, the serverInfo of _meta).
 func (r RawToolResult) Decode() (*protocol.CallToolResult, error) {
+	if r.req == nil {
+		return nil, errNoRawResult
+	}
 	var res protocol.CallToolResult
 	if err := json.Unmarshal(r.req.out.raw(), &res); err != nil {
 		return nil, fmt.Errorf("mcp: decoding a raw tool result: %w", err)
@@ -144,6 +156,9 @@ func (r RawToolResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) 
 // encodes with it; see rpcconn.JSONAppender).
 func (r RawToolResult) AppendJSON(b []byte) ([]byte, error) {
 	req := r.req
+	if req == nil {
+		return b, errNoRawResult
+	}
 	var info json.RawMessage
 	if req.stateless != nil {
 		info = req.server().infoJSON

@@ -62,3 +62,18 @@ func TestAppendRawToolResultAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroRawToolResult: a RawToolResult the server did not make says so
+// instead of panicking.
+func TestZeroRawToolResult(t *testing.T) {
+	var r RawToolResult
+	if r.JSON() != nil {
+		t.Error("JSON() of a zero RawToolResult is not nil")
+	}
+	if _, err := r.Decode(); err == nil {
+		t.Error("Decode() of a zero RawToolResult succeeded")
+	}
+	if _, err := r.MarshalJSON(); err == nil {
+		t.Error("MarshalJSON() of a zero RawToolResult succeeded")
+	}
+}

@@ -275,8 +275,10 @@ func (r *Request) callDecodedTool(ctx context.Context, tc *toolCall) (any, error
 	if created, err := req.task.handedOff(); created != nil || err != nil {
 		return created, err // the handler called RunAsTask
 	}
-	if raw := req.rawAnswer(res, r.ProtocolVersion()); raw != nil {
-		return raw, nil
+	if req.out.raw() != nil { // the handler may have answered with RawResult
+		if raw := req.rawAnswer(res, r.ProtocolVersion()); raw != nil {
+			return raw, nil
+		}
 	}
 	return res.ForVersion(r.ProtocolVersion()), nil
 }

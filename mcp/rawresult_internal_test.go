@@ -1,7 +1,12 @@
 package mcp
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/protocol"
 )
 
 // TestAppendRawToolResult: the writer drops what the server owns wherever and
@@ -76,4 +81,83 @@ func TestZeroRawToolResult(t *testing.T) {
 	if _, err := r.MarshalJSON(); err == nil {
 		t.Error("MarshalJSON() of a zero RawToolResult succeeded")
 	}
+}
+
+// FuzzAppendRawToolResult: for any JSON object (without line breaks, which
+// RawResult removes first), the writer's output is valid JSON whose members
+// are the input's (as a decoder reads them, the last of repeated ones
+// winning) but for what the server owns: no resultType and no serverInfo in
+// _meta for a legacy client; resultType "complete" and the server's
+// serverInfo for a stateless one.
+func FuzzAppendRawToolResult(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"content":[]}`, `{"resultType":"x","_meta":{"a":1,"io.modelcontextprotocol/serverInfo":2}}`,
+		`{"_meta":null}`, `{"_meta":"s"}`, `{"_meta":{}}`, `{"result\u0054ype":1,"\u005fmeta":{"k":[1,{"x":null}]}}`,
+		`{ "content" : [ { "type" : "text" } ] , "_meta" : { "a" : 1 } , "_meta" : { "b" : 2 } }`,
+	} {
+		f.Add([]byte(s))
+	}
+	info := []byte(`{"name":"gw","version":"1"}`)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !jsonscan.EachMember(raw, func([]byte, bool, []byte) bool { return true }) || bytes.ContainsAny(raw, "\r\n") {
+			return
+		}
+		var in map[string]json.RawMessage
+		if json.Unmarshal(raw, &in) != nil {
+			return // keys that are not valid UTF-8 strings, say
+		}
+		for _, stamp := range [][]byte{nil, info} {
+			out := appendRawToolResult(nil, raw, stamp)
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%s → %s: not one JSON object: %v", raw, out, err)
+			}
+			for k, v := range in {
+				if k == keyResultType || k == keyMeta {
+					continue
+				}
+				if !bytes.Equal(got[k], v) {
+					t.Fatalf("%s → %s: member %q is %s, want %s", raw, out, k, got[k], v)
+				}
+			}
+			if rt, ok := got[keyResultType]; (stamp == nil && ok) || (stamp != nil && string(rt) != `"complete"`) {
+				t.Fatalf("%s → %s: resultType %s", raw, out, rt)
+			}
+			if len(got) != len(in)+boolInt(stamp != nil && in[keyResultType] == nil)-boolInt(stamp == nil && in[keyResultType] != nil)+metaDelta(in[keyMeta], got[keyMeta]) {
+				t.Fatalf("%s → %s: members added or lost", raw, out)
+			}
+			var inMeta, gotMeta map[string]json.RawMessage
+			if in[keyMeta] != nil && json.Unmarshal(in[keyMeta], &inMeta) != nil && stamp == nil {
+				if !bytes.Equal(got[keyMeta], in[keyMeta]) {
+					t.Fatalf("%s → %s: a _meta that is no object changed", raw, out)
+				}
+				continue // a legacy client gets it as it was
+			}
+			if got[keyMeta] != nil && json.Unmarshal(got[keyMeta], &gotMeta) != nil {
+				t.Fatalf("%s → %s: _meta is not an object", raw, out)
+			}
+			for k, v := range inMeta {
+				if k != protocol.MetaKeyServerInfo && !bytes.Equal(gotMeta[k], v) {
+					t.Fatalf("%s → %s: _meta member %q is %s, want %s", raw, out, k, gotMeta[k], v)
+				}
+			}
+			if si, ok := gotMeta[protocol.MetaKeyServerInfo]; (stamp == nil && ok) || (stamp != nil && !bytes.Equal(si, info)) {
+				t.Fatalf("%s → %s: serverInfo %s", raw, out, si)
+			}
+		}
+	})
+}
+
+// boolInt is 1 for true.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// metaDelta is how the number of top-level members changes with _meta: +1
+// when one appeared, -1 when one went.
+func metaDelta(in, out json.RawMessage) int {
+	return boolInt(out != nil) - boolInt(in != nil)
 }

@@ -27,7 +27,11 @@
 //     the server that has the feature, under its own name. Arguments are
 //     checked against the tool's schema on the way. A call to a server that is
 //     down fails at once, as an isError result that says why (its last error
-//     and stderr lines) while the supervisor restarts it.
+//     and stderr lines) while the supervisor restarts it. A tool's result
+//     reaches the client as the server wrote it (mcp.ToolRequest.RawResult),
+//     unknown members included, with the gateway's own resultType and
+//     serverInfo; it is decoded only when it may link to a resource whose URI
+//     the gateway rewrites.
 //   - Progress: a client's progress token is replaced by the gateway's own on
 //     the way to the server, and the server's progress comes back under the
 //     client's token. Cancellation: a client that cancels (or disconnects)

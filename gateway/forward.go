@@ -218,8 +218,20 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			res, forwarded, err = g.callAsTask(c, req, original)
 		}
 		if !forwarded {
+			// The server's result goes to the client as the server wrote
+			// it, unless it may hold URIs the gateway rewrites.
 			p := &protocol.CallToolParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}
-			res, err = c.cs.CallToolParams(c.ctx, p, c.opts...)
+			var raw json.RawMessage
+			if raw, err = c.cs.CallToolRaw(c.ctx, p, c.opts...); err == nil {
+				if !u.mayRewrite(raw) {
+					if res, err = req.RawResult(raw); err == nil {
+						return res, nil
+					}
+				} else {
+					res = new(protocol.CallToolResult)
+					err = json.Unmarshal(raw, res)
+				}
+			}
 		}
 		if err != nil {
 			if errors.Is(err, mcp.ErrInputRequired) {

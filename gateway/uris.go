@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -77,6 +79,19 @@ func (u *upServer) rewriteContent(content []protocol.Content) {
 	for i := range content {
 		u.rewriteBlock(&content[i])
 	}
+}
+
+// mayRewrite reports whether rewriteContent could change the content of a
+// server's raw tool result: when the server has namespaced URIs or the result
+// mentions the gateway's scheme, and it may hold a resource link or an
+// embedded resource. An escaped ASCII character could hide either word, so it
+// counts as both.
+func (u *upServer) mayRewrite(raw []byte) bool {
+	escapes := jsonscan.EscapesASCII(raw)
+	if u.renames.Load() == nil && !escapes && !bytes.Contains(raw, []byte(URIScheme+":")) {
+		return false
+	}
+	return escapes || bytes.Contains(raw, []byte("resource"))
 }
 
 // rewriteBlock gives one block the gateway's URIs.

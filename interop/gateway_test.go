@@ -3,7 +3,6 @@
 package interop
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,8 +16,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
 // gatewayAnnouncement is the line `mcpkit gateway --http` prints once it listens.
@@ -83,7 +80,7 @@ func TestGatewayWithOfficialClients(t *testing.T) {
 	m, gw := startAnnouncedServer(ctx, t, cmd, out, gatewayAnnouncement)
 	url := "http://" + m[1] + "/mcp"
 
-	r := runGatewayTSClient(ctx, t, node, "full", url)
+	r := runGatewayTSClient(t, node, "full", url)
 	var tools struct {
 		Names []string `json:"names"`
 	}
@@ -104,9 +101,9 @@ func TestGatewayWithOfficialClients(t *testing.T) {
 		t.Errorf("the TypeScript client answered %d sampling requests (%q), want 2", len(r.Sampling), r.Sampling)
 	}
 
-	runInspector(ctx, t, node, url, []string{"--method", "tools/list"}, `"name": "demo__echo"`, `"name": "everything__get-sum"`)
-	runInspector(ctx, t, node, url, []string{"--method", "tools/call", "--tool-name", "demo__echo", "--tool-arg", "message=inspector"}, `"text": "hello inspector"`)
-	runInspector(ctx, t, node, url, []string{"--method", "tools/call", "--tool-name", "everything__get-sum", "--tool-arg", "a=1", "b=2"}, "The sum of 1 and 2 is 3.")
+	runInspector(t, node, url, []string{"--method", "tools/list"}, `"name": "demo__echo"`, `"name": "everything__get-sum"`)
+	runInspector(t, node, url, []string{"--method", "tools/call", "--tool-name", "demo__echo", "--tool-arg", "message=inspector"}, `"text": "hello inspector"`)
+	runInspector(t, node, url, []string{"--method", "tools/call", "--tool-name", "everything__get-sum", "--tool-arg", "a=1", "b=2"}, "The sum of 1 and 2 is 3.")
 
 	// Kill both servers; the gateway restarts them.
 	pids := map[string]int{}
@@ -129,7 +126,7 @@ func TestGatewayWithOfficialClients(t *testing.T) {
 	if _, err := out.waitCount(ctx, `server down" server=everything error="stdio: the server exited (signal: killed)`, 1); err != nil {
 		t.Errorf("the gateway did not say why everything stopped: %v", err)
 	}
-	r = runGatewayTSClient(ctx, t, node, "calls", url)
+	r = runGatewayTSClient(t, node, "calls", url)
 	wantCall(t, r, "demoEcho", "hello hi", nil)
 	wantCall(t, r, "everythingEcho", "Echo: hi", nil)
 
@@ -158,28 +155,13 @@ func TestGatewayWithOfficialClients(t *testing.T) {
 }
 
 // runGatewayTSClient runs gateway_ts_client.mjs in mode against url and returns its
-// report; the node process is bounded by ctx and killed at cleanup.
-func runGatewayTSClient(ctx context.Context, t *testing.T, node, mode, url string) *gatewayTSReport {
+// report (see runNode for how the process is bounded).
+func runGatewayTSClient(t *testing.T, node, mode, url string) *gatewayTSReport {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "gateway_ts_client.mjs", mode, url)
-	testkit.OwnProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting node gateway_ts_client.mjs: %v", err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { testkit.KillGroup(pid) })
-	waitErr := cmd.Wait()
 	var r gatewayTSReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("gateway_ts_client.mjs %s: its output is not one JSON object: %v (exit: %v)\nstdout:\n%s\nstderr:\n%s", mode, err, waitErr, stdout.Bytes(), stderr.Bytes())
-	}
+	stderr, waitErr := runNodeReport(t, nil, &r, node, "gateway_ts_client.mjs", mode, url)
 	if waitErr != nil || len(r.Unexpected) > 0 {
-		t.Errorf("gateway_ts_client.mjs %s: exit %v; steps that failed: %v\nstderr:\n%s", mode, waitErr, r.Unexpected, stderr.Bytes())
+		t.Errorf("gateway_ts_client.mjs %s: exit %v; steps that failed: %v\nstderr:\n%s", mode, waitErr, r.Unexpected, stderr)
 		for _, name := range r.Unexpected {
 			t.Errorf("  %s: %+v", name, r.Steps[name].Error)
 		}
@@ -219,15 +201,11 @@ func wantCall(t *testing.T, r *gatewayTSReport, step, text string, progress []fl
 
 // runInspector runs the Inspector's CLI against the gateway and checks that its
 // output contains each of want.
-func runInspector(ctx context.Context, t *testing.T, node, url string, args []string, want ...string) {
+func runInspector(t *testing.T, node, url string, args []string, want ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{inspectorCLI, "--cli", url, "--transport", "http"}, args...)...)
-	testkit.OwnProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // it keeps a catalog in the home directory
-	out, err := cmd.CombinedOutput()
+	// It keeps a catalog in the home directory.
+	stdout, stderr, err := runNode(t, []string{"HOME=" + t.TempDir()}, node, append([]string{inspectorCLI, "--cli", url, "--transport", "http"}, args...)...)
+	out := append(stdout, stderr...)
 	if err != nil {
 		t.Errorf("inspector --cli %v: %v\n%s", args, err, out)
 		return

@@ -2,18 +2,13 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -48,31 +43,11 @@ type tsCount struct {
 // process group is killed at cleanup. On failure the exchanges are logged.
 func runHTTPTSClient(t *testing.T, node, mode, url, version string) *httpTSReport {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "http_ts_client.mjs", mode, url)
-	testkit.KillGroupOnCancel(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), "MCP_INTEROP_PROTOCOL_VERSION="+version)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting node http_ts_client.mjs: %v", err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { testkit.KillGroup(pid) })
-	waitErr := cmd.Wait()
-	t.Logf("http_ts_client.mjs %s ran in %v", mode, time.Since(start).Round(time.Millisecond))
-
 	var r httpTSReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("http_ts_client.mjs: its output is not one JSON object: %v (exit: %v)\nstdout:\n%s\nstderr:\n%s",
-			err, waitErr, stdout.Bytes(), stderr.Bytes())
-	}
+	stderr, waitErr := runNodeReport(t, []string{"MCP_INTEROP_PROTOCOL_VERSION=" + version}, &r, node, "http_ts_client.mjs", mode, url)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("stderr of node:\n%s", stderr.Bytes())
+			t.Logf("stderr of node:\n%s", stderr)
 			for i := range r.Exchanges {
 				e := &r.Exchanges[i]
 				t.Logf("exchange %d: %s\n\trequest headers %v\n\tresponse headers %v\n\tresponse body %q",

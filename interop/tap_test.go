@@ -38,12 +38,8 @@ func TestTypeScriptClientThroughStdioTap(t *testing.T) {
 	entry := packageBin(t, "@modelcontextprotocol/server-everything")
 	capPath := filepath.Join(t.TempDir(), "capture.jsonl")
 
-	stdout, stderr, waitErr := runNode(t, node, "ts_tap_client.mjs", bin, "tap", "--out", capPath, "--", node, entry, "stdio")
-
 	var rep tapReport
-	if err := json.Unmarshal(stdout, &rep); err != nil {
-		t.Fatalf("ts_tap_client.mjs (exit: %v) printed no report: %v\nstderr:\n%s", waitErr, err, stderr)
-	}
+	stderr, waitErr := runNodeReport(t, nil, &rep, node, "ts_tap_client.mjs", bin, "tap", "--out", capPath, "--", node, entry, "stdio")
 	if waitErr != nil || len(rep.Failed) > 0 {
 		for _, name := range rep.Failed {
 			t.Errorf("step %s failed: %s", name, rep.Steps[name].Error)

@@ -9,9 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -83,34 +81,15 @@ var ts2Runs = []ts2Run{
 // logged.
 func runTS2Client(t *testing.T, node, negotiation, kind string, target ...string) *ts2Report {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"ts2_client.mjs", negotiation, kind}, target...)...)
-	testkit.KillGroupOnCancel(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	// A data race in a stdio server stops it at once, so that the steps after it fail.
-	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 atexit_sleep_ms=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting node ts2_client.mjs: %v", err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { testkit.KillGroup(pid) })
-	waitErr := cmd.Wait()
-	t.Logf("ts2_client.mjs %s %s ran in %v", negotiation, kind, time.Since(start).Round(time.Millisecond))
-
 	var r ts2Report
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("ts2_client.mjs: its output is not one JSON object: %v (exit: %v)\nstdout:\n%s\nstderr:\n%s",
-			err, waitErr, stdout.Bytes(), stderr.Bytes())
-	}
+	// A data race in a stdio server stops it at once, so that the steps after it fail.
+	stderr, waitErr := runNodeReport(t, []string{"GORACE=halt_on_error=1 atexit_sleep_ms=0"}, &r,
+		node, append([]string{"ts2_client.mjs", negotiation, kind}, target...)...)
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
 		}
-		t.Logf("stderr of node (and of a stdio server):\n%s", stderr.Bytes())
+		t.Logf("stderr of node (and of a stdio server):\n%s", stderr)
 		for _, e := range r.SDKErrors {
 			t.Logf("the SDK reported: %s", e)
 		}
@@ -124,7 +103,7 @@ func runTS2Client(t *testing.T, node, negotiation, kind string, target ...string
 				e.Status, e.ResponseHeaders, clip([]byte(e.ResponseBody), 3000), e.FetchError)
 		}
 	})
-	if strings.Contains(stderr.String(), "DATA RACE") {
+	if bytes.Contains(stderr, []byte("DATA RACE")) {
 		t.Error("the mcpkit server reported a data race")
 	}
 	if waitErr != nil || len(r.Unexpected) > 0 {

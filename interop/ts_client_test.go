@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -131,36 +129,17 @@ func buildMcpkit(t *testing.T) string {
 // starts, in the same process group) is bounded by testTimeout and killed at cleanup.
 func runTSClient(t *testing.T, node, bin, version string) (*tsReport, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "ts-client.mjs", bin, "serve")
-	testkit.KillGroupOnCancel(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	// A data race in the server stops it at once, so that the steps after it fail.
-	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1", "MCP_INTEROP_PROTOCOL_VERSION="+version)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting node ts-client.mjs: %v", err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { testkit.KillGroup(pid) })
-	waitErr := cmd.Wait()
-	t.Logf("ts-client.mjs ran in %v", time.Since(start).Round(time.Millisecond))
-
 	var report tsReport
-	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
-		t.Fatalf("ts-client.mjs: %v (exit: %v); its output is not one JSON object: %v\nstdout:\n%s\nstderr:\n%s",
-			err, waitErr, err, stdout.Bytes(), stderr.Bytes())
-	}
+	// A data race in the server stops it at once, so that the steps after it fail.
+	stderr, waitErr := runNodeReport(t, []string{"GORACE=halt_on_error=1", "MCP_INTEROP_PROTOCOL_VERSION=" + version}, &report,
+		node, "ts-client.mjs", bin, "serve")
 	if waitErr != nil || len(report.Unexpected) > 0 {
 		t.Errorf("ts-client.mjs: exit %v; steps that failed unexpectedly: %v", waitErr, report.Unexpected)
 		for _, name := range report.Unexpected {
 			t.Errorf("  %s: %+v %s", name, report.Steps[name].Error, report.Steps[name].UnexpectedValue)
 		}
 	}
-	return &report, stderr.String()
+	return &report, string(stderr)
 }
 
 // TestTypeScriptClientAgainstMcpkitServe drives `mcpkit serve` with the official

@@ -88,11 +88,8 @@ func TestTypeScriptOAuthClientAgainstMcpkit(t *testing.T) {
 // process group is killed at cleanup.
 func runTSOAuthClient(t *testing.T, node, mcpURL string) *tsOAuthReport {
 	t.Helper()
-	stdout, stderr, waitErr := runNode(t, node, "ts_oauth_client.mjs", mcpURL, "whoami")
 	var r tsOAuthReport
-	if err := json.Unmarshal(stdout, &r); err != nil {
-		t.Fatalf("ts_oauth_client.mjs: its output is not one JSON object: %v (exit %v)\nstdout:\n%s\nstderr:\n%s", err, waitErr, stdout, stderr)
-	}
+	stderr, waitErr := runNodeReport(t, nil, &r, node, "ts_oauth_client.mjs", mcpURL, "whoami")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("stderr of node:\n%s", stderr)

@@ -40,16 +40,37 @@ func (cs *ClientSession) CallToolParams(ctx context.Context, p *protocol.CallToo
 	return cs.callTool(ctx, *p, opts)
 }
 
+// CallToolRaw is [ClientSession.CallToolParams] returning the result as the
+// server sent it, undecoded: a JSON object (in the stateless era the final,
+// complete one, after any rounds of input). It is what a program passing the
+// result on needs (a gateway: [ToolRequest.RawResult]); it keeps every member
+// the server wrote, resultType and _meta included.
+func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (json.RawMessage, error) {
+	params := *p
+	var raw json.RawMessage
+	if err := cs.request(ctx, toolCallOut(&params), &raw, opts); err != nil {
+		return nil, err
+	}
+	if c := bytes.TrimLeft(raw, " \t\r\n"); len(c) == 0 || c[0] != '{' {
+		return nil, fmt.Errorf("mcp: tools/call %s: the result is not a JSON object", p.Name)
+	}
+	return raw, nil
+}
+
 // callTool sends a tools/call; params is the session's own copy, which the
 // request may change (_meta, input responses, request state).
 func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption) (*protocol.CallToolResult, error) {
 	var res protocol.CallToolResult
-	out := &outgoing{method: protocol.MethodToolsCall, params: &params, meta: &params.Meta,
-		responses: &params.InputResponses, state: &params.RequestState, tool: params.Name, args: params.Arguments}
-	if err := cs.request(ctx, out, &res, opts); err != nil {
+	if err := cs.request(ctx, toolCallOut(&params), &res, opts); err != nil {
 		return nil, err
 	}
 	return &res, nil
+}
+
+// toolCallOut describes a tools/call with params, the session's own copy.
+func toolCallOut(params *protocol.CallToolParams) *outgoing {
+	return &outgoing{method: protocol.MethodToolsCall, params: params, meta: &params.Meta,
+		responses: &params.InputResponses, state: &params.RequestState, tool: params.Name, args: params.Arguments}
 }
 
 // toolArguments encodes the args of CallTool; nil means no arguments.

@@ -325,7 +325,8 @@ func (s *Server) callToolHandler(ctx context.Context, h ToolHandler, req *ToolRe
 			res, err = nil, errorf(CodeInternalError, "tool %q failed: internal error (panic: %v)", req.Params.Name, p)
 		}
 	}()
-	return h(ctx, req)
+	res, err = h(ctx, req)
+	return req.resolveRaw(res), err
 }
 
 // awaitInput records the handler's requests for input in the task (status

@@ -24,10 +24,25 @@ type ToolRequest struct {
 }
 
 // toolOutput is room, inside a ToolRequest, for the result of a typed handler
-// that returned a string: the result then costs no allocation of its own.
+// that returned a string, or for a raw result (RawResult): the result then
+// costs no allocation of its own.
+//
+// A raw result's JSON is kept in the text block's Input (a field no text block
+// has) rather than in a field of its own: a stateless call's one allocation
+// (statelessToolCall) is 8 bytes short of the next size class, and textResult
+// overwriting the block discards a raw result with no extra store.
 type toolOutput struct {
 	result protocol.CallToolResult
 	text   [1]protocol.Content
+}
+
+// raw returns the JSON of the raw result stored by RawResult, or nil.
+func (o *toolOutput) raw() json.RawMessage { return o.text[0].Input }
+
+// setRaw stores a raw result: result is then only its mark.
+func (o *toolOutput) setRaw(raw json.RawMessage) {
+	o.result = protocol.CallToolResult{}
+	o.text[0] = protocol.Content{Input: raw}
 }
 
 // textResult returns a result holding one text block, stored in req itself.
@@ -259,6 +274,11 @@ func (r *Request) callDecodedTool(ctx context.Context, tc *toolCall) (any, error
 	res := s.runTool(ctx, req, t)
 	if created, err := req.task.handedOff(); created != nil || err != nil {
 		return created, err // the handler called RunAsTask
+	}
+	if req.out.raw() != nil { // the handler may have answered with RawResult
+		if raw := req.rawAnswer(res, r.ProtocolVersion()); raw != nil {
+			return raw, nil
+		}
 	}
 	return res.ForVersion(r.ProtocolVersion()), nil
 }

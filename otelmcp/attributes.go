@@ -172,6 +172,8 @@ func incomingToolError(res any) bool {
 		return r != nil && r.IsError
 	case protocol.CallToolResult:
 		return r.IsError
+	case mcp.RawToolResult:
+		return rawToolError(r.JSON())
 	case json.RawMessage:
 		return rawToolError(r)
 	case []byte:

@@ -2,6 +2,7 @@ package otelmcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -143,6 +144,27 @@ func TestToolErrorResultMarksSpans(t *testing.T) {
 			t.Errorf("%s span has rpc.response.status_code for a successful JSON-RPC call", kind)
 		}
 	}
+}
+
+// TestRawToolErrorResultMarksSpans: a handler's raw result with isError
+// marks the server's span as a tool error too.
+func TestRawToolErrorResultMarksSpans(t *testing.T) {
+	tp, rec := recorder(t)
+	srv := newServer(tp, nil)
+	if err := srv.AddRawTool(&protocol.Tool{Name: "rawfail"}, func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+		return req.RawResult(json.RawMessage(`{"content":[{"type":"text","text":"no"}],"isError":true}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := connect(t, srv, tracedClient(tp, nil), nil)
+	if res, err := cs.CallTool(testkit.Context(t), "rawfail", nil); err != nil || !res.IsError {
+		t.Fatalf("CallTool = %+v, %v; want an isError result", res, err)
+	}
+	s := findSpan(t, rec, "tools/call rawfail", trace.SpanKindServer)
+	if s.Status().Code != codes.Error {
+		t.Errorf("server span status %v, want Error", s.Status())
+	}
+	wantAttrs(t, s, map[string]string{"error.type": "tool_error"})
 }
 
 func TestJSONRPCErrorMarksSpans(t *testing.T) {

@@ -106,3 +106,21 @@ func FoldsToAny(key []byte, names []string) bool {
 	}
 	return false
 }
+
+// EscapesASCII reports whether the JSON text b holds a \u escape of an ASCII
+// character (\u0000 to \u007f): one that could hide a plain name (a key, a
+// keyword) from a search of the raw bytes. Escapes of other characters (é as
+// \u00e9) cannot. An escaped backslash followed by such text counts too: the
+// answer may be a false positive, never a false negative.
+func EscapesASCII(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u00`))
+		if i < 0 {
+			return false
+		}
+		b = b[i+4:]
+		if len(b) > 0 && b[0] >= '0' && b[0] <= '7' {
+			return true
+		}
+	}
+}

@@ -66,3 +66,23 @@ func TestIsASCII(t *testing.T) {
 		t.Fatal("IsASCII")
 	}
 }
+
+func TestEscapesASCII(t *testing.T) {
+	for in, want := range map[string]bool{
+		``:                         false,
+		`{"resultType":"x"}`:       false,
+		`{"text":"caf\u00e9"}`:     false,
+		`{"text":"\u00E9\u0100"}`:  false,
+		`{"result\u0054ype":"x"}`:  true,
+		`{"text":"\u0000"}`:        true,
+		`{"text":"\u007F"}`:        true,
+		`{"text":"\u00e9\u0041"}`:  true,
+		`{"text":"\\u0041"}`:       true, // an escaped backslash: a false positive, allowed
+		`{"text":"\u00"}`:          false,
+		`{"text":"\u0080 \u00ff"}`: false,
+	} {
+		if got := EscapesASCII([]byte(in)); got != want {
+			t.Errorf("EscapesASCII(%s) = %v, want %v", in, got, want)
+		}
+	}
+}

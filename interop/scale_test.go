@@ -215,7 +215,7 @@ func TestReplicaStreamsBehindRoundRobinOnRedis(t *testing.T) {
 	defer cancel()
 	_, procs, url, _ := startReplicas(ctx, t, nginx)
 
-	out, stderr, err := runNode(t, node, "scale_ts_client.mjs", url+"/mcp")
+	out, stderr, err := runNode(t, nil, node, "scale_ts_client.mjs", url+"/mcp")
 	var ts struct {
 		Triggers, ListChanged int
 		Calls                 []struct {

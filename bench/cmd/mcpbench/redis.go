@@ -93,10 +93,16 @@ func printRedis(w io.Writer, gs []*group) {
 		if memRate > 0 {
 			ratio = g.figure(callsPerSec).med / memRate
 		}
-		if v.store == "redis-strict" {
+		switch {
+		case v.store == "redis-strict":
 			// Not the default configuration: shown for what a round trip per call costs.
 			fmt.Fprintf(w, "| %s / %s calls/s (worst case, no target) | — | %.2f | — |\n", v.label, mem.impl, ratio)
-		} else {
+		case v.replicas > 1:
+			// The issue asks for 1 vs 3 replicas to be reported, not compared with
+			// a goal: on 2 cores three servers, nginx, Redis and the load
+			// generator share the CPU a single replica had.
+			fmt.Fprintf(w, "| %s / %s calls/s (reported, no target on 2 cores) | — | %.2f | — |\n", v.label, mem.impl, ratio)
+		default:
 			fmt.Fprintf(w, "| %s / %s calls/s | ≥ 0.70 | %.2f | %s |\n", v.label, mem.impl, ratio, yes(ratio >= 0.7))
 		}
 		per := g.figure(redisPerCall).med

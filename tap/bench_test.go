@@ -338,16 +338,22 @@ func (p *stdioProc) call() error {
 
 // BenchmarkStdioTap measures a tools/call round trip with a stdio server, direct
 // and through a stdio tap (a process between them), one call at a time, with the
-// capture going to a file and with no recorder at all.
+// capture going to a file, with no recorder at all, and through the floor: a
+// process that starts the server and only copies bytes both ways (io.Copy), the
+// least any stdio relay adds.
 func BenchmarkStdioTap(b *testing.B) {
-	for _, mode := range []string{"file", "none"} {
+	for _, mode := range []string{"file", "none", "floor"} {
 		b.Run("capture="+mode, func(b *testing.B) {
 			capPath := ""
 			if mode == "file" {
 				capPath = filepath.Join(b.TempDir(), "capture.jsonl")
 			}
 			direct := startStdioProc(b, "bench-server")
-			tapped := startStdioProc(b, "bench-tap", "MCPKIT_TAP_BENCH_CAPTURE="+capPath)
+			child := "bench-tap"
+			if mode == "floor" {
+				child = "bench-copy"
+			}
+			tapped := startStdioProc(b, child, "MCPKIT_TAP_BENCH_CAPTURE="+capPath)
 			measure := func(p *stdioProc, n int, lat *[]time.Duration) {
 				for range n {
 					t0 := time.Now()
@@ -378,10 +384,31 @@ func BenchmarkStdioTap(b *testing.B) {
 	}
 }
 
-// runBenchChild runs the benchmark's processes: the echo server on stdio, or a
-// stdio tap in front of it.
+// runBenchChild runs the benchmark's processes: the echo server on stdio, a
+// stdio tap in front of it, or a plain byte-copying relay in front of it.
 func runBenchChild(mode string) (int, bool) {
 	switch mode {
+	case "bench-copy":
+		exe, _ := os.Executable()
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"=bench-server")
+		cmd.Stderr = os.Stderr
+		in, err := cmd.StdinPipe()
+		var out io.ReadCloser
+		if err == nil {
+			out, err = cmd.StdoutPipe()
+		}
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		go func() { _, _ = io.Copy(in, os.Stdin); _ = in.Close() }() // both directions relayed, as a tap does
+		_, _ = io.Copy(os.Stdout, out)
+		_ = cmd.Wait()
+		return 0, true
 	case "bench-server":
 		err := newEchoServer().Run(context.Background(), stdio.NewProcessServerConn(nil))
 		if err != nil && !errors.Is(err, io.EOF) {

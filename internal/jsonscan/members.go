@@ -107,19 +107,24 @@ func FoldsToAny(key []byte, names []string) bool {
 	return false
 }
 
-// EscapesASCII reports whether the JSON text b holds a \u escape of an ASCII
-// character (\u0000 to \u007f): one that could hide a plain name (a key, a
-// keyword) from a search of the raw bytes. Escapes of other characters (é as
-// \u00e9) cannot. An escaped backslash followed by such text counts too: the
-// answer may be a false positive, never a false negative.
+// EscapesASCII reports whether the JSON text b escapes a character that can be
+// part of a plain name (a key, a keyword) and so hide it from a search of the
+// raw bytes: a \u escape of an ASCII character (\u0000 to \u007f), or \/ (a
+// solidus, as in "io.modelcontextprotocol\/serverInfo"). Escapes of other
+// characters (é as \u00e9) and the short escapes of characters no name holds
+// (\" \\ \n …) cannot. An escaped backslash followed by such text counts too:
+// the answer may be a false positive, never a false negative.
 func EscapesASCII(b []byte) bool {
 	for {
-		i := bytes.Index(b, []byte(`\u00`))
-		if i < 0 {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 || i+1 >= len(b) {
 			return false
 		}
-		b = b[i+4:]
-		if len(b) > 0 && b[0] >= '0' && b[0] <= '7' {
+		b = b[i+1:]
+		switch {
+		case b[0] == '/':
+			return true
+		case len(b) >= 4 && b[0] == 'u' && b[1] == '0' && b[2] == '0' && b[3] >= '0' && b[3] <= '7':
 			return true
 		}
 	}

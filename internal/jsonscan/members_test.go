@@ -1,6 +1,8 @@
 package jsonscan
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -80,9 +82,63 @@ func TestEscapesASCII(t *testing.T) {
 		`{"text":"\\u0041"}`:       true, // an escaped backslash: a false positive, allowed
 		`{"text":"\u00"}`:          false,
 		`{"text":"\u0080 \u00ff"}`: false,
+		`{"io.modelcontextprotocol\/serverInfo":{}}`: true, // \/ hides a solidus
+		`{"text":"a\"b\\c\n"}`:                       false,
 	} {
 		if got := EscapesASCII([]byte(in)); got != want {
 			t.Errorf("EscapesASCII(%s) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// FuzzEscapesASCII checks the promise EscapesASCII makes to the raw-byte searches
+// of mcp and gateway: when it says no, every key and string of the JSON text that
+// is a plain name (letters, digits, _ . / : -) appears in the raw bytes quoted as
+// it is.
+func FuzzEscapesASCII(f *testing.F) {
+	for _, s := range []string{
+		`{"resultType":"x"}`, `{"result\u0054ype":"x"}`, `{"io.modelcontextprotocol\/serverInfo":{}}`,
+		`{"content":[{"type":"resource_link","uri":"a:/b"}]}`, `["caf\u00e9","\\u0041"]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v any
+		if json.Unmarshal(b, &v) != nil || EscapesASCII(b) {
+			return
+		}
+		var walk func(any)
+		check := func(s string) {
+			if isPlainName(s) && !bytes.Contains(b, []byte(`"`+s+`"`)) {
+				t.Fatalf("EscapesASCII(%s) = false, but the name %q is not in the raw bytes", b, s)
+			}
+		}
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, e := range v {
+					check(k)
+					walk(e)
+				}
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			case string:
+				check(v)
+			}
+		}
+		walk(v)
+	})
+}
+
+// isPlainName reports whether s is non-empty and made of the characters of the
+// names the raw searches look for.
+func isPlainName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:-", r)) {
+			return false
+		}
+	}
+	return s != ""
 }

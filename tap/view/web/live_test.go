@@ -256,3 +256,51 @@ func TestWebViewGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestWebViewLimitsPages: with MaxPages 2, a third live page gets 503 with
+// Retry-After while two are open, and is served once one of them closes.
+func TestWebViewLimitsPages(t *testing.T) {
+	ctx := testkit.Context(t)
+	hub := view.NewHub(capture.Header{Mode: "stdio"}, false, timeline.Options{})
+	srv := testkit.NewServer(t, Handler(Options{Hub: hub, MaxPages: 2}))
+	open := func() (*http.Response, context.CancelFunc) {
+		t.Helper()
+		pctx, cancel := context.WithCancel(ctx)
+		req, _ := http.NewRequestWithContext(pctx, http.MethodGet, srv.URL+"/api/events", nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		return res, func() { cancel(); _ = res.Body.Close() }
+	}
+	first, closeFirst := open()
+	second, closeSecond := open()
+	defer closeSecond()
+	if first.StatusCode != http.StatusOK || second.StatusCode != http.StatusOK {
+		t.Fatalf("two pages: %d %d, want 200 200", first.StatusCode, second.StatusCode)
+	}
+	third, closeThird := open()
+	closeThird()
+	if third.StatusCode != http.StatusServiceUnavailable || third.Header.Get("Retry-After") == "" {
+		t.Fatalf("a third page: %d (Retry-After %q), want 503 with Retry-After", third.StatusCode, third.Header.Get("Retry-After"))
+	}
+	closeFirst()
+	// The first page's handler gives its slot back when it sees the page gone;
+	// wait for that by asking until a page is served (each refusal is immediate).
+	for {
+		res, closeRes := open()
+		closeRes()
+		if res.StatusCode == http.StatusOK {
+			break
+		}
+		if res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("after a page closed: %d", res.StatusCode)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("no slot came back after a page closed")
+		default:
+		}
+	}
+}

@@ -38,6 +38,8 @@ const (
 	DefaultMaxRows = 2000
 	// DefaultReportInterval is how often at most a page gets a fresh analysis.
 	DefaultReportInterval = time.Second
+	// DefaultMaxPages is how many pages may follow the timeline at once.
+	DefaultMaxPages = 16
 	// writeTimeout bounds one write to a page: a page that stops reading is
 	// dropped rather than held.
 	writeTimeout = 30 * time.Second
@@ -52,6 +54,11 @@ type Options struct {
 	// MaxRows and ReportInterval: zero means the defaults.
 	MaxRows        int
 	ReportInterval time.Duration
+	// MaxPages bounds the live event streams (open pages) at once; one more
+	// gets 503 with Retry-After. Each costs a filter pass over the timeline per
+	// update, taken from the same CPU as the tap's relay. Zero means
+	// DefaultMaxPages.
+	MaxPages int
 }
 
 // Handler returns the HTTP handler of the page and its API.
@@ -62,7 +69,10 @@ func Handler(o Options) http.Handler {
 	if o.ReportInterval <= 0 {
 		o.ReportInterval = DefaultReportInterval
 	}
-	s := &server{o: o}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	s := &server{o: o, pages: make(chan struct{}, o.MaxPages)}
 	mux := http.NewServeMux()
 	sub, _ := fs.Sub(static, "static")
 	files := http.StripPrefix("/static/", http.FileServerFS(sub))
@@ -94,7 +104,10 @@ func guard(p *httpguard.Policy, next http.Handler) http.Handler {
 	})
 }
 
-type server struct{ o Options }
+type server struct {
+	o     Options
+	pages chan struct{} // a token per live event stream
+}
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -153,6 +166,14 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 	f, err := view.ParseFilter(r.URL.Query())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	select {
+	case s.pages <- struct{}{}:
+		defer func() { <-s.pages }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("too many open pages (at most %d): close one", s.o.MaxPages), http.StatusServiceUnavailable)
 		return
 	}
 	hub, model := s.o.Hub, s.o.Hub.Model()

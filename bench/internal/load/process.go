@@ -245,12 +245,20 @@ func (p *serverProc) memStats(gc bool) (memStats, error) {
 	}
 }
 
-// stop asks the server to stop (end of input for stdio, then SIGINT), waits up to
-// 15 s for it to write its profiles and exit, and kills it otherwise. It returns
-// the server's exit error, if any, with the end of its standard error.
+// stop asks the server to stop (end of input for stdio, then SIGINT if it has not
+// exited within 5 s), waits up to 15 s for it to write its profiles and exit, and
+// kills it otherwise. It returns the server's exit error, if any, with the end of
+// its standard error.
 func (p *serverProc) stop() error {
 	if p.stdin != nil {
 		_ = p.stdin.Close()
+		// A stdio server stops on end of input; give it that chance first.
+		t := time.NewTimer(5 * time.Second)
+		select {
+		case <-p.exited:
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	select {
 	case <-p.exited:

@@ -100,8 +100,17 @@ func run(impl Impl, f *flags) error {
 		defer writeAllocProfile(f.memProfile)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// Stop signals stay caught until the process exits (no deferred stop): a
+	// SIGINT that arrives while a stdio server is already returning on end of input
+	// must not kill it by the default action, which the loader reports as a failure.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigc
+		cancel()
+	}()
 	stopStats := serveStats()
 	defer stopStats()
 

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,9 +22,12 @@ type server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	addr string // host:port it listens on
-	pid  int
-	done chan struct{} // closed when the process has exited
-	err  error         // its exit status, once done
+	// debug is the host:port of its runtime profiles (--debug-addr), where the
+	// test reads its goroutine count.
+	debug string
+	pid   int
+	done  chan struct{} // closed when the process has exited
+	err   error         // its exit status, once done
 }
 
 // buildMCPKit builds the mcpkit command into dir.
@@ -43,7 +47,7 @@ func buildMCPKit(t *testing.T, dir string) string {
 // SIGKILL) when the test ends.
 func startServer(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,14 +56,18 @@ func startServer(t *testing.T, bin string, args ...string) *server {
 		t.Fatal(err)
 	}
 	s := &server{t: t, cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{})}
-	addr := make(chan string, 1)
+	addr, debug := make(chan string, 1), make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, " at http://"); ok && strings.HasPrefix(line, "mcpkit: serving") {
+			if _, rest, ok := strings.Cut(line, " at http://"); ok && strings.HasPrefix(line, "mcpkit: ") {
 				a, _, _ := strings.Cut(rest, "/")
-				addr <- a
+				if strings.HasPrefix(line, "mcpkit: debug profiles") {
+					debug <- a
+				} else {
+					addr <- a
+				}
 				continue
 			}
 			if strings.Contains(line, "level=ERROR") || strings.Contains(line, "panic") || strings.Contains(line, "fatal error") {
@@ -72,12 +80,15 @@ func startServer(t *testing.T, bin string, args ...string) *server {
 		close(s.done)
 	}()
 	t.Cleanup(s.stop)
-	select {
-	case s.addr = <-addr:
-	case <-s.done:
-		t.Fatalf("the server exited before listening: %v", s.err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not announce its address")
+	for s.addr == "" || s.debug == "" {
+		select {
+		case s.addr = <-addr:
+		case s.debug = <-debug:
+		case <-s.done:
+			t.Fatalf("the server exited before listening: %v", s.err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server did not announce its addresses")
+		}
 	}
 	return s
 }
@@ -102,13 +113,14 @@ func (s *server) stop() {
 
 // usage is what the server process holds.
 type usage struct {
-	rssKB   int // resident memory (VmRSS)
-	fds     int // open file descriptors
-	threads int // OS threads (for the log)
+	rssKB      int // resident memory (VmRSS)
+	fds        int // open file descriptors
+	threads    int // OS threads (for the log)
+	goroutines int // goroutines, from its goroutine profile (the reading's own included)
 }
 
 func (u usage) String() string {
-	return fmt.Sprintf("RSS %.1f MB, %d descriptors, %d threads", float64(u.rssKB)/1024, u.fds, u.threads)
+	return fmt.Sprintf("RSS %.1f MB, %d descriptors, %d threads, %d goroutines", float64(u.rssKB)/1024, u.fds, u.threads, u.goroutines)
 }
 
 // usage reads the process's usage from /proc.
@@ -159,6 +171,7 @@ func (s *server) watch() (stop func() usage) {
 				top.rssKB = max(top.rssKB, u.rssKB)
 				top.fds = max(top.fds, u.fds)
 				top.threads = max(top.threads, u.threads)
+				top.goroutines = max(top.goroutines, u.goroutines)
 			}
 			select {
 			case <-tick.C:
@@ -171,9 +184,16 @@ func (s *server) watch() (stop func() usage) {
 	return func() usage { close(quit); return <-peak }
 }
 
-// read reads the process's usage from /proc/PID/status and /proc/PID/fd.
+// read reads the process's usage from /proc/PID/status and /proc/PID/fd, and
+// its goroutine count from its goroutine profile. The profile is read on a
+// connection that is closed before the descriptors are counted.
 func (s *server) read() (usage, error) {
 	var u usage
+	g, err := s.goroutines()
+	if err != nil {
+		return u, err
+	}
+	u.goroutines = g
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.pid))
 	if err != nil {
 		return u, err
@@ -196,4 +216,30 @@ func (s *server) read() (usage, error) {
 		}
 	}
 	return u, nil
+}
+
+// goroutines reads the first line of the server's goroutine profile,
+// "goroutine profile: total N".
+func (s *server) goroutines() (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.debug+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Close = true // the server closes the connection: it must not count as a descriptor
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil {
+		return 0, fmt.Errorf("reading the goroutine profile: %w", err)
+	}
+	_, n, ok := strings.Cut(strings.TrimSpace(line), "total ")
+	if !ok {
+		return 0, fmt.Errorf("goroutine profile begins %q", line)
+	}
+	return strconv.Atoi(n)
 }

@@ -27,6 +27,7 @@ type serveFlags struct {
 	singleUseState bool
 	opts           mcpkit.HTTPOptions // the HTTP settings and limits the flags set
 	auth           serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
+	debugAddr      string             // --debug-addr: runtime profiles (serve_debug.go)
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -132,6 +133,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.opts.BodyReadTimeout, "body-timeout", streamable.DefaultBodyReadTimeout, "time allowed to read a POST body (408 beyond; 0: no bound)")
 	fl.DurationVar(&f.opts.ReadHeaderTimeout, "header-timeout", mcpkit.DefaultReadHeaderTimeout, "time allowed to read a request's header (0: no bound)")
 	fl.DurationVar(&f.opts.ConnIdleTimeout, "conn-idle-timeout", mcpkit.DefaultConnIdleTimeout, "close a kept-alive connection idle this long (0: never)")
+	registerDebugFlag(fl, &f.debugAddr)
 }
 
 // stateKeysEnv names the environment variable holding the requestState keys
@@ -157,6 +159,13 @@ func keyringFromEnv() (*requeststate.Keyring, error) {
 // until ctx ends, then shuts down gracefully: open streams end cleanly and
 // requests in flight may finish.
 func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog.Logger, what string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	_, waitDebug, err := serveDebug(ctx, f.debugAddr)
+	if err != nil {
+		cancel()
+		return err
+	}
+	defer func() { cancel(); waitDebug() }() // cancel closes the debug server
 	ln, err := mcpkit.Listen(f.http)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)

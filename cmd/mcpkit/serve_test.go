@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -100,5 +102,39 @@ func TestServeLimitFlags(t *testing.T) {
 		o.SessionIdleTimeout >= 0 || o.BodyReadTimeout != 2*time.Second || o.ReadHeaderTimeout != 3*time.Second || o.ConnIdleTimeout != 4*time.Second ||
 		strings.Join(o.AllowedHosts, ",") != "mcp.example.com,localhost:8080" || strings.Join(o.AllowedOrigins, ",") != "https://app.example.com" {
 		t.Errorf("set: %+v", o)
+	}
+}
+
+// TestServeDebugAddr: --debug-addr serves the runtime profiles on a loopback
+// address only (an address other machines could reach is refused before the
+// server starts), and stops serving them when the server stops.
+func TestServeDebugAddr(t *testing.T) {
+	_, stderr, code := execCLI(t, cliRun{args: []string{"serve", "--http", "127.0.0.1:0", "--debug-addr", "0.0.0.0:0"}})
+	if code == 0 || !strings.Contains(stderr, "--debug-addr: must be a loopback address") {
+		t.Fatalf("a non-loopback --debug-addr: exit %d, stderr %q", code, stderr)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	addr, wait, err := serveDebug(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() (string, error) {
+		resp, err := http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	body, err := get()
+	if err != nil || !strings.HasPrefix(body, "goroutine profile: total ") {
+		t.Fatalf("goroutine profile: %q, %v", body, err)
+	}
+	cancel()
+	wait()
+	if _, err := get(); err == nil {
+		t.Error("the profiles are still served after the server stopped")
 	}
 }

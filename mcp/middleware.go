@@ -16,6 +16,7 @@ const (
 	Outgoing                  // we are sending it; the result is the peer's raw JSON answer
 )
 
+// String returns "incoming" or "outgoing".
 func (d Direction) String() string {
 	if d == Incoming {
 		return "incoming"

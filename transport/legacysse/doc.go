@@ -17,4 +17,10 @@
 // WHATWG event-stream rules through package [sse], so they interoperate with servers
 // that frame events with CRLF, omit the space after the colon, send comment
 // keep-alives or number their events.
+//
+// Serve the handler with the timeouts and connection cap of
+// [github.com/mcpkit/mcpkit.NewHTTPServer] and [github.com/mcpkit/mcpkit.LimitListener]
+// (or [github.com/mcpkit/mcpkit.ListenAndServe], which mounts this transport beside
+// Streamable HTTP), never with a bare http.ListenAndServe, whose connections have
+// no idle or header timeout.
 package legacysse

@@ -24,7 +24,7 @@ func ExampleNewHandler() {
 	h := legacysse.NewHandler(srv, &legacysse.HandlerOptions{PathPrefix: "/mcp"})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp/", http.StripPrefix("/mcp", h))
-	ts := httptest.NewServer(mux) // in production: http.ListenAndServe("127.0.0.1:8080", mux)
+	ts := httptest.NewServer(mux) // in production: mcpkit.NewHTTPServer and mcpkit.LimitListener (timeouts, a connection cap)
 	defer ts.Close()
 	defer h.Close() // ends every stream before the server shuts down
 

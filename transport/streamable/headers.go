@@ -13,6 +13,12 @@
 // streams ([MemoryEventStore] by default). [Handler.Shutdown] and [Handler.Close]
 // end it.
 //
+// Serve the handler with the timeouts and connection cap of
+// [github.com/mcpkit/mcpkit.NewHTTPServer] and [github.com/mcpkit/mcpkit.LimitListener]
+// (or simply [github.com/mcpkit/mcpkit.ListenAndServe], which mounts both HTTP
+// transports): a bare http.ListenAndServe has no idle or header timeout, so idle
+// and slow connections pile up until the process runs out of descriptors.
+//
 // # Client
 //
 // [NewClientConn] returns a [ClientConn], the [transport.Conn] of an MCP client,

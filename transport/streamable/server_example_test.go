@@ -14,8 +14,9 @@ import (
 )
 
 // An MCP server served over Streamable HTTP. A real program mounts the handler on its
-// own mux, for instance with http.ListenAndServe("127.0.0.1:8080", mux), and calls
-// Shutdown or Close when it stops.
+// own mux, serves it with the recommended timeouts and connection cap
+// (mcpkit.NewHTTPServer and mcpkit.LimitListener, or mcpkit.ListenAndServe for both
+// HTTP transports at once), and calls Shutdown or Close when it stops.
 func ExampleNewHandler() {
 	srv := mcp.NewServer(protocol.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
 	type in struct {

@@ -75,12 +75,13 @@ func (b *redisBackend) Close() {
 var errSingleUseNeedsRedis = errors.New("--single-use-state needs --redis (or " + redisEnv + "): the used states are recorded there")
 
 // replicaEnv names the environment variable that names the replica on the
-// relay (a pod's name, say); without it the id is random.
+// relay (a pod's name, say), for people reading ids and logs.
 const replicaEnv = "MCPKIT_REPLICA_ID"
 
-// replicaID returns MCPKIT_REPLICA_ID's letters and digits, at most 32
-// ("" for a random id). A replica id must be unique: two replicas started
-// with one id would take each other's messages.
+// replicaID returns MCPKIT_REPLICA_ID's letters and digits, at most 32 (""
+// for none). The relay adds random characters to it in every process, so
+// that two processes under one name (a container restarted in its pod) never
+// share an id.
 func replicaID() string {
 	var b strings.Builder
 	for _, r := range os.Getenv(replicaEnv) {

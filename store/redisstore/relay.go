@@ -23,12 +23,18 @@ const (
 	DefaultRelayTTL = 15 * time.Second
 	// relayHeartbeats is how many heartbeats a TTL holds.
 	relayHeartbeats = 3
+	// incarnationLen is the length of the random part of a relay id: 50 bits.
+	incarnationLen = 10
 )
 
 // RelayOptions configures NewRelay. The zero value gives the defaults.
 type RelayOptions struct {
-	// Replica is this replica's id (letters and digits). Empty means a
-	// random one.
+	// Replica names this replica (letters and digits: a pod's name, say;
+	// empty for none). The relay's id (Relay.Replica) is the name followed
+	// by 10 random characters drawn by each NewRelay, so that a process
+	// restarted under the same name never reuses the ids its previous
+	// incarnation gave out (the ids of streams and of requests to clients
+	// name the relay id), nor keeps that incarnation's liveness key alive.
 	Replica string
 	// TTL is how long the liveness key and the claims live without a
 	// heartbeat (sent every TTL/3). Zero or less means DefaultRelayTTL.
@@ -78,12 +84,10 @@ func NewRelay(ctx context.Context, c *Client, opts *RelayOptions) (*Relay, error
 	if opts != nil {
 		o = *opts
 	}
-	if o.Replica == "" {
-		o.Replica = rand.Text()[:12]
+	if o.Replica != "" && !isAlnum(o.Replica) {
+		return nil, fmt.Errorf("redisstore: relay replica name %q: letters and digits only", o.Replica)
 	}
-	if !isAlnum(o.Replica) {
-		return nil, fmt.Errorf("redisstore: relay replica id %q: letters and digits only", o.Replica)
-	}
+	o.Replica += rand.Text()[:incarnationLen]
 	if o.TTL <= 0 {
 		o.TTL = DefaultRelayTTL
 	}
@@ -134,7 +138,8 @@ func (r *Relay) Close() {
 	_, _ = r.c.do(ctx, r.c.rc.B().Del().Key(r.alive).Build())
 }
 
-// Replica implements transport.Relay.
+// Replica implements transport.Relay: RelayOptions.Replica followed by
+// random characters (uppercase letters and digits), new with each NewRelay.
 func (r *Relay) Replica() string { return r.id }
 
 // Handle implements transport.Relay.

@@ -110,14 +110,7 @@ func TestGetStreamAcrossReplicas(t *testing.T) {
 	a := newRelayed(t, srv, "A", changeTools(t))
 	b := newRelayed(t, srv, "B", changeTools(t))
 	ctx := testkit.Context(t)
-	resp, body := a.post(t, "", initBody1125)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-	}
-	sid := resp.Header.Get(streamable.HeaderSessionID)
-	if resp, body := b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("initialized: %d %s", resp.StatusCode, body)
-	}
+	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 	getA := openGet(t, ctx, a.url, sid, "")
 	if getA.StatusCode != http.StatusOK {
 		t.Fatalf("GET on A: %d", getA.StatusCode)
@@ -140,7 +133,7 @@ func TestGetStreamAcrossReplicas(t *testing.T) {
 		done <- body
 	}()
 	id2, m := nextEvent(t, dA)
-	if !m.IsRequest() || m.Method != "roots/list" || !strings.HasPrefix(fmt.Sprint(m.ID.Raw()), "B.") {
+	if !m.IsRequest() || m.Method != "roots/list" || !strings.HasPrefix(fmt.Sprint(m.ID.Raw()), b.relay.Replica()+".") {
 		t.Fatalf("A's GET stream, next: %+v; want B's roots/list (and no second list_changed)", m)
 	}
 	if !after(entryOf(t, id2, stream), entryOf(t, id1, stream)) {
@@ -217,12 +210,7 @@ func TestPostStreamTailedOnAnotherReplica(t *testing.T) {
 	a := newRelayed(t, srv, "A", progressTool(t, step))
 	b := newRelayed(t, srv, "B", progressTool(t, step))
 	ctx := testkit.Context(t)
-	resp, body := a.post(t, "", initBody1125)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-	}
-	sid := resp.Header.Get(streamable.HeaderSessionID)
-	b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 
 	// Live tail: the writer is alive.
 	dA := openStream(t, a.url, sid, fmt.Sprintf(slowCall, 10, 10))

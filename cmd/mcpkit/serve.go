@@ -68,8 +68,9 @@ ones). When Redis is
 unreachable, session requests get 503 with Retry-After while stateless requests keep
 being served. --single-use-state also records each requestState a replica accepts on
 Redis, so that a replayed state is refused (-32602) on every replica. GET /healthz
-answers while the process runs, GET /readyz only while it can serve: 503 while Redis
-does not answer and once shutdown began.`,
+answers while the process runs, GET /readyz until shutdown begins (not when Redis is
+down: the replica still serves stateless requests and answers the others itself);
+?verbose on either lists Redis's state.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn

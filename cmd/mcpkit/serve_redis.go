@@ -57,7 +57,10 @@ func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions, singleUse b
 		d.StateUse = redisstore.NewStateUse(b.c)
 	}
 	d.Tasks = &mcp.TaskOptions{Store: redisstore.NewTaskStore(b.c, nil)}
-	h.Ready = b.c.Ping // GET /readyz: 503 while Redis does not answer
+	// Not h.Ready: Redis is shared by every replica, and each still serves
+	// stateless requests without it and answers the others 503 with
+	// Retry-After itself. GET /readyz?verbose shows Redis's state.
+	h.Checks = map[string]func(context.Context) error{"redis": b.c.Ping}
 	h.Sessions = redisstore.NewSessionStore(b.c)
 	h.EventStore = redisstore.NewEventStore(b.c, nil)
 	h.Relay = b.relay

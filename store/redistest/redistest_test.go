@@ -2,6 +2,7 @@ package redistest_test
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -55,4 +56,37 @@ func TestStartStopRestart(t *testing.T) {
 		t.Fatalf("Version = %q, %v", v, err)
 	}
 	t.Logf("tested with %s", v)
+}
+
+// TestDoAndExpired: Do returns each kind of reply, and Expired reports a
+// key when Redis expires it.
+func TestDoAndExpired(t *testing.T) {
+	s := redistest.Start(t)
+	expired := s.Expired()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SET", "k", "v\r\nwith a line break", "PX", "20"}, "OK"},
+		{[]string{"GET", "k"}, "v\r\nwith a line break"},
+		{[]string{"RPUSH", "l", "a", "b"}, "2"},
+		{[]string{"LRANGE", "l", "0", "-1"}, "[a b]"},
+		{[]string{"GET", "missing"}, "<nil>"},
+	} {
+		got, err := s.Do(tc.args...)
+		if err != nil || fmt.Sprint(got) != tc.want {
+			t.Errorf("Do(%q) = %v, %v; want %q", tc.args, got, err, tc.want)
+		}
+	}
+	if _, err := s.Do("NOSUCHCOMMAND"); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Errorf("an unknown command: %v", err)
+	}
+	select {
+	case k := <-expired:
+		if k != "k" {
+			t.Errorf("expired %q, want k", k)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no expiry reported within 10 s")
+	}
 }

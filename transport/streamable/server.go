@@ -160,6 +160,10 @@ type HandlerOptions struct {
 	// or at once when Sessions is also a SessionWatcher (NewHandler then
 	// listens to it until Close or Shutdown). Zero means
 	// DefaultSessionCheckInterval; a negative value asks on every request.
+	// It is at most a tenth of SessionIdleTimeout: the record's TTL restarts
+	// only when a replica checks it, so a client busy on one replica keeps
+	// its session everywhere, and one idle for the timeout loses it on every
+	// replica, within a tenth of it.
 	SessionCheckInterval time.Duration
 
 	// Relay carries messages between the replicas sharing Sessions (nil:
@@ -339,6 +343,9 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	if h.checkEvery == 0 {
 		h.checkEvery = DefaultSessionCheckInterval
+	}
+	if h.idleTimeout > 0 {
+		h.checkEvery = min(h.checkEvery, h.idleTimeout/maxCheckFraction)
 	}
 	if h.store == nil {
 		h.store = NewMemoryEventStore(nil)

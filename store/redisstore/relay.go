@@ -52,7 +52,7 @@ type RelayOptions struct {
 // Keys and channels (P is the client's prefix):
 //
 //	P replica:<id>        STRING "1", PX TTL          the replica is alive
-//	Pc:{<claim name>}     STRING holder id, PX TTL    a claim
+//	Pc:<kind>:{<id>}      STRING holder id, PX TTL    a claim named "<kind>:<id>" (a session's: its hash tag)
 //	P r:<id>              channel                     the replica's inbox: "<topic>\n<payload>"
 //
 // Close stops the goroutines and removes the liveness key.
@@ -172,12 +172,16 @@ func (r *Relay) Send(ctx context.Context, replica, topic string, payload []byte)
 	return nil
 }
 
-// claimKey is the key of a claim; the name is its hash tag.
+// claimKey is the key of a claim: "Pc:<kind>:{<id>}" for a name
+// "<kind>:<id>" (the part after the last colon is the hash tag, so that the
+// claims of a session, "get:<session id>", share the slot of its other keys
+// in a Redis Cluster), "Pc:{<name>}" for a name without a colon.
 func (r *Relay) claimKey(name string) (string, error) {
-	if name == "" || strings.ContainsAny(name, "{}") {
+	i := strings.LastIndexByte(name, ':')
+	if name == "" || i == len(name)-1 || strings.ContainsAny(name, "{}") {
 		return "", fmt.Errorf("redisstore: claim name %q cannot be a hash tag", name)
 	}
-	return r.c.prefix + "c:{" + name + "}", nil
+	return r.c.prefix + "c:" + name[:i+1] + "{" + name[i+1:] + "}", nil
 }
 
 // claimScript takes a claim unless someone else holds it (and takeover is 0).

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
-	"github.com/mcpkit/mcpkit/store/redistest"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
@@ -105,10 +104,11 @@ func changeTools(t *testing.T) func(*mcp.Server) {
 // answer, posted to A, reaches B; a GET with Last-Event-ID on B takes the
 // stream over (A's ends) and continues it under the same stream id, with
 // increasing event ids, carrying a change made on A.
-func TestGetStreamAcrossReplicas(t *testing.T) {
-	srv := redistest.Start(t)
-	a := newRelayed(t, srv, "A", changeTools(t))
-	b := newRelayed(t, srv, "B", changeTools(t))
+func TestGetStreamAcrossReplicas(t *testing.T) { getStreamAcrossReplicas(t, newRedis(t)) }
+
+func getStreamAcrossReplicas(t *testing.T, redis clients) {
+	a := newRelayedOn(t, redis(t), "A", 0, changeTools(t))
+	b := newRelayedOn(t, redis(t), "B", 0, changeTools(t))
 	ctx := testkit.Context(t)
 	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 	getA := openGet(t, ctx, a.url, sid, "")
@@ -205,10 +205,13 @@ func progressOf(t *testing.T, m *jsonrpc.Message) float64 {
 // each once, with increasing ids); when A's replica is gone, a stream resumed
 // on B ends with a -32603 error for its pending request.
 func TestPostStreamTailedOnAnotherReplica(t *testing.T) {
-	srv := redistest.Start(t)
+	postStreamTailedOnAnotherReplica(t, newRedis(t))
+}
+
+func postStreamTailedOnAnotherReplica(t *testing.T, redis clients) {
 	step := make(chan struct{})
-	a := newRelayed(t, srv, "A", progressTool(t, step))
-	b := newRelayed(t, srv, "B", progressTool(t, step))
+	a := newRelayedOn(t, redis(t), "A", 0, progressTool(t, step))
+	b := newRelayedOn(t, redis(t), "B", 0, progressTool(t, step))
 	ctx := testkit.Context(t)
 	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 

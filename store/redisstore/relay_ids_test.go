@@ -29,9 +29,12 @@ func rootsAnswer(id jsonrpc.ID, uri string) string {
 // gave, so its events do not go to the old stream in Redis, and a late answer
 // to the old request does not resolve the new one.
 func TestIDsNotReusedWhenASessionIsRestored(t *testing.T) {
-	srv := redistest.Start(t)
-	a := newRelayed(t, srv, "A", rootsTool(t))
-	b := newRelayed(t, srv, "B", rootsTool(t))
+	idsNotReusedWhenASessionIsRestored(t, newRedis(t))
+}
+
+func idsNotReusedWhenASessionIsRestored(t *testing.T, redis clients) {
+	a := newRelayedOn(t, redis(t), "A", 0, rootsTool(t))
+	b := newRelayedOn(t, redis(t), "B", 0, rootsTool(t))
 	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 
 	// round starts a call on A that lists the client's roots, and returns

@@ -99,13 +99,15 @@ func TestRelayGarbage(t *testing.T) {
 	srv := redistest.Start(t)
 	a := newRelay(t, srv, "A")
 	c := open(t, srv)
-	write(t, c, []string{"SET", "mcp:c:{get:x}", "not an id!"}, []string{"HSET", "mcp:c:{get:y}", "f", "v"})
+	write(t, c, []string{"SET", "mcp:c:get:{x}", "not an id!"}, []string{"HSET", "mcp:c:get:{y}", "f", "v"})
 	_, err := a.SendToHolder(t.Context(), "get:x", "t", nil)
 	wantCorrupt(t, "SendToHolder to a garbage holder", err)
 	_, err = a.Claim(t.Context(), "get:y", false)
 	wantCorrupt(t, "Claim of a hash", err)
-	if _, err := a.Claim(t.Context(), "a{b", false); err == nil || errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Claim of a name with a brace: %v", err)
+	for _, bad := range []string{"a{b", "get:", ""} {
+		if _, err := a.Claim(t.Context(), bad, false); err == nil || errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("Claim of %q: %v", bad, err)
+		}
 	}
 	if _, err := redisstore.NewRelay(t.Context(), c, &redisstore.RelayOptions{Replica: "a.b"}); err == nil {
 		t.Error("NewRelay accepted a replica id with a dot")

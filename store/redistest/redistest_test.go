@@ -90,3 +90,46 @@ func TestDoAndExpired(t *testing.T) {
 		t.Fatal("no expiry reported within 10 s")
 	}
 }
+
+// TestStartCluster: a one-node cluster holds every slot, answers commands,
+// and refuses a command whose keys are in two slots.
+func TestStartCluster(t *testing.T) {
+	s := redistest.StartCluster(t)
+	if _, err := s.Do("SET", "{a}1", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Do("MGET", "{a}1", "{a}2"); err != nil {
+		t.Errorf("two keys of one slot: %v", err)
+	}
+	if _, err := s.Do("MGET", "a", "b"); err == nil || !strings.Contains(err.Error(), "CROSSSLOT") {
+		t.Errorf("two keys of two slots: %v; want CROSSSLOT", err)
+	}
+	a, err1 := s.KeySlot("x{a}y")
+	b, err2 := s.KeySlot("a")
+	if err1 != nil || err2 != nil || a != b || a != "15495" {
+		t.Errorf("KeySlot: %s %v, %s %v; want 15495 for both", a, err1, b, err2)
+	}
+}
+
+// TestMonitor: the commands a script runs are recorded as Lua's, right after
+// the script's own command, and quoted words come back as they were sent.
+func TestMonitor(t *testing.T) {
+	s := redistest.Start(t)
+	m := s.Monitor()
+	odd := "a \"quoted\"\\ word\n\x01\xff"
+	if _, err := s.Do("EVAL", "redis.call('SET', KEYS[1], ARGV[1]) return 1", "1", "k", odd); err != nil {
+		t.Fatal(err)
+	}
+	cmds, err := m.Sync()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", cmds)
+	want := fmt.Sprintf("%+v", []redistest.Command{
+		{Args: []string{"EVAL", "redis.call('SET', KEYS[1], ARGV[1]) return 1", "1", "k", odd}},
+		{Lua: true, Args: []string{"SET", "k", odd}},
+	})
+	if got != want {
+		t.Errorf("recorded %s\nwant     %s", got, want)
+	}
+}

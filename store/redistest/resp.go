@@ -19,19 +19,43 @@ import (
 const replyTimeout = 5 * time.Second
 
 // Do sends one command to the server on a new connection and returns its
-// reply: a string for a simple or bulk string or an integer (in decimal), a
-// []any for an array, nil for a nil reply, and an error for an error reply.
+// reply (see Conn.Do).
 func (s *Server) Do(args ...string) (any, error) {
+	c, err := s.Dial()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Do(args...)
+}
+
+// Conn is a connection to the server, for tests that send many commands.
+type Conn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+// Dial opens a connection to the server. Close it when done.
+func (s *Server) Dial() (*Conn, error) {
 	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("redistest: %w", err)
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(replyTimeout))
-	if _, err := c.Write(command(args)); err != nil {
+	return &Conn{c: c, r: bufio.NewReader(c)}, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.c.Close() }
+
+// Do sends one command and returns its reply: a string for a simple or bulk
+// string or an integer (in decimal), a []any for an array, nil for a nil
+// reply, and an error for an error reply.
+func (c *Conn) Do(args ...string) (any, error) {
+	_ = c.c.SetDeadline(time.Now().Add(replyTimeout))
+	if _, err := c.c.Write(command(args)); err != nil {
 		return nil, fmt.Errorf("redistest: %s: %w", args[0], err)
 	}
-	return readReply(bufio.NewReader(c))
+	return readReply(c.r)
 }
 
 // Expired returns the names of the keys that expire from now on, in order

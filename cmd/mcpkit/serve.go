@@ -92,6 +92,9 @@ down: the replica still serves stateless requests and answers the others itself)
 				if err != nil {
 					return err
 				}
+				if keyring == nil {
+					fmt.Fprintln(os.Stderr, warnNoStateKeys)
+				}
 				defer b.Close()
 				b.apply(dopts, &f.opts, f.singleUseState)
 			} else if f.singleUseState {

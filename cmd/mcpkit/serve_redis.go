@@ -95,6 +95,12 @@ func replicaID() string {
 	return b.String()
 }
 
+// warnNoStateKeys is what serve --redis says without MCPKIT_STATE_KEYS: each
+// replica then seals requestState with a key of its own, and a 2026-07-28
+// input-required round whose retry lands on another replica fails.
+const warnNoStateKeys = "mcpkit: warning: --redis without " + stateKeysEnv + ": this replica seals requestState with a random key of its own, " +
+	"so the other replicas cannot open it and an input-required round whose retry lands elsewhere fails; give every replica the same " + stateKeysEnv
+
 // errRedisNeedsHTTP refuses --redis without --http: stdio has one client and
 // nothing to share.
 var errRedisNeedsHTTP = errors.New("--redis (or " + redisEnv + ") needs --http: sessions are shared between HTTP replicas")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -127,5 +128,20 @@ func TestServeRedisReadinessAndSingleUse(t *testing.T) {
 	srv.Restart()
 	if got, body := probe("/readyz?verbose"); got != http.StatusOK || !strings.Contains(body, "[+]redis ok") {
 		t.Errorf("/readyz?verbose after Redis restarted: %d %q", got, body)
+	}
+}
+
+// TestServeRedisWarnsWithoutStateKeys: `serve --redis` without
+// MCPKIT_STATE_KEYS says on stderr that the replicas will not open each
+// other's requestState; with the keys set it says nothing of the kind.
+func TestServeRedisWarnsWithoutStateKeys(t *testing.T) {
+	srv := redistest.Start(t)
+	_, before := startHTTPForTestEnv(t, []string{stateKeysEnv + "="}, "serve", "--http", "127.0.0.1:0", "--redis", srv.URL())
+	if got := strings.Join(before, "\n"); !strings.Contains(got, "warning") || !strings.Contains(got, stateKeysEnv) || !strings.Contains(got, "requestState") {
+		t.Errorf("stderr before the announcement: %q; want a warning naming %s and requestState", got, stateKeysEnv)
+	}
+	keys := stateKeysEnv + "=k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+	if _, before := startHTTPForTestEnv(t, []string{keys}, "serve", "--http", "127.0.0.1:0", "--redis", srv.URL()); len(before) > 0 {
+		t.Errorf("stderr with the keys set: %q; want nothing before the announcement", before)
 	}
 }

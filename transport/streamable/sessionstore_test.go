@@ -103,7 +103,7 @@ func (s *memSessions) record(t *testing.T, id string) sessionRecord {
 
 // whoServer has a tool that reports the session as the server sees it and
 // logs one message at info and one at error level.
-func whoServer(t *testing.T) *mcp.Server {
+func whoServer(t testing.TB) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(protocol.Implementation{Name: "who", Version: "1"}, &mcp.ServerOptions{Logger: quietLogger})
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "who"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {

@@ -2,7 +2,10 @@ package mcpkit
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -25,6 +28,7 @@ const readyTimeout = 900 * time.Millisecond
 // streams). GET /readyz answers 503 once Shutdown began and while
 // HTTPOptions.Ready fails, so that a balancer (a Kubernetes Service) stops
 // sending new requests without the replica being restarted; 200 otherwise.
+// With ?verbose, both list what they checked, and HTTPOptions.Checks.
 func (h *HTTPHandler) probe(w http.ResponseWriter, r *http.Request) bool {
 	var ready bool
 	switch r.URL.Path {
@@ -40,25 +44,78 @@ func (h *HTTPHandler) probe(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	var report probeReport
+	report.verbose = r.URL.Query().Has("verbose")
 	if ready {
 		if h.draining.Load() {
-			http.Error(w, "not ready: shutting down", http.StatusServiceUnavailable)
-			return true
+			report.fail("shutdown", "shutting down")
+		} else {
+			report.pass("shutdown")
 		}
 		if h.ready != nil {
-			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-			err := h.ready(ctx)
-			cancel()
-			if err != nil {
+			if err := h.check(r.Context(), h.ready); err != nil {
 				if h.refusals.Allow() {
 					h.log.Warn("mcpkit: not ready (logged once a minute)", "error", err)
 				}
-				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
-				return true
+				report.fail("ready", err.Error())
+			} else {
+				report.pass("ready")
 			}
 		}
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok\n"))
+	if report.verbose {
+		for _, name := range slices.Sorted(maps.Keys(h.checks)) {
+			if err := h.check(r.Context(), h.checks[name]); err != nil {
+				report.info(name, err.Error())
+			} else {
+				report.pass(name)
+			}
+		}
+	}
+	report.write(w)
 	return true
+}
+
+// check runs one check, bounded by readyTimeout.
+func (h *HTTPHandler) check(ctx context.Context, f func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	return f(ctx)
+}
+
+// probeReport collects a probe's results: the first failure decides its
+// status and short answer; with verbose, every result is listed.
+type probeReport struct {
+	verbose bool
+	failed  string // "not ready: <reason>" of the first failure
+	lines   strings.Builder
+}
+
+func (p *probeReport) pass(name string) {
+	if p.verbose {
+		p.lines.WriteString("[+]" + name + " ok\n")
+	}
+}
+
+func (p *probeReport) fail(name, reason string) {
+	if p.failed == "" {
+		p.failed = "not ready: " + reason
+	}
+	if p.verbose {
+		p.lines.WriteString("[-]" + name + " failed: " + reason + "\n")
+	}
+}
+
+// info records a failed check that does not decide the status.
+func (p *probeReport) info(name, reason string) {
+	p.lines.WriteString("[-]" + name + " failed (not counted): " + reason + "\n")
+}
+
+func (p *probeReport) write(w http.ResponseWriter) {
+	if p.failed != "" {
+		http.Error(w, p.lines.String()+p.failed, http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(p.lines.String() + "ok\n"))
 }

@@ -67,6 +67,60 @@ func TestProbes(t *testing.T) {
 	check("shutting down", "/healthz", 200, "ok")
 }
 
+// TestProbesVerbose: ?verbose lists what each probe checked; a failing
+// Checks entry shows there without changing either probe's status, and a
+// failing Ready check is named.
+func TestProbesVerbose(t *testing.T) {
+	var redisDown, notReady atomic.Bool
+	h := mcpkit.NewHTTPHandler(newGreeter(), &mcpkit.HTTPOptions{
+		Ready: func(context.Context) error {
+			if notReady.Load() {
+				return errors.New("warming up")
+			}
+			return nil
+		},
+		Checks: map[string]func(context.Context) error{
+			"redis": func(ctx context.Context) error {
+				if _, ok := ctx.Deadline(); !ok {
+					return errors.New("the check got no deadline")
+				}
+				if redisDown.Load() {
+					return errors.New("connection refused")
+				}
+				return nil
+			},
+		},
+	})
+	ts := testkit.NewServer(t, h)
+	check := func(step, path string, want int, wantBody ...string) {
+		t.Helper()
+		code, body := get(t, ts.URL+path)
+		if code != want {
+			t.Errorf("%s: GET %s = %d %q, want %d", step, path, code, body, want)
+		}
+		for _, w := range wantBody {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: GET %s = %q, want it to contain %q", step, path, body, w)
+			}
+		}
+	}
+	check("all well", "/readyz?verbose", 200, "[+]shutdown ok\n", "[+]ready ok\n", "[+]redis ok\n", "ok\n")
+	check("all well", "/healthz?verbose", 200, "[+]redis ok\n")
+	redisDown.Store(true)
+	check("redis down", "/readyz", 200, "ok")
+	check("redis down", "/readyz?verbose", 200, "[+]ready ok\n", "[-]redis failed (not counted): connection refused\n")
+	check("redis down", "/healthz?verbose", 200, "[-]redis failed (not counted): connection refused\n")
+	if _, body := get(t, ts.URL+"/readyz"); strings.Contains(body, "redis") {
+		t.Errorf("plain /readyz ran the checks: %q", body)
+	}
+	notReady.Store(true)
+	check("not ready", "/readyz?verbose", 503, "[-]ready failed: warming up\n", "not ready: warming up")
+	if err := h.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	check("shutting down", "/readyz?verbose", 503, "[-]shutdown failed: shutting down\n")
+}
+
 // TestProbePaths: the probes move, or go away with "-".
 func TestProbePaths(t *testing.T) {
 	h := mcpkit.NewHTTPHandler(newGreeter(), &mcpkit.HTTPOptions{HealthPath: "live", ReadyPath: "-"})

@@ -108,7 +108,7 @@ type HTTPOptions struct {
 	Relay transport.Relay
 
 	// Ready, when set, is the readiness check of GET /readyz: while it fails
-	// (for the shared store, a failed ping), the probe answers 503 so that the
+	// (something only this replica lacks), the probe answers 503 so that the
 	// balancer takes the replica out of rotation without restarting it. It
 	// gets a context bounded to under a second. /readyz also answers 503 once
 	// Shutdown began; GET /healthz answers 200 as long as the process serves.
@@ -117,6 +117,16 @@ type HTTPOptions struct {
 	// Middleware, so probes need no credentials.
 	Ready                 func(ctx context.Context) error
 	HealthPath, ReadyPath string
+
+	// Checks are named checks of what the server depends on (for the shared
+	// store: "redis", a ping) that do not decide readiness: a dependency all
+	// replicas share being down is no reason to take every replica out of
+	// rotation, when each still serves what does not need it (the stateless
+	// protocol) and answers the rest with 503 and Retry-After itself. Both
+	// probes list them with ?verbose ("[+]redis ok", "[-]redis failed: …",
+	// Kubernetes' format), each bounded to under a second, without changing
+	// their status.
+	Checks map[string]func(ctx context.Context) error
 
 	// ShutdownTimeout bounds the graceful shutdown of Serve and ListenAndServe
 	// once their context ends; then what remains is closed. Zero means
@@ -139,10 +149,11 @@ type HTTPHandler struct {
 	streamable                *streamable.Handler
 	sse                       *legacysse.Handler
 
-	healthPath, readyPath string                          // "" when not served
-	ready                 func(ctx context.Context) error // HTTPOptions.Ready
-	draining              atomic.Bool                     // Shutdown began: /readyz answers 503
-	refusals              httpguard.Throttle              // of the "not ready" warning
+	healthPath, readyPath string                                     // "" when not served
+	ready                 func(ctx context.Context) error            // HTTPOptions.Ready
+	checks                map[string]func(ctx context.Context) error // HTTPOptions.Checks
+	draining              atomic.Bool                                // Shutdown began: /readyz answers 503
+	refusals              httpguard.Throttle                         // of the "not ready" warning
 	log                   *slog.Logger
 }
 
@@ -162,6 +173,7 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		healthPath: probePath(o.HealthPath, DefaultHealthPath),
 		readyPath:  probePath(o.ReadyPath, DefaultReadyPath),
 		ready:      o.Ready,
+		checks:     o.Checks,
 		log:        o.Logger,
 	}
 	if h.log == nil {

@@ -428,6 +428,14 @@ func checkStreamableExchanges(t *testing.T, r *httpTSReport, cfg *httpConfig) {
 		}
 	}
 
+	checkTerminated(t, r, stateful)
+}
+
+// checkTerminated checks the script's last steps: terminateSession (DELETE)
+// leaves the SDK without a session id, and a POST naming the ended session
+// gets 404 (a stateful session; a sessionless one has no id to end).
+func checkTerminated(t *testing.T, r *httpTSReport, stateful bool) {
+	t.Helper()
 	var term struct {
 		SessionIDBefore *string `json:"sessionIdBefore"`
 		SessionIDAfter  *string `json:"sessionIdAfter"`
@@ -443,6 +451,8 @@ func checkStreamableExchanges(t *testing.T, r *httpTSReport, cfg *httpConfig) {
 		if _, ok := r.Steps["afterTerminate"]; ok {
 			t.Error("a sessionless session had an id to terminate")
 		}
+	} else if _, ok := r.Steps["afterTerminate"]; !ok {
+		t.Error("the script did not check the session after terminating it")
 	} else if r.value(t, "afterTerminate", &after) && after.Status != 404 {
 		t.Errorf("a POST with the id of the session DELETE ended got %d %s, want 404", after.Status, after.Body)
 	}

@@ -26,7 +26,8 @@ import (
 // replicas behind a real nginx that balances round robin, with no stickiness,
 // and a real redis-server: one legacy session (mcpkit's client) keeps working
 // across many calls spread over all three replicas, the official TypeScript
-// SDK client runs its demo steps in a session of its own, and the first
+// SDK client runs its demo steps in a session of its own and ends it (a POST
+// naming it afterwards gets 404 through the balancer), and the first
 // session carries on after one replica is killed with
 // SIGKILL; with Redis stopped, session requests get 503 with Retry-After
 // (never 404) while 2026-07-28 requests keep being served; with Redis back,
@@ -88,6 +89,9 @@ func TestReplicasBehindRoundRobinOnRedis(t *testing.T) {
 	} else {
 		t.Logf("the TypeScript client's session (50 calls) went to the replicas %v", got)
 	}
+	// The client ended its session (DELETE, on one replica); its next POST,
+	// on the next replica round robin, gets 404.
+	checkTerminated(t, r, true)
 
 	// kill -9 one replica mid-session: the client carries on through the others.
 	testkit.KillGroup(procs[0].cmd.Process.Pid)

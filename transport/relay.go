@@ -21,7 +21,10 @@ import (
 // (Redis Pub/Sub, with liveness keys).
 type Relay interface {
 	// Replica returns this replica's id: letters and digits only, unique
-	// among the replicas sharing the relay.
+	// among the replicas sharing the relay, and never used again by another
+	// relay (a process restarted under the same name gets a new one): the
+	// transports put it in the ids of streams and of requests to clients,
+	// which must never repeat.
 	Replica() string
 	// Handle sets the receiver of the messages sent to this replica under
 	// topic (one per transport). fn runs on the relay's goroutine, one

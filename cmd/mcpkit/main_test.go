@@ -207,8 +207,18 @@ func serveHTTPForTest(t *testing.T, args ...string) string {
 // process is stopped when the test ends.
 func startHTTPForTest(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startHTTPForTestEnv(t, nil, args...)
+	return u
+}
+
+// startHTTPForTestEnv is startHTTPForTest with env added to the process's
+// environment; it also returns what the process wrote on stderr before its
+// announcement.
+func startHTTPForTestEnv(t *testing.T, env []string, args ...string) (url string, before []string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, mcpkitBin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -217,24 +227,30 @@ func startHTTPForTest(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	found := make(chan string, 1)
+	type announced struct {
+		url    string
+		before []string
+	}
+	found := make(chan announced, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		var lines []string
 		for sc.Scan() {
 			if i := strings.Index(sc.Text(), "at http://"); i >= 0 {
 				u := strings.Fields(sc.Text()[i+3:])[0]
-				found <- strings.TrimSuffix(u, "/mcp")
+				found <- announced{strings.TrimSuffix(u, "/mcp"), lines}
 				break
 			}
+			lines = append(lines, sc.Text())
 		}
 		_, _ = io.Copy(io.Discard, stderr) // keep the server's stderr flowing
 	}()
 	select {
-	case u := <-found:
-		return u
+	case a := <-found:
+		return a.url, a.before
 	case <-time.After(20 * time.Second):
 		t.Fatalf("mcpkit %s did not announce its address", strings.Join(args, " "))
-		return ""
+		return "", nil
 	}
 }
 

@@ -64,12 +64,14 @@ seals, every key opens). With --redis redis://HOST:PORT/DB (or MCPKIT_REDIS_URL)
 also share legacy sessions, SSE events, tasks and the change feed, and relay messages
 to each other (answers to the server's requests, the GET stream, HTTP+SSE sessions), so
 that any replica serves any session behind a round-robin balancer; MCPKIT_REPLICA_ID
-names the replica on the relay (letters and digits; random without it). When Redis is
+begins the replica's id on the relay (letters and digits; each process adds random
+ones). When Redis is
 unreachable, session requests get 503 with Retry-After while stateless requests keep
 being served. --single-use-state also records each requestState a replica accepts on
 Redis, so that a replayed state is refused (-32602) on every replica. GET /healthz
-answers while the process runs, GET /readyz only while it can serve: 503 while Redis
-does not answer and once shutdown began.`,
+answers while the process runs, GET /readyz until shutdown begins (not when Redis is
+down: the replica still serves stateless requests and answers the others itself);
+?verbose on either lists Redis's state.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
@@ -90,6 +92,9 @@ does not answer and once shutdown began.`,
 				b, err := openRedis(cmd.Context(), url, logger)
 				if err != nil {
 					return err
+				}
+				if keyring == nil {
+					fmt.Fprintln(os.Stderr, warnNoStateKeys)
 				}
 				defer b.Close()
 				b.apply(dopts, &f.opts, f.singleUseState)

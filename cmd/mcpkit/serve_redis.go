@@ -57,7 +57,10 @@ func (b *redisBackend) apply(d *demo.Options, h *mcpkit.HTTPOptions, singleUse b
 		d.StateUse = redisstore.NewStateUse(b.c)
 	}
 	d.Tasks = &mcp.TaskOptions{Store: redisstore.NewTaskStore(b.c, nil)}
-	h.Ready = b.c.Ping // GET /readyz: 503 while Redis does not answer
+	// Not h.Ready: Redis is shared by every replica, and each still serves
+	// stateless requests without it and answers the others 503 with
+	// Retry-After itself. GET /readyz?verbose shows Redis's state.
+	h.Checks = map[string]func(context.Context) error{"redis": b.c.Ping}
 	h.Sessions = redisstore.NewSessionStore(b.c)
 	h.EventStore = redisstore.NewEventStore(b.c, nil)
 	h.Relay = b.relay
@@ -75,12 +78,13 @@ func (b *redisBackend) Close() {
 var errSingleUseNeedsRedis = errors.New("--single-use-state needs --redis (or " + redisEnv + "): the used states are recorded there")
 
 // replicaEnv names the environment variable that names the replica on the
-// relay (a pod's name, say); without it the id is random.
+// relay (a pod's name, say), for people reading ids and logs.
 const replicaEnv = "MCPKIT_REPLICA_ID"
 
-// replicaID returns MCPKIT_REPLICA_ID's letters and digits, at most 32
-// ("" for a random id). A replica id must be unique: two replicas started
-// with one id would take each other's messages.
+// replicaID returns MCPKIT_REPLICA_ID's letters and digits, at most 32 (""
+// for none). The relay adds random characters to it in every process, so
+// that two processes under one name (a container restarted in its pod) never
+// share an id.
 func replicaID() string {
 	var b strings.Builder
 	for _, r := range os.Getenv(replicaEnv) {
@@ -90,6 +94,12 @@ func replicaID() string {
 	}
 	return b.String()
 }
+
+// warnNoStateKeys is what serve --redis says without MCPKIT_STATE_KEYS: each
+// replica then seals requestState with a key of its own, and a 2026-07-28
+// input-required round whose retry lands on another replica fails.
+const warnNoStateKeys = "mcpkit: warning: --redis without " + stateKeysEnv + ": this replica seals requestState with a random key of its own, " +
+	"so the other replicas cannot open it and an input-required round whose retry lands elsewhere fails; give every replica the same " + stateKeysEnv
 
 // errRedisNeedsHTTP refuses --redis without --http: stdio has one client and
 // nothing to share.

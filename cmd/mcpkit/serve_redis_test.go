@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -63,23 +65,26 @@ func TestServeRedisRefusals(t *testing.T) {
 }
 
 // TestServeRedisReadinessAndSingleUse: `serve --redis --single-use-state`
-// answers /readyz 200 while Redis answers and 503 while it is stopped
-// (/healthz stays 200), and refuses a replayed requestState.
+// stays ready while Redis is stopped (every replica shares it: taking them
+// all out of rotation would fail the stateless requests too, and hide
+// mcpkit's 503 with Retry-After behind the balancer's), says so in
+// /readyz?verbose, and refuses a replayed requestState.
 func TestServeRedisReadinessAndSingleUse(t *testing.T) {
 	srv := redistest.Start(t)
 	base := serveHTTPForTest(t, "--redis", srv.URL(), "--single-use-state")
-	probe := func(path string) int {
+	probe := func(path string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
 	}
-	if got := probe("/readyz"); got != http.StatusOK {
-		t.Fatalf("/readyz with Redis up: %d", got)
+	if got, body := probe("/readyz?verbose"); got != http.StatusOK || !strings.Contains(body, "[+]redis ok") {
+		t.Fatalf("/readyz?verbose with Redis up: %d %q", got, body)
 	}
 	hdr := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "ask_name"}
 	call := func(id int, extra string) string {
@@ -104,14 +109,39 @@ func TestServeRedisReadinessAndSingleUse(t *testing.T) {
 		t.Fatalf("replayed state: %s, want -32602 requestState already used", out)
 	}
 	srv.Stop()
-	if got := probe("/readyz"); got != http.StatusServiceUnavailable {
-		t.Errorf("/readyz with Redis stopped: %d, want 503", got)
+	if got, body := probe("/readyz"); got != http.StatusOK {
+		t.Errorf("/readyz with Redis stopped: %d %q, want 200", got, body)
 	}
-	if got := probe("/healthz"); got != http.StatusOK {
+	if got, body := probe("/readyz?verbose"); got != http.StatusOK || !strings.Contains(body, "[-]redis failed") {
+		t.Errorf("/readyz?verbose with Redis stopped: %d %q, want 200 naming redis", got, body)
+	}
+	if got, _ := probe("/healthz"); got != http.StatusOK {
 		t.Errorf("/healthz with Redis stopped: %d, want 200", got)
 	}
+	resp, body := testkit.PostMCP(t, t.Context(), base+"/mcp", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("initialize with Redis stopped: %d (Retry-After %q) %s; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if out := call(4, ""); !strings.Contains(out, "requestState") {
+		t.Errorf("a stateless call with Redis stopped: %s", out)
+	}
 	srv.Restart()
-	if got := probe("/readyz"); got != http.StatusOK {
-		t.Errorf("/readyz after Redis restarted: %d, want 200", got)
+	if got, body := probe("/readyz?verbose"); got != http.StatusOK || !strings.Contains(body, "[+]redis ok") {
+		t.Errorf("/readyz?verbose after Redis restarted: %d %q", got, body)
+	}
+}
+
+// TestServeRedisWarnsWithoutStateKeys: `serve --redis` without
+// MCPKIT_STATE_KEYS says on stderr that the replicas will not open each
+// other's requestState; with the keys set it says nothing of the kind.
+func TestServeRedisWarnsWithoutStateKeys(t *testing.T) {
+	srv := redistest.Start(t)
+	_, before := startHTTPForTestEnv(t, []string{stateKeysEnv + "="}, "serve", "--http", "127.0.0.1:0", "--redis", srv.URL())
+	if got := strings.Join(before, "\n"); !strings.Contains(got, "warning") || !strings.Contains(got, stateKeysEnv) || !strings.Contains(got, "requestState") {
+		t.Errorf("stderr before the announcement: %q; want a warning naming %s and requestState", got, stateKeysEnv)
+	}
+	keys := stateKeysEnv + "=k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+	if _, before := startHTTPForTestEnv(t, []string{keys}, "serve", "--http", "127.0.0.1:0", "--redis", srv.URL()); len(before) > 0 {
+		t.Errorf("stderr with the keys set: %q; want nothing before the announcement", before)
 	}
 }

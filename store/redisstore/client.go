@@ -12,7 +12,7 @@
 //
 // Every key of one session (and of one task) carries a hash tag, so a Redis
 // Cluster keeps them in one slot and the Lua scripts that touch several of them
-// run there. Errors from an unreachable or failing Redis wrap
+// run there; a script touches only the keys it declares. Errors from an unreachable or failing Redis wrap
 // store.ErrUnavailable (an HTTP layer answers them with 503 and Retry-After); a
 // stored value this package did not write gives an error wrapping
 // store.ErrCorrupt, never a panic. The client is rueidis, chosen by measurement

@@ -48,7 +48,10 @@ type EventStoreOptions struct {
 //	<prefix>{S}:x:<streamID>  STREAM  one entry per event, field "m" = the message
 //	<prefix>{S}:xs            ZSET    streamID scored by last use
 //
-// Append, Replay and DeleteSession each cost one round trip.
+// Append and Replay each cost one round trip; DeleteSession two (it reads the
+// index, then deletes what it lists), and so does an Append that evicts a
+// stream (the evicted streams' keys are deleted after the script, which
+// touches only the keys it declares).
 type EventStore struct {
 	c          *Client
 	maxEvents  string
@@ -82,12 +85,15 @@ func NewEventStore(c *Client, opts *EventStoreOptions) *EventStore {
 }
 
 // appendScript adds an event to a stream, refreshes the TTLs, marks the stream
-// as the session's most recently used, and deletes the least recently used
-// streams beyond the limit.
+// as the session's most recently used, and drops the least recently used
+// streams beyond the limit from the index. It returns the new entry's id
+// followed by the ids of the streams dropped, whose keys the caller deletes:
+// a script touches only the keys it declares (Redis Cluster, and stores
+// that lock declared keys, rely on it).
 //
 //	KEYS[1] stream, KEYS[2] session index
 //	ARGV[1] max events, ARGV[2] TTL ms, ARGV[3] message, ARGV[4] stream id,
-//	ARGV[5] max streams, ARGV[6] stream key prefix
+//	ARGV[5] max streams
 var appendScript = rueidis.NewLuaScript(`
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -96,21 +102,29 @@ local score = 1
 if top[2] then score = tonumber(top[2]) + 1 end
 redis.call('ZADD', KEYS[2], score, ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
+local out = {id}
 local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
 if extra > 0 then
   local old = redis.call('ZPOPMIN', KEYS[2], extra)
-  for i = 1, #old, 2 do redis.call('DEL', ARGV[6] .. old[i]) end
+  for i = 1, #old, 2 do out[#out + 1] = old[i] end
 end
-return id`)
+return out`)
 
-// deleteScript deletes a session's streams and its index.
+// deleteScript deletes the streams it is given and removes them from the
+// session's index, which it deletes once empty; it returns how many streams
+// the index still lists (added since the caller read it).
 //
-//	KEYS[1] session index; ARGV[1] stream key prefix
+//	KEYS[1] session index, KEYS[2..] the streams; ARGV the streams' ids
 var deleteScript = rueidis.NewLuaScript(`
-local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
-for _, s in ipairs(ids) do redis.call('DEL', ARGV[1] .. s) end
-redis.call('DEL', KEYS[1])
-return #ids`)
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+for i = 1, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end
+local left = redis.call('ZCARD', KEYS[1])
+if left == 0 then redis.call('DEL', KEYS[1]) end
+return left`)
+
+// deletePasses bounds the passes of DeleteSession over streams that keep
+// being added while it deletes them.
+const deletePasses = 4
 
 // sessionKeys returns the prefix of the session's stream keys and its index key.
 func (s *EventStore) sessionKeys(sessionID string) (streamPrefix, index string, err error) {
@@ -129,15 +143,25 @@ func (s *EventStore) Append(ctx context.Context, sessionID, streamID string, msg
 	}
 	key := streamPrefix + streamID
 	reply, err := s.c.exec(ctx, appendScript, []string{key, index},
-		[]string{s.maxEvents, s.ttlMillis, rueidis.BinaryString(msg), streamID, s.maxStreams, streamPrefix})
+		[]string{s.maxEvents, s.ttlMillis, rueidis.BinaryString(msg), streamID, s.maxStreams})
 	if err != nil {
 		return "", fmt.Errorf("redisstore: appending to %s: %w", key, err)
 	}
-	entry, err := reply.ToString()
-	if err != nil || !validEntryID(entry) {
-		return "", corrupt(key, "XADD returned %q", entry)
+	out, err := reply.AsStrSlice()
+	if err != nil || len(out) == 0 || !validEntryID(out[0]) {
+		return "", corrupt(key, "the append script returned %v (%v)", out, err)
 	}
-	return streamID + "_" + entry, nil
+	if evicted := out[1:]; len(evicted) > 0 {
+		keys := make([]string, len(evicted))
+		for i, id := range evicted {
+			keys[i] = streamPrefix + id
+		}
+		if _, err := s.c.do(ctx, s.c.rc.B().Del().Key(keys...).Build()); err != nil {
+			// Out of the index already: the stream only lingers until its TTL.
+			return "", fmt.Errorf("redisstore: deleting the streams evicted from %s: %w", index, err)
+		}
+	}
+	return streamID + "_" + out[0], nil
 }
 
 // Replay implements streamable.EventStore. It reads the stream from the given
@@ -182,10 +206,29 @@ func (s *EventStore) DeleteSession(ctx context.Context, sessionID string) error 
 	if err != nil {
 		return nil // no such session can have events
 	}
-	if _, err := s.c.exec(ctx, deleteScript, []string{index}, []string{streamPrefix}); err != nil {
-		return fmt.Errorf("redisstore: deleting the events of session %q: %w", sessionID, err)
+	for range deletePasses {
+		reply, err := s.c.do(ctx, s.c.rc.B().Zrange().Key(index).Min("0").Max("-1").Build())
+		if err != nil {
+			return fmt.Errorf("redisstore: deleting the events of session %q: %w", sessionID, err)
+		}
+		ids, err := reply.AsStrSlice()
+		if err != nil {
+			return fmt.Errorf("redisstore: deleting the events of session %q: %w", sessionID, corrupt(index, "not a stream index: %v", err))
+		}
+		keys := make([]string, 1, 1+len(ids))
+		keys[0] = index
+		for _, id := range ids {
+			keys = append(keys, streamPrefix+id)
+		}
+		reply, err = s.c.exec(ctx, deleteScript, keys, ids)
+		if err != nil {
+			return fmt.Errorf("redisstore: deleting the events of session %q: %w", sessionID, err)
+		}
+		if left, err := reply.AsInt64(); err == nil && left == 0 {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("redisstore: deleting the events of session %q: streams kept being added", sessionID)
 }
 
 // streamEntry is one decoded event.

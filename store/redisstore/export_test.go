@@ -52,3 +52,6 @@ func DoInt(ctx context.Context, c *Client, args ...string) (int64, error) {
 	}
 	return reply.AsInt64()
 }
+
+// IsCluster reports whether c talks to a Redis Cluster (rueidis found one).
+func IsCluster(c *Client) bool { return c.rc.Mode() == rueidis.ClientModeCluster }

@@ -18,6 +18,12 @@ import (
 // channel.
 func feed(t *testing.T, srv *redistest.Server, opts *redisstore.ChangeFeedOptions) (*redisstore.ChangeFeed, <-chan struct{}) {
 	t.Helper()
+	return feedOn(t, open(t, srv), opts)
+}
+
+// feedOn is feed on client c.
+func feedOn(t *testing.T, c *redisstore.Client, opts *redisstore.ChangeFeedOptions) (*redisstore.ChangeFeed, <-chan struct{}) {
+	t.Helper()
 	subscribed := make(chan struct{}, 16)
 	var o redisstore.ChangeFeedOptions
 	if opts != nil {
@@ -25,7 +31,7 @@ func feed(t *testing.T, srv *redistest.Server, opts *redisstore.ChangeFeedOption
 	}
 	o.Logger = slog.New(slog.DiscardHandler)
 	o.OnSubscribed = func() { subscribed <- struct{}{} }
-	f := redisstore.NewChangeFeed(open(t, srv), &o)
+	f := redisstore.NewChangeFeed(c, &o)
 	t.Cleanup(f.Close)
 	waitSignal(t, subscribed, "the feed's subscription")
 	return f, subscribed
@@ -43,11 +49,15 @@ func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
 
 // TestChangeFeedContract runs the ChangeFeed contract with two replicas,
 // each a feed on its own Redis client.
-func TestChangeFeedContract(t *testing.T) {
+func TestChangeFeedContract(t *testing.T) { changeFeedContract(t, newRedis) }
+
+// changeFeedContract runs the ChangeFeed contract on a Redis from redis, one
+// per subtest.
+func changeFeedContract(t *testing.T, redis func(testing.TB) clients) {
 	storetest.RunChangeFeed(t, func(t *testing.T) (mcp.ChangeFeed, mcp.ChangeFeed) {
-		srv := redistest.Start(t)
-		a, _ := feed(t, srv, nil)
-		b, _ := feed(t, srv, nil)
+		replica := redis(t)
+		a, _ := feedOn(t, replica(t), nil)
+		b, _ := feedOn(t, replica(t), nil)
 		return a, b
 	})
 }

@@ -23,12 +23,18 @@ const (
 	DefaultRelayTTL = 15 * time.Second
 	// relayHeartbeats is how many heartbeats a TTL holds.
 	relayHeartbeats = 3
+	// incarnationLen is the length of the random part of a relay id: 50 bits.
+	incarnationLen = 10
 )
 
 // RelayOptions configures NewRelay. The zero value gives the defaults.
 type RelayOptions struct {
-	// Replica is this replica's id (letters and digits). Empty means a
-	// random one.
+	// Replica names this replica (letters and digits: a pod's name, say;
+	// empty for none). The relay's id (Relay.Replica) is the name followed
+	// by 10 random characters drawn by each NewRelay, so that a process
+	// restarted under the same name never reuses the ids its previous
+	// incarnation gave out (the ids of streams and of requests to clients
+	// name the relay id), nor keeps that incarnation's liveness key alive.
 	Replica string
 	// TTL is how long the liveness key and the claims live without a
 	// heartbeat (sent every TTL/3). Zero or less means DefaultRelayTTL.
@@ -46,7 +52,7 @@ type RelayOptions struct {
 // Keys and channels (P is the client's prefix):
 //
 //	P replica:<id>        STRING "1", PX TTL          the replica is alive
-//	Pc:{<claim name>}     STRING holder id, PX TTL    a claim
+//	Pc:<kind>:{<id>}      STRING holder id, PX TTL    a claim named "<kind>:<id>" (a session's: its hash tag)
 //	P r:<id>              channel                     the replica's inbox: "<topic>\n<payload>"
 //
 // Close stops the goroutines and removes the liveness key.
@@ -78,12 +84,10 @@ func NewRelay(ctx context.Context, c *Client, opts *RelayOptions) (*Relay, error
 	if opts != nil {
 		o = *opts
 	}
-	if o.Replica == "" {
-		o.Replica = rand.Text()[:12]
+	if o.Replica != "" && !isAlnum(o.Replica) {
+		return nil, fmt.Errorf("redisstore: relay replica name %q: letters and digits only", o.Replica)
 	}
-	if !isAlnum(o.Replica) {
-		return nil, fmt.Errorf("redisstore: relay replica id %q: letters and digits only", o.Replica)
-	}
+	o.Replica += rand.Text()[:incarnationLen]
 	if o.TTL <= 0 {
 		o.TTL = DefaultRelayTTL
 	}
@@ -134,7 +138,8 @@ func (r *Relay) Close() {
 	_, _ = r.c.do(ctx, r.c.rc.B().Del().Key(r.alive).Build())
 }
 
-// Replica implements transport.Relay.
+// Replica implements transport.Relay: RelayOptions.Replica followed by
+// random characters (uppercase letters and digits), new with each NewRelay.
 func (r *Relay) Replica() string { return r.id }
 
 // Handle implements transport.Relay.
@@ -167,12 +172,16 @@ func (r *Relay) Send(ctx context.Context, replica, topic string, payload []byte)
 	return nil
 }
 
-// claimKey is the key of a claim; the name is its hash tag.
+// claimKey is the key of a claim: "Pc:<kind>:{<id>}" for a name
+// "<kind>:<id>" (the part after the last colon is the hash tag, so that the
+// claims of a session, "get:<session id>", share the slot of its other keys
+// in a Redis Cluster), "Pc:{<name>}" for a name without a colon.
 func (r *Relay) claimKey(name string) (string, error) {
-	if name == "" || strings.ContainsAny(name, "{}") {
+	i := strings.LastIndexByte(name, ':')
+	if name == "" || i == len(name)-1 || strings.ContainsAny(name, "{}") {
 		return "", fmt.Errorf("redisstore: claim name %q cannot be a hash tag", name)
 	}
-	return r.c.prefix + "c:{" + name + "}", nil
+	return r.c.prefix + "c:" + name[:i+1] + "{" + name[i+1:] + "}", nil
 }
 
 // claimScript takes a claim unless someone else holds it (and takeover is 0).

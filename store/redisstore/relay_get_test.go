@@ -15,7 +15,6 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/sse"
-	"github.com/mcpkit/mcpkit/store/redistest"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
@@ -105,19 +104,13 @@ func changeTools(t *testing.T) func(*mcp.Server) {
 // answer, posted to A, reaches B; a GET with Last-Event-ID on B takes the
 // stream over (A's ends) and continues it under the same stream id, with
 // increasing event ids, carrying a change made on A.
-func TestGetStreamAcrossReplicas(t *testing.T) {
-	srv := redistest.Start(t)
-	a := newRelayed(t, srv, "A", changeTools(t))
-	b := newRelayed(t, srv, "B", changeTools(t))
+func TestGetStreamAcrossReplicas(t *testing.T) { getStreamAcrossReplicas(t, newRedis(t)) }
+
+func getStreamAcrossReplicas(t *testing.T, redis clients) {
+	a := newRelayedOn(t, redis(t), "A", 0, changeTools(t))
+	b := newRelayedOn(t, redis(t), "B", 0, changeTools(t))
 	ctx := testkit.Context(t)
-	resp, body := a.post(t, "", initBody1125)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-	}
-	sid := resp.Header.Get(streamable.HeaderSessionID)
-	if resp, body := b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("initialized: %d %s", resp.StatusCode, body)
-	}
+	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 	getA := openGet(t, ctx, a.url, sid, "")
 	if getA.StatusCode != http.StatusOK {
 		t.Fatalf("GET on A: %d", getA.StatusCode)
@@ -140,7 +133,7 @@ func TestGetStreamAcrossReplicas(t *testing.T) {
 		done <- body
 	}()
 	id2, m := nextEvent(t, dA)
-	if !m.IsRequest() || m.Method != "roots/list" || !strings.HasPrefix(fmt.Sprint(m.ID.Raw()), "B.") {
+	if !m.IsRequest() || m.Method != "roots/list" || !strings.HasPrefix(fmt.Sprint(m.ID.Raw()), b.relay.Replica()+".") {
 		t.Fatalf("A's GET stream, next: %+v; want B's roots/list (and no second list_changed)", m)
 	}
 	if !after(entryOf(t, id2, stream), entryOf(t, id1, stream)) {
@@ -212,17 +205,15 @@ func progressOf(t *testing.T, m *jsonrpc.Message) float64 {
 // each once, with increasing ids); when A's replica is gone, a stream resumed
 // on B ends with a -32603 error for its pending request.
 func TestPostStreamTailedOnAnotherReplica(t *testing.T) {
-	srv := redistest.Start(t)
+	postStreamTailedOnAnotherReplica(t, newRedis(t))
+}
+
+func postStreamTailedOnAnotherReplica(t *testing.T, redis clients) {
 	step := make(chan struct{})
-	a := newRelayed(t, srv, "A", progressTool(t, step))
-	b := newRelayed(t, srv, "B", progressTool(t, step))
+	a := newRelayedOn(t, redis(t), "A", 0, progressTool(t, step))
+	b := newRelayedOn(t, redis(t), "B", 0, progressTool(t, step))
 	ctx := testkit.Context(t)
-	resp, body := a.post(t, "", initBody1125)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-	}
-	sid := resp.Header.Get(streamable.HeaderSessionID)
-	b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid := startSession(t, &a.replica, &b.replica, initBody1125)
 
 	// Live tail: the writer is alive.
 	dA := openStream(t, a.url, sid, fmt.Sprintf(slowCall, 10, 10))

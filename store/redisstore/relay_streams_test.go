@@ -73,6 +73,21 @@ func newRelayedOn(t *testing.T, c *redisstore.Client, id string, ttl time.Durati
 	return &relayed{replica: replica{c: c, url: hs.URL}, relay: rl, server: s, h: h}
 }
 
+// startSession initializes a session on a (with init, an initialize
+// request) and sends notifications/initialized to b; it returns the id.
+func startSession(t *testing.T, a, b *replica, init string) string {
+	t.Helper()
+	resp, body := a.post(t, "", init)
+	sid := resp.Header.Get(streamable.HeaderSessionID)
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", resp.StatusCode, body)
+	}
+	return sid
+}
+
 // rootsTool lists the client's roots (a request to the client) and returns
 // the first root's URI.
 func rootsTool(t *testing.T) func(*mcp.Server) {
@@ -118,14 +133,7 @@ func TestServerRequestAnsweredOnAnotherReplica(t *testing.T) {
 	srv := redistest.Start(t)
 	a := newRelayed(t, srv, "A", rootsTool(t))
 	b := newRelayed(t, srv, "B", rootsTool(t))
-	resp, body := a.post(t, "", initBody)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-	}
-	sid := resp.Header.Get(streamable.HeaderSessionID)
-	if resp, body := b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("initialized: %d %s", resp.StatusCode, body)
-	}
+	sid := startSession(t, &a.replica, &b.replica, initBody)
 	for i, pair := range [][2]*relayed{{a, b}, {b, a}} {
 		stream := openStream(t, pair[0].url, sid, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"roots","arguments":{}}}`)
 		req := nextMessage(t, stream)
@@ -162,12 +170,7 @@ func TestRelayedRoundTrips(t *testing.T) {
 	n := redisstore.CountRoundTrips(counted)
 	b := newRelayedOn(t, counted, "B", time.Hour, rootsTool(t)) // no heartbeat while counting
 	a := newRelayed(t, srv, "A", rootsTool(t))
-	resp, body := a.post(t, "", initBody)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
-	}
-	sid := resp.Header.Get(streamable.HeaderSessionID)
-	b.post(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sid := startSession(t, &a.replica, &b.replica, initBody)
 	for i := range 3 {
 		before := n.Load()
 		if resp, body := b.post(t, sid, callBody(30+i)); resp.StatusCode != http.StatusOK {
@@ -192,7 +195,7 @@ func TestRelayedRoundTrips(t *testing.T) {
 		}
 	}
 	for _, garbage := range []string{"no topic", "streamable\nnot json", "streamable\n{\"k\":\"a\",\"s\":\"" + sid + "\",\"m\":\"x\"}", "legacysse\n[]"} {
-		write(t, counted, []string{"PUBLISH", "mcp:r:A", garbage})
+		write(t, counted, []string{"PUBLISH", "mcp:r:" + a.relay.Replica(), garbage})
 	}
 	if resp, body := a.post(t, sid, callBody(40)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("a call after garbage in the inbox: %d %s", resp.StatusCode, body)

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
@@ -36,8 +37,12 @@ func TestRelay(t *testing.T) {
 	a, b := newRelay(t, srv, "A"), newRelay(t, srv, "B")
 	inA, inB := inbox(a, "t"), inbox(b, "t")
 	ctx := t.Context()
+	A, B := a.Replica(), b.Replica()
+	if !strings.HasPrefix(A, "A") || !strings.HasPrefix(B, "B") || len(A) != 11 {
+		t.Fatalf("relay ids %q, %q; want each name followed by 10 random characters", A, B)
+	}
 
-	if err := b.Send(ctx, "A", "t", []byte("hello\nA")); err != nil {
+	if err := b.Send(ctx, A, "t", []byte("hello\nA")); err != nil {
 		t.Fatal(err)
 	}
 	if got := testkit.Receive(t, inA); got != "hello\nA" {
@@ -46,25 +51,25 @@ func TestRelay(t *testing.T) {
 	if _, err := b.SendToHolder(ctx, "get:s1", "t", []byte("x")); !errors.Is(err, transport.ErrNotClaimed) {
 		t.Fatalf("SendToHolder without a claim: %v", err)
 	}
-	if h, err := a.Claim(ctx, "get:s1", false); err != nil || h != "A" {
+	if h, err := a.Claim(ctx, "get:s1", false); err != nil || h != A {
 		t.Fatalf("A's claim: %q %v", h, err)
 	}
-	if h, err := b.Claim(ctx, "get:s1", false); err != nil || h != "A" {
+	if h, err := b.Claim(ctx, "get:s1", false); err != nil || h != A {
 		t.Fatalf("B's claim without takeover: %q %v; want the holder A", h, err)
 	}
-	if h, err := b.SendToHolder(ctx, "get:s1", "t", []byte("to the holder")); err != nil || h != "A" {
+	if h, err := b.SendToHolder(ctx, "get:s1", "t", []byte("to the holder")); err != nil || h != A {
 		t.Fatalf("SendToHolder: %q %v", h, err)
 	}
 	if got := testkit.Receive(t, inA); got != "to the holder" {
 		t.Fatalf("A received %q", got)
 	}
-	if h, err := b.Claim(ctx, "get:s1", true); err != nil || h != "B" {
+	if h, err := b.Claim(ctx, "get:s1", true); err != nil || h != B {
 		t.Fatalf("B's takeover: %q %v", h, err)
 	}
 	if err := a.Release(ctx, "get:s1"); err != nil { // no longer A's: a no-op
 		t.Fatal(err)
 	}
-	if h, err := a.SendToHolder(ctx, "get:s1", "t", []byte("to B")); err != nil || h != "B" {
+	if h, err := a.SendToHolder(ctx, "get:s1", "t", []byte("to B")); err != nil || h != B {
 		t.Fatalf("SendToHolder after the takeover: %q %v", h, err)
 	}
 	if got := testkit.Receive(t, inB); got != "to B" {
@@ -76,14 +81,14 @@ func TestRelay(t *testing.T) {
 	if _, err := a.SendToHolder(ctx, "get:s1", "t", nil); !errors.Is(err, transport.ErrNotClaimed) {
 		t.Fatalf("SendToHolder after the release: %v", err)
 	}
-	if ok, err := a.Alive(ctx, "B"); err != nil || !ok {
+	if ok, err := a.Alive(ctx, B); err != nil || !ok {
 		t.Fatalf("Alive(B) = %v, %v", ok, err)
 	}
 	b.Close()
-	if ok, err := a.Alive(ctx, "B"); err != nil || ok {
+	if ok, err := a.Alive(ctx, B); err != nil || ok {
 		t.Fatalf("Alive(B) after Close = %v, %v", ok, err)
 	}
-	if err := a.Send(ctx, "B", "t", []byte("x")); !errors.Is(err, transport.ErrReplicaGone) {
+	if err := a.Send(ctx, B, "t", []byte("x")); !errors.Is(err, transport.ErrReplicaGone) {
 		t.Fatalf("Send to a closed replica: %v", err)
 	}
 }
@@ -94,13 +99,15 @@ func TestRelayGarbage(t *testing.T) {
 	srv := redistest.Start(t)
 	a := newRelay(t, srv, "A")
 	c := open(t, srv)
-	write(t, c, []string{"SET", "mcp:c:{get:x}", "not an id!"}, []string{"HSET", "mcp:c:{get:y}", "f", "v"})
+	write(t, c, []string{"SET", "mcp:c:get:{x}", "not an id!"}, []string{"HSET", "mcp:c:get:{y}", "f", "v"})
 	_, err := a.SendToHolder(t.Context(), "get:x", "t", nil)
 	wantCorrupt(t, "SendToHolder to a garbage holder", err)
 	_, err = a.Claim(t.Context(), "get:y", false)
 	wantCorrupt(t, "Claim of a hash", err)
-	if _, err := a.Claim(t.Context(), "a{b", false); err == nil || errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Claim of a name with a brace: %v", err)
+	for _, bad := range []string{"a{b", "get:", ""} {
+		if _, err := a.Claim(t.Context(), bad, false); err == nil || errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("Claim of %q: %v", bad, err)
+		}
 	}
 	if _, err := redisstore.NewRelay(t.Context(), c, &redisstore.RelayOptions{Replica: "a.b"}); err == nil {
 		t.Error("NewRelay accepted a replica id with a dot")
@@ -119,10 +126,10 @@ func TestRelayRoundTrips(t *testing.T) {
 	defer r.Close()
 	ctx := t.Context()
 	ops := map[string]func() error{
-		"Send":         func() error { return r.Send(ctx, "A", "t", nil) },
+		"Send":         func() error { return r.Send(ctx, r.Replica(), "t", nil) },
 		"Claim":        func() error { _, err := r.Claim(ctx, "n", false); return err },
 		"SendToHolder": func() error { _, err := r.SendToHolder(ctx, "n", "t", nil); return err },
-		"Alive":        func() error { _, err := r.Alive(ctx, "A"); return err },
+		"Alive":        func() error { _, err := r.Alive(ctx, r.Replica()); return err },
 		"Release":      func() error { return r.Release(ctx, "n") },
 	}
 	for round := range 2 {

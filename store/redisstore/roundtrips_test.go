@@ -20,6 +20,8 @@ func TestRoundTrips(t *testing.T) {
 	c := open(t, srv)
 	n := redisstore.CountRoundTrips(c)
 	events := redisstore.NewEventStore(c, nil)
+	oneStream := redisstore.NewEventStore(c, &redisstore.EventStoreOptions{MaxStreamsPerSession: 1})
+	evicting := 0
 	tasks := redisstore.NewTaskStore(c, nil)
 	once := redisstore.NewSingleUse(c, nil)
 	now := time.Now()
@@ -38,7 +40,12 @@ func TestRoundTrips(t *testing.T) {
 			_, err := events.Replay(ctx, "s", first, func(string, []byte) error { return nil })
 			return err
 		}},
-		{"EventStore.DeleteSession", 1, func(ctx context.Context) error { return events.DeleteSession(ctx, "s") }},
+		{"EventStore.DeleteSession", 2, func(ctx context.Context) error { return events.DeleteSession(ctx, "s") }},
+		{"EventStore.Append evicting a stream", 2, func(ctx context.Context) error {
+			evicting++ // a new stream each time: the one before is evicted (but in round 0)
+			_, err := oneStream.Append(ctx, "e", strconv.Itoa(evicting), []byte("m"))
+			return err
+		}},
 		{"TaskStore.Create", 2, func(ctx context.Context) error {
 			seq++
 			return tasks.Create(ctx, &taskstore.Record{ID: "t" + strconv.Itoa(seq), Owner: "o", Status: protocol.TaskStatusWorking, CreatedAt: now, TTL: time.Hour}, 10)

@@ -92,18 +92,23 @@ func newReplica(t *testing.T, srv *redistest.Server, check time.Duration) *repli
 
 func newReplicaOn(t *testing.T, c *redisstore.Client, check time.Duration) *replica {
 	t.Helper()
+	return newReplicaWith(t, c, streamable.HandlerOptions{SessionCheckInterval: check})
+}
+
+// newReplicaWith is newReplicaOn with handler options o (its Sessions,
+// EventStore and Logger are set here).
+func newReplicaWith(t *testing.T, c *redisstore.Client, o streamable.HandlerOptions) *replica {
+	t.Helper()
 	s := mcp.NewServer(protocol.Implementation{Name: "r", Version: "1"}, nil)
 	if err := mcp.AddTool(s, &protocol.Tool{Name: "who"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
 		return "client=" + req.Session.ClientInfo().Name, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h := streamable.NewHandler(s, &streamable.HandlerOptions{
-		Sessions:             redisstore.NewSessionStore(c),
-		EventStore:           redisstore.NewEventStore(c, nil),
-		SessionCheckInterval: check,
-		Logger:               slog.New(slog.DiscardHandler),
-	})
+	o.Sessions = redisstore.NewSessionStore(c)
+	o.EventStore = redisstore.NewEventStore(c, nil)
+	o.Logger = slog.New(slog.DiscardHandler)
+	h := streamable.NewHandler(s, &o)
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { hs.Close(); _ = h.Close() })
 	return &replica{c: c, url: hs.URL}

@@ -36,10 +36,11 @@ const readyLine = "Ready to accept connections"
 
 // Server is one running (or stopped) redis-server owned by a test.
 type Server struct {
-	t    testing.TB
-	bin  string
-	port int
-	dir  string
+	t     testing.TB
+	bin   string
+	port  int
+	dir   string
+	extra []string // more arguments of redis-server
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -76,6 +77,11 @@ func Version() (string, error) {
 // documentation for what happens when redis-server is missing.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t)
+}
+
+func start(t testing.TB, extra ...string) *Server {
+	t.Helper()
 	bin, err := Binary()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -83,7 +89,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skipf("redistest: %v; skipping (CI=true makes this a failure)", err)
 	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), extra: extra}
 	t.Cleanup(s.Stop)
 	// A free port can be taken by someone else between finding and binding it:
 	// try a few.
@@ -164,11 +170,11 @@ func (s *Server) start() error {
 	if s.cmd != nil {
 		return errors.New("already running")
 	}
-	cmd := exec.Command(s.bin,
+	cmd := exec.Command(s.bin, append([]string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir,
 		"--daemonize", "no", "--logfile", "", "--loglevel", "notice",
-	)
+	}, s.extra...)...)
 	cmd.SysProcAttr = sysProcAttr()
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -32,23 +32,23 @@ const (
 	relayRelease = "r"
 )
 
-// relayedConn is the Conn of a session whose handler has a Relay: it adds
+// relayedConn is the Conn of a session whose handler shares sessions: it adds
 // transport.RequestIDConn, so that the ids of the server's requests name this
-// replica.
+// replica (with a Relay, where the client's answer must be sent) and are
+// never given again, not even by a later object for the same session.
 type relayedConn struct{ *sessionConn }
 
 var _ transport.RequestIDConn = relayedConn{}
 
 // NewRequestID implements transport.RequestIDConn: "<replica>.<n>".
 func (c relayedConn) NewRequestID() jsonrpc.ID {
-	s := c.s
-	n := s.reqSeq.Add(1)
-	return jsonrpc.StringID(s.h.relay.Replica() + "." + strconv.FormatUint(n, 10))
+	h := c.s.h
+	return jsonrpc.StringID(h.incarnation + "." + strconv.FormatUint(h.seq.Add(1), 10))
 }
 
 // acceptConn is the Conn handed to the server for a stateful session.
 func (h *Handler) acceptConn(s *session) transport.Conn {
-	if h.relay != nil {
+	if h.incarnation != "" {
 		return relayedConn{&s.conn.sessionConn}
 	}
 	return &s.conn.sessionConn

@@ -19,7 +19,12 @@ import (
 //   - Stream ids name the replica writing them: "<replica>-<n>" for a POST's
 //     stream, "<replica>-g<n>" for a GET stream, so that ids never collide
 //     between replicas serving one session, and a replica resuming a stream
-//     knows who writes it.
+//     knows who writes it. n counts the streams of every session of the
+//     handler, and the relay's id is new in each process, so that a session
+//     restored again on a replica, or served by a restarted one, never
+//     appends to a stream of its past (requests to the client are numbered
+//     "<replica>.<n>" the same way). Without a Relay, shared sessions name
+//     their streams the same way, with a random id per Handler.
 //   - A POST stream opens with a pending event, kept in the EventStore and
 //     never sent (a priming event is sent with no data instead): the ids of
 //     the requests it answers. A replica resuming a stream it does not write
@@ -59,9 +64,10 @@ func pendingEvent(ids []jsonrpc.ID) []byte {
 	return append(b, ']', '}')
 }
 
-// relayStreamName is the id of a stream of this replica.
-func (h *Handler) relayStreamName(seq uint64, get bool) string {
-	p := h.relay.Replica() + "-"
+// sharedStreamName is the id of a stream of this replica when sessions are
+// shared (h.incarnation is set).
+func (h *Handler) sharedStreamName(seq uint64, get bool) string {
+	p := h.incarnation + "-"
 	if get {
 		p += "g"
 	}

@@ -2,9 +2,11 @@ package streamable
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
@@ -158,6 +160,10 @@ type HandlerOptions struct {
 	// or at once when Sessions is also a SessionWatcher (NewHandler then
 	// listens to it until Close or Shutdown). Zero means
 	// DefaultSessionCheckInterval; a negative value asks on every request.
+	// It is at most a tenth of SessionIdleTimeout: the record's TTL restarts
+	// only when a replica checks it, so a client busy on one replica keeps
+	// its session everywhere, and one idle for the timeout loses it on every
+	// replica, within a tenth of it.
 	SessionCheckInterval time.Duration
 
 	// Relay carries messages between the replicas sharing Sessions (nil:
@@ -170,7 +176,8 @@ type HandlerOptions struct {
 	// resumed on a replica other than its writer's is continued live from
 	// the EventStore, and ends with a -32603 error for each request still
 	// pending when its writer's replica dies. It needs Sessions and a shared
-	// EventStore.
+	// EventStore. Give each Handler a Relay of its own: the ids of its
+	// streams and requests count from 1 after the relay's id.
 	Relay transport.Relay
 }
 
@@ -192,6 +199,12 @@ type Handler struct {
 	shared      SessionStore    // nil unless sessions are shared between replicas
 	relay       transport.Relay // nil unless replicas relay messages to each other
 	checkEvery  time.Duration   // see HandlerOptions.SessionCheckInterval
+	// incarnation names this handler in the ids of its streams and of the
+	// server's requests when sessions are shared ("" otherwise): the relay's
+	// id, or random. seq numbers both, for every session: a session this
+	// replica restores again must not reuse an id of its previous object.
+	incarnation string
+	seq         atomic.Uint64
 	guard       httpguard.Policy
 	log         *slog.Logger
 	refusals    httpguard.Throttle // of the warning that limits refuse clients
@@ -331,8 +344,17 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	if h.checkEvery == 0 {
 		h.checkEvery = DefaultSessionCheckInterval
 	}
+	if h.idleTimeout > 0 {
+		h.checkEvery = min(h.checkEvery, h.idleTimeout/maxCheckFraction)
+	}
 	if h.store == nil {
 		h.store = NewMemoryEventStore(nil)
+	}
+	switch {
+	case h.relay != nil:
+		h.incarnation = h.relay.Replica()
+	case h.shared != nil:
+		h.incarnation = rand.Text()[:10]
 	}
 	if h.log == nil {
 		h.log = slog.Default()

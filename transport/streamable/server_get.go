@@ -44,8 +44,10 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	me := make(chan struct{})
 	st := newStream(s, modeSSE, 0)
 	st.get = true
+	if h.incarnation != "" {
+		st.name = h.sharedStreamName(st.seq, true)
+	}
 	if h.relay != nil {
-		st.name = h.relayStreamName(st.seq, true)
 		if !h.claimGet(w, r, s, false) {
 			return
 		}

@@ -73,8 +73,8 @@ func newStream(s *session, mode streamMode, pending int) *stream {
 		s.mu.Lock()
 		st.seq = s.newStreamSeqLocked()
 		s.mu.Unlock()
-		if s.h.relay != nil {
-			st.name = s.h.relayStreamName(st.seq, false)
+		if s.h.incarnation != "" {
+			st.name = s.h.sharedStreamName(st.seq, false)
 		}
 	}
 	return st

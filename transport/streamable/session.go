@@ -75,9 +75,6 @@ type session struct {
 	principal string                                 // digest of the principal that created the session; set before it is shared
 	checked   time.Time                              // when the store last confirmed the session (under mu)
 	purge     bool                                   // ending the session forgets its events (under mu)
-
-	// With a Relay (HandlerOptions.Relay):
-	reqSeq atomic.Uint64 // numbers the server's requests to the client
 }
 
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
@@ -275,8 +272,11 @@ func (s *session) ended() bool {
 }
 
 // newStreamSeqLocked returns a stream number unique within the session (never
-// 0). s.mu is held.
+// 0): with shared sessions, unique within the handler. s.mu is held.
 func (s *session) newStreamSeqLocked() uint64 {
+	if s.h.incarnation != "" {
+		return s.h.seq.Add(1)
+	}
 	s.nextStream++
 	return s.nextStream
 }

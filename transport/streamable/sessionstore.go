@@ -41,6 +41,11 @@ var ErrSessionNotFound = errors.New("streamable: session not found")
 // DefaultSessionCheckInterval is the default of HandlerOptions.SessionCheckInterval.
 const DefaultSessionCheckInterval = 2 * time.Second
 
+// maxCheckFraction caps SessionCheckInterval at SessionIdleTimeout divided by
+// it: a replica serving a session from memory must restart the record's TTL
+// well before it lapses.
+const maxCheckFraction = 10
+
 // storeRetryAfter is the Retry-After, in seconds, of a request refused because
 // the session store cannot be reached.
 var storeRetryAfter = []string{"2"}

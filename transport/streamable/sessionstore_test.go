@@ -15,6 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport"
 )
 
@@ -102,7 +103,7 @@ func (s *memSessions) record(t *testing.T, id string) sessionRecord {
 
 // whoServer has a tool that reports the session as the server sees it and
 // logs one message at info and one at error level.
-func whoServer(t *testing.T) *mcp.Server {
+func whoServer(t testing.TB) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(protocol.Implementation{Name: "who", Version: "1"}, &mcp.ServerOptions{Logger: quietLogger})
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "who"}, func(ctx context.Context, req *mcp.ToolRequest, _ struct{}) (string, error) {
@@ -293,4 +294,40 @@ func TestSharedSessionBusyTouched(t *testing.T) {
 	if n := store.calls.Load(); n != 4 {
 		t.Errorf("%d store operations after a sweep with a GET stream open; want 4 (one Load)", n)
 	}
+}
+
+// TestSharedSessionStreamIDsNeverRepeat: without a Relay, a shared session
+// names its streams so that no id repeats in the shared EventStore, neither
+// when the replica that served it restores it again (its object ended here,
+// the record lived on) nor when a restarted handler serves it.
+func TestSharedSessionStreamIDsNeverRepeat(t *testing.T) {
+	store, events := &memSessions{}, NewMemoryEventStore(nil)
+	opts := func() *HandlerOptions {
+		return &HandlerOptions{Sessions: store, EventStore: events, SessionCheckInterval: -1, ResponseMode: ResponseAlwaysSSE}
+	}
+	h1 := newHarness(t, whoServer(t), opts())
+	sid := h1.initialize("2025-11-25")
+	seen := map[string]bool{}
+	stream := func(step string, h *harness) {
+		t.Helper()
+		resp := h.post(sid, "2025-11-25", whoCall)
+		ev, err := sse.NewDecoder(strings.NewReader(readBody(t, resp))).Next()
+		name, _, _ := strings.Cut(ev.ID, "_")
+		if err != nil || name == "" {
+			t.Fatalf("%s: %d, first event %+v (%v)", step, resp.StatusCode, ev, err)
+		}
+		if seen[name] {
+			t.Errorf("%s: stream id %q given again", step, name)
+		}
+		seen[name] = true
+	}
+	stream("first object", h1)
+	stream("first object, again", h1)
+	h1.h.lookupSession(sid).end() // this replica's object only
+	stream("restored", h1)
+	stream("restored, again", h1)
+	_ = h1.h.Close()
+	h2 := newHarness(t, whoServer(t), opts())
+	stream("another handler", h2)
+	stream("another handler, again", h2)
 }

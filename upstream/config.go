@@ -276,7 +276,14 @@ func parseServer(path, name string, raw json.RawMessage, env LookupEnv) (*Server
 		return nil, fail("", fmt.Errorf("want an object, got %s", jsonKind(raw)))
 	}
 	var errs []error
+	reported := map[string]bool{}
 	bad := func(field string, err error) {
+		// One mistake per field: a value that could not be substituted is
+		// empty, and checking it again would report the same field twice.
+		if reported[field] {
+			return
+		}
+		reported[field] = true
 		errs = append(errs, &ConfigError{File: path, Server: name, Field: field, Err: err})
 	}
 	sub := func(field, v string) string {

@@ -30,6 +30,7 @@ type runner struct {
 	client *mcp.Client
 
 	restart   chan struct{} // Restart asks the running session to end
+	trouble   chan struct{} // an HTTP request failed in the transport (trouble.go)
 	firstDone chan struct{} // closed after the first attempt's outcome
 	firstOnce sync.Once
 
@@ -39,6 +40,9 @@ type runner struct {
 	errAt   int
 	session *mcp.ClientSession
 	changed chan struct{} // closed and replaced at every state change
+	// troubleWhy says why the last HTTP request that failed in the transport
+	// failed (trouble.go).
+	troubleWhy string
 }
 
 func newRunner(s *Supervisor, sc *ServerConfig) *runner {
@@ -47,6 +51,7 @@ func newRunner(s *Supervisor, sc *ServerConfig) *runner {
 		cfg:       sc,
 		log:       s.log.With("server", sc.Name),
 		restart:   make(chan struct{}, 1),
+		trouble:   make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
 		changed:   make(chan struct{}),
 	}
@@ -213,6 +218,7 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 				hc = c
 			}
 		}
+		hc = r.watchedClient(hc)
 		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc}
 		if c.Transport == TransportSSE {
 			conn, err := legacysse.Dial(ctx, c.URL, sseOpts)
@@ -258,11 +264,17 @@ func (r *runner) connected(cs *mcp.ClientSession, pid int) {
 }
 
 // watch returns when the session ends, pings fail PingFailures times in a row,
-// a restart is requested, or ctx ends. A stateless session has no unsolicited
-// notifications: watch keeps a subscriptions/listen stream open on it for the
-// list changes.
+// a request of an HTTP server fails in the transport and a ping right after it
+// fails too, a restart is requested, or ctx ends. A stateless session has no
+// unsolicited notifications: watch keeps a subscriptions/listen stream open on
+// it for the list changes.
 func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subscription) error {
 	o := &r.sup.opts
+	select {
+	case <-r.trouble: // from the attempts before this session
+		r.takeTrouble()
+	default:
+	}
 	var tick <-chan time.Time
 	if o.PingInterval > 0 {
 		t := time.NewTicker(o.PingInterval)
@@ -292,6 +304,21 @@ func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subs
 			return ctx.Err()
 		case <-subDone:
 			sub, subDone = nil, nil // opened again at the next tick
+		case <-r.trouble:
+			// A request failed in the transport: check now, not at the next
+			// tick. One that succeeds was a blip.
+			pctx, cancel := context.WithTimeout(ctx, o.PingTimeout)
+			err := cs.Ping(pctx)
+			cancel()
+			why := r.takeTrouble()
+			if err == nil {
+				r.log.Info("upstream: a request failed in the transport, but the server answers a ping", "error", why)
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("a request failed (%s), and a ping right after failed too: %w", why, err)
 		case <-tick:
 			pctx, cancel := context.WithTimeout(ctx, o.PingTimeout)
 			err := cs.Ping(pctx)

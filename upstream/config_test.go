@@ -186,11 +186,11 @@ func TestExpand(t *testing.T) {
 		{"${A", "", "without its closing }"},
 	}
 	// A VS Code variable the environment sets is read from it, as ${NAME} is.
-	if got, err := expand("${workspaceFolder}/x", envOf(map[string]string{"workspaceFolder": "/w"})); err != nil || got != "/w/x" {
+	if got, err := expand("${workspaceFolder}/x", envOf(map[string]string{"workspaceFolder": "/w"}), nil); err != nil || got != "/w/x" {
 		t.Errorf("${workspaceFolder} set in the environment: %q, %v", got, err)
 	}
 	for _, c := range cases {
-		got, err := expand(c.in, env)
+		got, err := expand(c.in, env, nil)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("expand(%q) = %q, %v; want an error containing %q", c.in, got, err, c.err)

@@ -47,7 +47,10 @@
 // server is also watched through its requests: one that fails in the
 // transport (connection refused or reset, 502 or 504 from a proxy) brings a
 // ping at once, and when that fails too the session ends there and then,
-// instead of after the failed pings. Each
-// change of state, each (re)connection and each list_changed notification of a
-// server is reported to the functions given to Subscribe.
+// instead of after the failed pings. Each change of state, each
+// (re)connection and each list_changed notification of a server is reported
+// to the functions given to Subscribe. What it keeps and
+// reports of a server (its last error, its stderr lines, its log lines) has the
+// configuration's secrets redacted (ServerConfig.Redact): statuses can be shown
+// to operators and errors passed to clients.
 package upstream

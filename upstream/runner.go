@@ -28,6 +28,7 @@ type runner struct {
 	cfg    *ServerConfig
 	log    *slog.Logger
 	client *mcp.Client
+	redact *strings.Replacer // the configuration's secrets (ServerConfig.Redact)
 
 	restart   chan struct{} // Restart asks the running session to end
 	trouble   chan struct{} // an HTTP request failed in the transport (trouble.go)
@@ -54,6 +55,7 @@ func newRunner(s *Supervisor, sc *ServerConfig) *runner {
 		trouble:   make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
 		changed:   make(chan struct{}),
+		redact:    sc.redactor(),
 	}
 	r.status = Status{Name: sc.Name, Transport: sc.Transport, State: StateStarting, Since: time.Now()}
 	if sc.Disabled {
@@ -140,7 +142,7 @@ func (r *runner) run(ctx context.Context) {
 		}
 		failures++
 		wait := backoff(r.sup.opts.InitialBackoff, r.sup.opts.MaxBackoff, failures)
-		msg := describeFailure(err)
+		msg := r.redact.Replace(describeFailure(err))
 		r.setState(StateBackoff, func(st *Status) {
 			st.Failures, st.LastError, st.NextAttempt = failures, msg, time.Now().Add(wait)
 		})
@@ -312,7 +314,7 @@ func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subs
 			cancel()
 			why := r.takeTrouble()
 			if err == nil {
-				r.log.Info("upstream: a request failed in the transport, but the server answers a ping", "error", why)
+				r.log.Info("upstream: a request failed in the transport, but the server answers a ping", "error", r.redact.Replace(why))
 				continue
 			}
 			if ctx.Err() != nil {
@@ -336,7 +338,7 @@ func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subs
 				return ctx.Err()
 			}
 			failed++
-			r.log.Warn("upstream: ping failed", "error", err, "failures", failed)
+			r.log.Warn("upstream: ping failed", "error", r.redact.Replace(err.Error()), "failures", failed)
 			if failed >= o.PingFailures {
 				return fmt.Errorf("%d pings in a row failed, the last with: %w", failed, err)
 			}
@@ -436,11 +438,12 @@ func (r *runner) snapshot() Status {
 	return st
 }
 
-// addStderr keeps one stderr line of a stdio server.
+// addStderr keeps one stderr line of a stdio server, its secrets redacted.
 func (r *runner) addStderr(line string) {
 	if strings.TrimSpace(line) == "" {
 		return
 	}
+	line = r.redact.Replace(line)
 	r.log.Debug("upstream: server stderr", "line", line)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -12,7 +12,7 @@ type LookupEnv func(name string) (string, bool)
 // them replaced: ${env:VAR}, ${VAR}, ${VAR:-default} and ${userHome} (see
 // expand). Commands use it for values given on their command line, such as
 // `mcpkit host --header`.
-func Expand(s string, env LookupEnv) (string, error) { return expand(s, env) }
+func Expand(s string, env LookupEnv) (string, error) { return expand(s, env, nil) }
 
 // expand replaces the variables in s: ${env:VAR} and ${VAR} (the value of VAR,
 // which must be set), ${VAR:-default} and ${env:VAR:-default} (default when VAR
@@ -20,8 +20,10 @@ func Expand(s string, env LookupEnv) (string, error) { return expand(s, env) }
 // for a literal "${"; any other "$" is kept as it is. Any other ${...} is an
 // error: VS Code's ${input:...} and its predefined variables such as
 // ${workspaceFolder} (unless the environment sets one: ${NAME} reads it) need
-// VS Code to fill them in.
-func expand(s string, env LookupEnv) (string, error) {
+// VS Code to fill them in. found, when not nil, is given the value of each
+// variable but ${userHome}: values a configuration keeps out of its file are
+// taken for secrets (see ServerConfig.Redact).
+func expand(s string, env LookupEnv, found func(value string)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
 	}
@@ -43,9 +45,13 @@ func expand(s string, env LookupEnv) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("%q: a ${ without its closing }", s)
 			}
-			v, err := variable(s[2:end], env)
+			ref := s[2:end]
+			v, err := variable(ref, env)
 			if err != nil {
 				return "", err
+			}
+			if found != nil && ref != "userHome" {
+				found(v)
 			}
 			b.WriteString(v)
 			s = s[end+1:]

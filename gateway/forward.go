@@ -237,10 +237,7 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			if errors.Is(err, mcp.ErrInputRequired) {
 				return nil, err
 			}
-			if err := u.cutOff(ctx, err); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("server %q: %w", u.name, err)
+			return nil, u.failure(u.orCutOff(ctx, err))
 		}
 		res.ResultType, res.Meta = "", ownMeta(res.Meta)
 		u.rewriteContent(res.Content)
@@ -325,6 +322,27 @@ func (u *upServer) cutOff(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("server %q did not answer within %v (its \"timeout\" in the configuration), so the request was cancelled: %w", u.name, t, err)
 }
+
+// failure words the error of a call for the gateway's client: it names the
+// server, and the configuration's secrets are redacted (a transport's error
+// may quote the server's URL, a server's its environment).
+func (u *upServer) failure(err error) error {
+	msg := err.Error()
+	if prefix := fmt.Sprintf("server %q", u.name); !strings.HasPrefix(msg, prefix) {
+		msg = prefix + ": " + msg
+	}
+	return &redactedError{msg: u.cfg.Redact(msg), err: err}
+}
+
+// redactedError is an error with its message redacted; errors.Is and As still
+// see the original.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // orCutOff is cutOff's error when there is one, else err.
 func (u *upServer) orCutOff(ctx context.Context, err error) error {

@@ -115,11 +115,7 @@ func (g *Gateway) Status() Status {
 		out.Ready, out.NotReady = false, err.Error()
 	}
 	for _, st := range g.sup.Statuses() {
-		s := ServerStatus{
-			Name: st.Name, Transport: string(st.Transport), State: st.State.String(), Since: st.Since,
-			Restarts: max(st.Connects-1, 0), Failures: st.Failures, LastError: st.LastError, Stderr: st.Stderr,
-			PID: st.PID, ProtocolVersion: st.ProtocolVersion,
-		}
+		s := ServerStatusOf(st)
 		if c := offered[st.Name]; c != nil {
 			s.Tools, s.Prompts, s.Resources = c.tools, c.prompts, c.resources
 		}
@@ -128,16 +124,28 @@ func (g *Gateway) Status() Status {
 			s.Calls = len(u.calls)
 			u.mu.Unlock()
 		}
-		if info := st.ServerInfo; info.Name != "" {
-			s.Server = info.Name + " " + info.Version
-		}
-		if st.State == upstream.StateBackoff && !st.NextAttempt.IsZero() {
-			next := st.NextAttempt
-			s.NextAttempt = &next
-		}
 		out.Servers = append(out.Servers, s)
 	}
 	return out
+}
+
+// ServerStatusOf returns the ServerStatus of a supervised server, but for what
+// only a gateway knows (the counts of what it offers, its calls in flight):
+// `mcpkit host` shows its servers with it too.
+func ServerStatusOf(st upstream.Status) ServerStatus {
+	s := ServerStatus{
+		Name: st.Name, Transport: string(st.Transport), State: st.State.String(), Since: st.Since,
+		Restarts: max(st.Connects-1, 0), Failures: st.Failures, LastError: st.LastError, Stderr: st.Stderr,
+		PID: st.PID, ProtocolVersion: st.ProtocolVersion,
+	}
+	if info := st.ServerInfo; info.Name != "" {
+		s.Server = info.Name + " " + info.Version
+	}
+	if st.State == upstream.StateBackoff && !st.NextAttempt.IsZero() {
+		next := st.NextAttempt
+		s.NextAttempt = &next
+	}
+	return s
 }
 
 // StatusHandler returns an http.Handler that answers GET (and HEAD) with

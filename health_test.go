@@ -17,7 +17,20 @@ import (
 // get fetches url and returns its status and body.
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
+	return getAs(t, url, "", "")
+}
+
+// getAs is get with the Host and Origin headers given ("": the default Host,
+// no Origin).
+func getAs(t *testing.T, url, host, origin string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if host != "" {
+		req.Host = host
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -148,5 +161,60 @@ func TestKubernetesExampleProbes(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("deploy/kubernetes/mcpkit.yaml has no %q", want)
 		}
+	}
+}
+
+// TestExtraHandlers: HTTPOptions.Handlers are served at their paths behind the
+// transports' Host and Origin checks and, under Serve, behind Middleware
+// (which the probes skip); a probe's path stays the probe's.
+func TestExtraHandlers(t *testing.T) {
+	status := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "status page") })
+	h := mcpkit.NewHTTPHandler(newGreeter(), &mcpkit.HTTPOptions{Handlers: map[string]http.Handler{"/status": status, "/healthz": status}})
+	ts := testkit.NewServer(t, h)
+	defer h.Shutdown(t.Context())
+	for _, c := range []struct {
+		path, host, origin string
+		want               int
+		body               string
+	}{
+		{"/status", "", "", 200, "status page"},
+		{"/status", "localhost:1234", "http://localhost:3000", 200, "status page"},
+		{"/status", "rebound.example.com", "", 403, "not a loopback host"},
+		{"/status", "", "https://evil.example.com", 403, "is not allowed"},
+		{"/healthz", "", "", 200, "ok"},
+		{"/statusx", "", "", 404, "not found"},
+	} {
+		if code, body := getAs(t, ts.URL+c.path, c.host, c.origin); code != c.want || !strings.Contains(body, c.body) {
+			t.Errorf("GET %s (Host %q, Origin %q) = %d %q, want %d with %q", c.path, c.host, c.origin, code, body, c.want, c.body)
+		}
+	}
+
+	ln, err := mcpkit.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() {
+		served <- mcpkit.Serve(ctx, ln, newGreeter(), &mcpkit.HTTPOptions{
+			Handlers: map[string]http.Handler{"/status": status},
+			Middleware: func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("X-Key") == "" {
+						http.Error(w, "no key", http.StatusUnauthorized)
+						return
+					}
+					next.ServeHTTP(w, r)
+				})
+			},
+		})
+	}()
+	defer func() { stop(); <-served }()
+	base := "http://" + ln.Addr().String()
+	if code, body := get(t, base+"/status"); code != http.StatusUnauthorized {
+		t.Errorf("GET /status without the middleware's key = %d %q, want 401", code, body)
+	}
+	if code, _ := get(t, base+"/healthz"); code != http.StatusOK {
+		t.Errorf("GET /healthz under the middleware = %d, want 200", code)
 	}
 }

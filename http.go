@@ -128,6 +128,13 @@ type HTTPOptions struct {
 	// their status.
 	Checks map[string]func(ctx context.Context) error
 
+	// Handlers serves more endpoints beside the transports and the probes,
+	// by exact path: a gateway's status page, for example. They get the
+	// transports' Host and Origin checks (AllowedHosts, AllowedOrigins; 403
+	// when a check fails) and, under Serve, Middleware. A path the transports
+	// or the probes use is theirs.
+	Handlers map[string]http.Handler
+
 	// ShutdownTimeout bounds the graceful shutdown of Serve and ListenAndServe
 	// once their context ends; then what remains is closed. Zero means
 	// DefaultShutdownTimeout.
@@ -149,6 +156,8 @@ type HTTPHandler struct {
 	streamable                *streamable.Handler
 	sse                       *legacysse.Handler
 
+	extra                 map[string]http.Handler                    // HTTPOptions.Handlers
+	guard                 httpguard.Policy                           // of the extra handlers
 	healthPath, readyPath string                                     // "" when not served
 	ready                 func(ctx context.Context) error            // HTTPOptions.Ready
 	checks                map[string]func(ctx context.Context) error // HTTPOptions.Checks
@@ -174,6 +183,8 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		readyPath:  probePath(o.ReadyPath, DefaultReadyPath),
 		ready:      o.Ready,
 		checks:     o.Checks,
+		extra:      o.Handlers,
+		guard:      httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
 		log:        o.Logger,
 	}
 	if h.log == nil {
@@ -230,8 +241,8 @@ func probePath(p, def string) string {
 	return path(p, def)
 }
 
-// ServeHTTP routes a request by its path to the transport serving it, or to
-// the probes (GET /healthz, GET /readyz).
+// ServeHTTP routes a request by its path to the transport serving it, to
+// the probes (GET /healthz, GET /readyz), or to one of HTTPOptions.Handlers.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case h.mcpPath:
@@ -239,9 +250,18 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.ssePath, h.msgPath:
 		h.sse.ServeHTTP(w, r)
 	default:
-		if !h.probe(w, r) {
-			http.NotFound(w, r)
+		if h.probe(w, r) {
+			return
 		}
+		if next, ok := h.extra[r.URL.Path]; ok {
+			if err := h.guard.Check(r); err != nil {
+				http.Error(w, err.Error(), http.StatusForbidden)
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
 	}
 }
 

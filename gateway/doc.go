@@ -35,7 +35,9 @@
 //   - Progress: a client's progress token is replaced by the gateway's own on
 //     the way to the server, and the server's progress comes back under the
 //     client's token. Cancellation: a client that cancels (or disconnects)
-//     cancels the forwarded request. A per-server "timeout" bounds it.
+//     cancels the forwarded request. A per-server "timeout" bounds it: a
+//     request the server has not answered by then is cancelled on the server,
+//     and the client gets an error that names the server and its timeout.
 //   - The servers' requests for sampling, elicitation and roots go to the
 //     gateway's client whose request caused them, and the answer goes back. In
 //     the stateless era the server's input request comes in the result of that

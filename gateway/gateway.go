@@ -31,6 +31,9 @@ type Options struct {
 	Supervisor upstream.Options
 	// Logger receives the gateway's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
+	// RequiredServers names the servers without which the gateway is not
+	// ready (see Ready): by default it is ready whatever its servers' states.
+	RequiredServers []string
 }
 
 // Gateway serves the servers of a configuration as one MCP server. Create it
@@ -40,6 +43,8 @@ type Gateway struct {
 	srv  *mcp.Server
 	log  *slog.Logger
 	info protocol.Implementation
+
+	required []string // Options.RequiredServers
 
 	servers map[string]*upServer // every configured server; the map never changes
 	subs    subscriptions        // to the servers' resources, for the gateway's clients
@@ -53,6 +58,7 @@ type Gateway struct {
 	kick     chan struct{}   // buffered 1: the loop has work
 	logLevel protocol.LoggingLevel
 	cancel   context.CancelFunc
+	closed   bool // Close was called
 	loopDone chan struct{}
 	unsub    func()
 }
@@ -79,6 +85,7 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	g := &Gateway{
 		log:        o.Logger,
 		info:       o.Info,
+		required:   slices.Clone(o.RequiredServers),
 		servers:    map[string]*upServer{},
 		registered: map[string]registration{},
 		dirty:      map[string]bool{},
@@ -184,6 +191,7 @@ func (g *Gateway) Sync(ctx context.Context) error {
 func (g *Gateway) Close() error {
 	g.mu.Lock()
 	cancel, done, unsub := g.cancel, g.loopDone, g.unsub
+	g.closed = true
 	g.mu.Unlock()
 	if cancel == nil {
 		return nil

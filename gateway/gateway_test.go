@@ -22,7 +22,8 @@ import (
 )
 
 // serverEnv makes the test binary serve on stdio instead of running the tests:
-// "demo" is mcpkit's demo server, "probe" the small server of probeServer.
+// "demo" is mcpkit's demo server, "probe" the small server of probeServer;
+// "leaky" prints $API_TOKEN on stderr and exits.
 const serverEnv = "GATEWAY_TEST_SERVER"
 
 func TestMain(m *testing.M) {
@@ -43,6 +44,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	case "leaky": // a server that prints its token and dies
+		fmt.Fprintf(os.Stderr, "fatal: token %s refused\n", os.Getenv("API_TOKEN"))
+		os.Exit(1)
 	}
 	os.Exit(0)
 }
@@ -102,13 +106,19 @@ func startGatewayLogged(t *testing.T, logger *slog.Logger, servers ...*upstream.
 
 func startGatewayWith(t testing.TB, sopts *upstream.Options, logger *slog.Logger, servers ...*upstream.ServerConfig) *Gateway {
 	t.Helper()
-	cfg := &upstream.Config{Servers: map[string]*upstream.ServerConfig{}}
-	for _, s := range servers {
-		cfg.Servers[s.Name] = s
-	}
 	o := &Options{Logger: logger}
 	if sopts != nil {
 		o.Supervisor = *sopts
+	}
+	return startGatewayOptions(t, o, servers...)
+}
+
+// startGatewayOptions is startGateway with the gateway's options.
+func startGatewayOptions(t testing.TB, o *Options, servers ...*upstream.ServerConfig) *Gateway {
+	t.Helper()
+	cfg := &upstream.Config{Servers: map[string]*upstream.ServerConfig{}}
+	for _, s := range servers {
+		cfg.Servers[s.Name] = s
 	}
 	o.Supervisor.StopTimeout = 500 * time.Millisecond
 	gw := New(cfg, o)

@@ -150,6 +150,18 @@ func listTools(ctx context.Context, srv *Server) ([]protocol.Tool, error) {
 	return tools, nil
 }
 
+// ToolCounts returns how many tools of each server (by name) the last call of
+// Tools offered.
+func (s *SessionSource) ToolCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.servers))
+	for _, ref := range s.index {
+		out[ref.server.Name]++
+	}
+	return out
+}
+
 // ErrUnknownTool is returned by CallTool for a name Tools did not list.
 var ErrUnknownTool = errors.New("host: no such tool")
 

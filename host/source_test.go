@@ -67,4 +67,7 @@ func TestSessionSourceNames(t *testing.T) {
 	if _, err := src.CallTool(t.Context(), "fs__secret", nil); err == nil {
 		t.Error("a tool Allow refuses was called")
 	}
+	if got := src.ToolCounts(); len(got) != 3 || got["fs"] != 2 || got["x__y"] != 1 || got["x"] != 1 {
+		t.Errorf("ToolCounts = %v, want fs 2 (one refused), x__y 1, x 1", got)
+	}
 }

@@ -67,6 +67,9 @@ type ServerConfig struct {
 	Disabled bool
 	// ProtocolVersion, when set, is spoken instead of detecting the server's era.
 	ProtocolVersion string
+
+	// secrets are the values Parse substituted for variables (see Redact).
+	secrets []string
 }
 
 // ToolAllowed reports whether the configuration lets the server's tool name
@@ -276,17 +279,24 @@ func parseServer(path, name string, raw json.RawMessage, env LookupEnv) (*Server
 		return nil, fail("", fmt.Errorf("want an object, got %s", jsonKind(raw)))
 	}
 	var errs []error
+	reported := map[string]bool{}
 	bad := func(field string, err error) {
+		// One mistake per field: a value that could not be substituted is
+		// empty, and checking it again would report the same field twice.
+		if reported[field] {
+			return
+		}
+		reported[field] = true
 		errs = append(errs, &ConfigError{File: path, Server: name, Field: field, Err: err})
 	}
+	s := &ServerConfig{Name: name, Disabled: w.Disabled, ProtocolVersion: w.ProtocolVersion}
 	sub := func(field, v string) string {
-		out, err := expand(v, env)
+		out, err := expand(v, env, func(value string) { s.secrets = append(s.secrets, value) })
 		if err != nil {
 			bad(field, err)
 		}
 		return out
 	}
-	s := &ServerConfig{Name: name, Disabled: w.Disabled, ProtocolVersion: w.ProtocolVersion}
 	kind := w.Type
 	kindField := "type"
 	if kind == "" {

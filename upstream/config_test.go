@@ -137,6 +137,29 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseErrorsOncePerField: a value whose variable is not set is reported
+// once, not again by the checks of the empty value that is left.
+func TestParseErrorsOncePerField(t *testing.T) {
+	for _, c := range []struct{ name, data, want string }{
+		{"url", `{"servers": {"api": {"type": "http", "url": "https://${HOST}/mcp"}}}`,
+			`bad.json: server "api": field "url": ${HOST}: the environment variable HOST is not set (give a default with ${HOST:-value})`},
+		{"url, VS Code variable", `{"servers": {"api": {"url": "${workspaceFolder}/mcp"}}}`,
+			`bad.json: server "api": field "url": ${workspaceFolder}: a VS Code variable, which only VS Code fills in`},
+		{"envFile", `{"servers": {"fs": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}`,
+			`bad.json: server "fs": field "envFile": ${workspaceFolder}: a VS Code variable, which only VS Code fills in`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.json", []byte(c.data), nil)
+			if err == nil {
+				t.Fatal("Parse succeeded, want an error")
+			}
+			if lines := strings.Split(err.Error(), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], c.want) {
+				t.Errorf("error:\n%v\nwant one line starting with\n%s", err, c.want)
+			}
+		})
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "none.json"))
 	if err == nil || !strings.Contains(err.Error(), "none.json") {
@@ -156,13 +179,18 @@ func TestExpand(t *testing.T) {
 		{"$${A} $${A:-x}", "${A} ${A:-x}", ""},
 		{"${userHome}/x", "/home/u/x", ""},
 		{"${B}", "", "B is not set"},
-		{"${workspaceFolder}", "", "workspaceFolder is not set"},
+		{"${workspaceFolder}/x", "", "${workspaceFolder}: a VS Code variable, which only VS Code fills in"},
+		{"${fileDirname}", "", "${fileDirname}: a VS Code variable"},
 		{"${input:x}", "", "unsupported variable"},
 		{"${1A}", "", "not an environment variable name"},
 		{"${A", "", "without its closing }"},
 	}
+	// A VS Code variable the environment sets is read from it, as ${NAME} is.
+	if got, err := expand("${workspaceFolder}/x", envOf(map[string]string{"workspaceFolder": "/w"}), nil); err != nil || got != "/w/x" {
+		t.Errorf("${workspaceFolder} set in the environment: %q, %v", got, err)
+	}
 	for _, c := range cases {
-		got, err := expand(c.in, env)
+		got, err := expand(c.in, env, nil)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("expand(%q) = %q, %v; want an error containing %q", c.in, got, err, c.err)

@@ -43,7 +43,14 @@
 // the server's protocol era (stateless 2026-07-28 or a legacy initialize), and
 // then watches the session: when it ends (the process exited, the connection
 // broke, or several pings in a row failed) it connects again after a backoff
-// that doubles up to a cap and resets once a connection has stayed up. Each
-// change of state, each (re)connection and each list_changed notification of a
-// server is reported to the functions given to Subscribe.
+// that doubles up to a cap and resets once a connection has stayed up. An HTTP
+// server is also watched through its requests: one that fails in the
+// transport (connection refused or reset, 502 or 504 from a proxy) brings a
+// ping at once, and when that fails too the session ends there and then,
+// instead of after the failed pings. Each change of state, each
+// (re)connection and each list_changed notification of a server is reported
+// to the functions given to Subscribe. What it keeps and
+// reports of a server (its last error, its stderr lines, its log lines) has the
+// configuration's secrets redacted (ServerConfig.Redact): statuses can be shown
+// to operators and errors passed to clients.
 package upstream

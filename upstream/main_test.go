@@ -26,11 +26,15 @@ func TestMain(m *testing.M) {
 // testServer serves, on stdio, the tools the supervisor tests use: pid (the
 // process id), crash (exits with status 3 after a line on stderr) and grow
 // (adds a tool, so that the client hears list_changed). With
-// UPSTREAM_TEST_STDERR=N it first writes N numbered lines to stderr.
+// UPSTREAM_TEST_STDERR=N it first writes N numbered lines to stderr, and with
+// UPSTREAM_TEST_TOKEN the token.
 func testServer() int {
 	n, _ := strconv.Atoi(os.Getenv("UPSTREAM_TEST_STDERR"))
 	for i := range n {
 		fmt.Fprintf(os.Stderr, "line %d\n", i)
+	}
+	if v := os.Getenv("UPSTREAM_TEST_TOKEN"); v != "" {
+		fmt.Fprintf(os.Stderr, "starting with token=%s\n", v) // a server that prints its secret
 	}
 	srv := mcp.NewServer(protocol.Implementation{Name: "upstream-test", Version: "1"}, nil)
 	type none struct{}

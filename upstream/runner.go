@@ -28,8 +28,10 @@ type runner struct {
 	cfg    *ServerConfig
 	log    *slog.Logger
 	client *mcp.Client
+	redact *strings.Replacer // the configuration's secrets (ServerConfig.Redact)
 
 	restart   chan struct{} // Restart asks the running session to end
+	trouble   chan struct{} // an HTTP request failed in the transport (trouble.go)
 	firstDone chan struct{} // closed after the first attempt's outcome
 	firstOnce sync.Once
 
@@ -39,6 +41,9 @@ type runner struct {
 	errAt   int
 	session *mcp.ClientSession
 	changed chan struct{} // closed and replaced at every state change
+	// troubleWhy says why the last HTTP request that failed in the transport
+	// failed (trouble.go).
+	troubleWhy string
 }
 
 func newRunner(s *Supervisor, sc *ServerConfig) *runner {
@@ -47,8 +52,10 @@ func newRunner(s *Supervisor, sc *ServerConfig) *runner {
 		cfg:       sc,
 		log:       s.log.With("server", sc.Name),
 		restart:   make(chan struct{}, 1),
+		trouble:   make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
 		changed:   make(chan struct{}),
+		redact:    sc.redactor(),
 	}
 	r.status = Status{Name: sc.Name, Transport: sc.Transport, State: StateStarting, Since: time.Now()}
 	if sc.Disabled {
@@ -135,7 +142,7 @@ func (r *runner) run(ctx context.Context) {
 		}
 		failures++
 		wait := backoff(r.sup.opts.InitialBackoff, r.sup.opts.MaxBackoff, failures)
-		msg := describeFailure(err)
+		msg := r.redact.Replace(describeFailure(err))
 		r.setState(StateBackoff, func(st *Status) {
 			st.Failures, st.LastError, st.NextAttempt = failures, msg, time.Now().Add(wait)
 		})
@@ -213,6 +220,7 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 				hc = c
 			}
 		}
+		hc = r.watchedClient(hc)
 		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc}
 		if c.Transport == TransportSSE {
 			conn, err := legacysse.Dial(ctx, c.URL, sseOpts)
@@ -258,11 +266,17 @@ func (r *runner) connected(cs *mcp.ClientSession, pid int) {
 }
 
 // watch returns when the session ends, pings fail PingFailures times in a row,
-// a restart is requested, or ctx ends. A stateless session has no unsolicited
-// notifications: watch keeps a subscriptions/listen stream open on it for the
-// list changes.
+// a request of an HTTP server fails in the transport and a ping right after it
+// fails too, a restart is requested, or ctx ends. A stateless session has no
+// unsolicited notifications: watch keeps a subscriptions/listen stream open on
+// it for the list changes.
 func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subscription) error {
 	o := &r.sup.opts
+	select {
+	case <-r.trouble: // from the attempts before this session
+		r.takeTrouble()
+	default:
+	}
 	var tick <-chan time.Time
 	if o.PingInterval > 0 {
 		t := time.NewTicker(o.PingInterval)
@@ -292,6 +306,21 @@ func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subs
 			return ctx.Err()
 		case <-subDone:
 			sub, subDone = nil, nil // opened again at the next tick
+		case <-r.trouble:
+			// A request failed in the transport: check now, not at the next
+			// tick. One that succeeds was a blip.
+			pctx, cancel := context.WithTimeout(ctx, o.PingTimeout)
+			err := cs.Ping(pctx)
+			cancel()
+			why := r.takeTrouble()
+			if err == nil {
+				r.log.Info("upstream: a request failed in the transport, but the server answers a ping", "error", r.redact.Replace(why))
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("a request failed (%s), and a ping right after failed too: %w", why, err)
 		case <-tick:
 			pctx, cancel := context.WithTimeout(ctx, o.PingTimeout)
 			err := cs.Ping(pctx)
@@ -309,7 +338,7 @@ func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subs
 				return ctx.Err()
 			}
 			failed++
-			r.log.Warn("upstream: ping failed", "error", err, "failures", failed)
+			r.log.Warn("upstream: ping failed", "error", r.redact.Replace(err.Error()), "failures", failed)
 			if failed >= o.PingFailures {
 				return fmt.Errorf("%d pings in a row failed, the last with: %w", failed, err)
 			}
@@ -409,11 +438,12 @@ func (r *runner) snapshot() Status {
 	return st
 }
 
-// addStderr keeps one stderr line of a stdio server.
+// addStderr keeps one stderr line of a stdio server, its secrets redacted.
 func (r *runner) addStderr(line string) {
 	if strings.TrimSpace(line) == "" {
 		return
 	}
+	line = r.redact.Replace(line)
 	r.log.Debug("upstream: server stderr", "line", line)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -12,14 +12,18 @@ type LookupEnv func(name string) (string, bool)
 // them replaced: ${env:VAR}, ${VAR}, ${VAR:-default} and ${userHome} (see
 // expand). Commands use it for values given on their command line, such as
 // `mcpkit host --header`.
-func Expand(s string, env LookupEnv) (string, error) { return expand(s, env) }
+func Expand(s string, env LookupEnv) (string, error) { return expand(s, env, nil) }
 
 // expand replaces the variables in s: ${env:VAR} and ${VAR} (the value of VAR,
 // which must be set), ${VAR:-default} and ${env:VAR:-default} (default when VAR
 // is unset or empty), and ${userHome} (VS Code's name for $HOME). "$${" stands
-// for a literal "${"; any other "$" is kept as it is. Any other ${...} (VS Code's ${input:...}, ${workspaceFolder})
-// is an error: nothing here can prompt for it or knows its value.
-func expand(s string, env LookupEnv) (string, error) {
+// for a literal "${"; any other "$" is kept as it is. Any other ${...} is an
+// error: VS Code's ${input:...} and its predefined variables such as
+// ${workspaceFolder} (unless the environment sets one: ${NAME} reads it) need
+// VS Code to fill them in. found, when not nil, is given the value of each
+// variable but ${userHome}: values a configuration keeps out of its file are
+// taken for secrets (see ServerConfig.Redact).
+func expand(s string, env LookupEnv, found func(value string)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
 	}
@@ -41,9 +45,13 @@ func expand(s string, env LookupEnv) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("%q: a ${ without its closing }", s)
 			}
-			v, err := variable(s[2:end], env)
+			ref := s[2:end]
+			v, err := variable(ref, env)
 			if err != nil {
 				return "", err
+			}
+			if found != nil && ref != "userHome" {
+				found(v)
 			}
 			b.WriteString(v)
 			s = s[end+1:]
@@ -79,9 +87,24 @@ func variable(ref string, env LookupEnv) (string, error) {
 		return def, nil
 	}
 	if !ok {
+		if ref == name && vsCodeVariables[name] {
+			return "", fmt.Errorf("${%s}: a VS Code variable, which only VS Code fills in (mcpkit substitutes ${env:NAME}, ${NAME}, ${NAME:-default} and ${userHome}; write the value itself, or take it from the environment with ${env:NAME})", ref)
+		}
 		return "", fmt.Errorf("${%s}: the environment variable %s is not set (give a default with ${%s:-value})", ref, name, name)
 	}
 	return v, nil
+}
+
+// vsCodeVariables are the predefined variables of VS Code's configuration
+// files that look like environment variable names. A reference to one that
+// the environment does not set is reported as what it is, not as a missing
+// environment variable.
+var vsCodeVariables = map[string]bool{
+	"workspaceFolder": true, "workspaceFolderBasename": true, "workspaceRoot": true,
+	"file": true, "fileWorkspaceFolder": true, "relativeFile": true, "relativeFileDirname": true,
+	"fileBasename": true, "fileBasenameNoExtension": true, "fileExtname": true, "fileDirname": true,
+	"fileDirnameBasename": true, "cwd": true, "lineNumber": true, "selectedText": true,
+	"execPath": true, "defaultBuildTask": true, "pathSeparator": true,
 }
 
 // validVarName reports whether name is an environment variable name:

@@ -277,3 +277,26 @@ func TestSupervisorHTTPTransports(t *testing.T) {
 		}
 	}
 }
+
+// TestSupervisorRedactsWhatItKeeps: a server that prints its token on stderr
+// and crashes: neither its stderr tail nor its last error shows the token.
+func TestSupervisorRedactsWhatItKeeps(t *testing.T) {
+	const token = "s3cr3t-t0ken"
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sup, rec := startSupervisor(t, &Options{InitialBackoff: time.Hour}, selfServer("a", "UPSTREAM_TEST_TOKEN="+token))
+	cs, err := sup.Session(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, "crash", nil); err == nil {
+		t.Fatal("crash: the call succeeded")
+	}
+	ev := rec.wait(ctx, t, "the backoff", func(e Event) bool { return e.Kind == EventState && e.Status.State == StateBackoff })
+	if !containsLine(ev.Status.Stderr, "starting with token=[redacted]") {
+		t.Errorf("Stderr = %q, want the token line redacted", ev.Status.Stderr)
+	}
+	if all := ev.Status.LastError + strings.Join(ev.Status.Stderr, "\n"); strings.Contains(all, token) {
+		t.Errorf("the status shows the token:\n%s", all)
+	}
+}

@@ -31,12 +31,15 @@ type gatewayFlags struct {
 	list         bool
 	json         bool
 	startTimeout time.Duration
+	require      []string
 }
 
 const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
   mcpkit gateway --config mcp.json
-  # over HTTP: Streamable HTTP at http://127.0.0.1:8080/mcp, HTTP+SSE at /sse
+  # over HTTP: Streamable HTTP at http://127.0.0.1:8080/mcp, HTTP+SSE at /sse, the servers' states at /status
   mcpkit gateway --config mcp.json --http 127.0.0.1:8080
+  # not ready (GET /readyz: 503) while the server "db" is down
+  mcpkit gateway --config mcp.json --http 127.0.0.1:8080 --require db
   # the names the gateway gives the servers' tools, prompts and resources
   mcpkit gateway --config mcp.json --list
   # call a tool of the server "demo" through the gateway
@@ -61,7 +64,15 @@ roots pass through to the client.
 
 Per server: "allowedTools" / "excludedTools" (globs), "timeout" (seconds or "30s"),
 "disabled", and ${env:VAR} / ${VAR:-default} in commands, arguments, env, URLs and
-headers.`,
+headers.
+
+Over HTTP, GET /status shows each server as JSON: its state, the tools, prompts and
+resources offered, calls in flight, restarts, the last error and stderr lines (secrets
+of the configuration redacted; no command line, env, URL or header), behind the same
+Host/Origin checks as /mcp. GET /healthz answers while the process runs; GET /readyz
+answers 200 from the start of serving until shutdown whatever the servers' states (one
+server down does not take the gateway out of rotation: its calls fail at once saying
+why), unless --require names servers it cannot do without.`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -75,14 +86,24 @@ headers.`,
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
+	fl.StringArrayVar(&f.require, "require", nil, "with --http: GET /readyz answers 503 while this server is not ready (repeatable; by default the gateway is ready whatever its servers' states)")
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
+
+// gatewayStatusPath is where `mcpkit gateway --http` serves its servers'
+// states as JSON (gateway.Gateway.StatusHandler).
+const gatewayStatusPath = "/status"
 
 func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.Writer) error {
 	cfg, err := upstream.Load(f.config)
 	if err != nil {
 		return err
+	}
+	for _, name := range f.require {
+		if sc, ok := cfg.Servers[name]; !ok || sc.Disabled {
+			return fmt.Errorf("--require %s: %s has no enabled server of that name", name, f.config)
+		}
 	}
 	level := slog.LevelInfo
 	if g.verbose {
@@ -100,10 +121,11 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	oauth := newUpstreamOAuth(cfg, &f.oauth, logger)
 	defer oauth.close()
 	gw := gateway.New(cfg, &gateway.Options{
-		Info:       protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
-		Logger:     logger,
-		Server:     mcp.ServerOptions{Keyring: keyring},
-		Supervisor: upstream.Options{HTTPClientFor: oauth.client},
+		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
+		Logger:          logger,
+		Server:          mcp.ServerOptions{Keyring: keyring},
+		Supervisor:      upstream.Options{HTTPClientFor: oauth.client},
+		RequiredServers: f.require,
 	})
 	gw.Start(ctx)
 	defer gw.Close()
@@ -120,6 +142,8 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if f.http == "" {
 		err = srv.Run(ctx, stdio.NewProcessServerConn(nil))
 	} else {
+		f.opts.Ready = gw.Ready
+		f.opts.Handlers = map[string]http.Handler{gatewayStatusPath: gw.StatusHandler()}
 		err = serveHTTP(ctx, &f.serveFlags, srv, logger, "the gateway")
 	}
 	if errors.Is(err, context.Canceled) {
@@ -131,8 +155,8 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 // printMapping prints what the gateway offers and the state of each server.
 func printMapping(w io.Writer, gw *gateway.Gateway, asJSON bool) error {
 	entries := gw.Entries()
-	statuses := gw.Supervisor().Statuses()
 	if asJSON {
+		statuses := gw.Supervisor().Statuses()
 		type server struct {
 			Name      string   `json:"name"`
 			State     string   `json:"state"`
@@ -165,24 +189,11 @@ func printMapping(w io.Writer, gw *gateway.Gateway, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tPROTOCOL")
-	for _, st := range statuses {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Name, st.State, st.Transport, st.ProtocolVersion)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := printServers(w, gw.Status().Servers); err != nil {
 		return err
 	}
-	for _, st := range statuses {
-		if st.State == upstream.StateReady || st.State == upstream.StateDisabled {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s: %s\n", st.Name, st.LastError)
-		for _, line := range st.Stderr {
-			fmt.Fprintf(w, "  | %s\n", line)
-		}
-	}
 	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tSERVER\tORIGINAL")
 	for _, e := range entries {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Kind, e.Name, e.Server, e.Original)

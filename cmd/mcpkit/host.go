@@ -14,10 +14,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/anthropic"
 	"github.com/mcpkit/mcpkit/llm/openai"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/upstream"
 )
 
 // hostFlags are the flags of `mcpkit host`.
@@ -128,12 +131,14 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 		ui.in = newLineReader(os.Stdin)
 	}
 	var list []host.Server
+	var sup *upstream.Supervisor // of --config's servers
 	used := map[string]int{}
 	if f.config != "" {
-		configured, stop, err := startConfigServers(ctx, g, f, ui, provider, model)
+		configured, s, stop, err := startConfigServers(ctx, g, f, ui, provider, model)
 		if err != nil {
 			return err
 		}
+		sup = s
 		defer stop()
 		for _, s := range configured {
 			used[s.Name]++
@@ -169,7 +174,8 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if err != nil {
 		return err
 	}
-	return ui.chat(ctx, agent, f.model, tools, len(list))
+	status := func() []gateway.ServerStatus { return hostStatuses(sup, servers, src) }
+	return ui.chat(ctx, agent, f.model, tools, len(list), status)
 }
 
 // hostError words an error that ended a turn.
@@ -227,10 +233,12 @@ func ollamaBaseURL(env string) string {
 	return strings.TrimRight(env, "/") + "/v1"
 }
 
-// hostServer is a connected server.
+// hostServer is a connected --server.
 type hostServer struct {
 	host.Server
-	close func() error
+	transport string // "stdio" or "http"
+	cs        *mcp.ClientSession
+	close     func() error
 }
 
 // connectServers connects every --server, each client answering sampling with
@@ -285,7 +293,11 @@ func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostU
 			done()
 			return err
 		}
-		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, close: closeServer})
+		transport := string(upstream.TransportStdio)
+		if u != "" {
+			transport = string(upstream.TransportHTTP)
+		}
+		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, transport: transport, cs: cs, close: closeServer})
 	}
 	for name := range scoped {
 		return fail(fmt.Errorf("--header %s=...: no --server URL is named %s", name, name))

@@ -40,11 +40,11 @@ func hostClientOptions(sg *globalFlags, clock *requestClock, ui *hostUI, name st
 // startConfigServers starts the enabled servers of --config under a
 // supervisor (restarted when they crash) and returns them as the agent's
 // servers, each offering only the tools its allowedTools/excludedTools let
-// through. stop stops them all.
-func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string) (servers []host.Server, stop func(), err error) {
+// through, and their supervisor. stop stops them all.
+func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string) (servers []host.Server, sup *upstream.Supervisor, stop func(), err error) {
 	cfg, err := upstream.Load(f.config)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opts := make(map[string]*mcp.ClientOptions, len(cfg.Servers))
 	var names []string // the enabled servers
@@ -60,13 +60,13 @@ func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *h
 		sg := &globalFlags{verbose: g.verbose, timeout: timeout, roots: f.roots, elicitAnswers: f.elicitAnswers}
 		o, err := hostClientOptions(sg, newRequestClock(timeout), ui, name, p, model)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		opts[name] = o
 		names = append(names, name)
 	}
 	if len(names) == 0 && len(f.servers) == 0 {
-		return nil, nil, fmt.Errorf("%s: every server is disabled", f.config)
+		return nil, nil, nil, fmt.Errorf("%s: every server is disabled", f.config)
 	}
 	level := slog.LevelWarn
 	if g.verbose {
@@ -74,7 +74,7 @@ func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *h
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	oauth := newUpstreamOAuth(cfg, &oauthFlags{}, logger)
-	sup := upstream.NewSupervisor(cfg, &upstream.Options{
+	sup = upstream.NewSupervisor(cfg, &upstream.Options{
 		ClientInfo:    protocol.Implementation{Name: "mcpkit", Version: clientVersion()},
 		ClientOptions: func(name string) *mcp.ClientOptions { return opts[name] },
 		Logger:        logger,
@@ -97,12 +97,12 @@ func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *h
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		stop()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, st := range sup.Statuses() {
 		if st.State != upstream.StateReady && st.State != upstream.StateDisabled {
 			fmt.Fprintf(os.Stderr, "mcpkit: server %s is %s: %s\n", st.Name, st.State, st.LastError)
 		}
 	}
-	return servers, stop, nil
+	return servers, sup, stop, nil
 }

@@ -116,3 +116,33 @@ func TestHostConfigErrors(t *testing.T) {
 		t.Errorf("%d model requests", n)
 	}
 }
+
+// /servers in the chat shows each server's state, transport and tools — the
+// configured ones as their supervisor sees them (a disabled one, one that
+// cannot start, with its error and stderr) and those of --server.
+func TestHostChatServersCommand(t *testing.T) {
+	cfg := writeHostConfig(t, map[string]any{
+		"alpha":  map[string]any{"command": mcpkitBin, "args": []string{"serve"}},
+		"broken": map[string]any{"command": mcpkitBin, "args": []string{"no-such-command"}},
+		"off":    map[string]any{"command": mcpkitBin, "args": []string{"serve"}, "disabled": true},
+	})
+	srv := llmtest.NewOpenAI(t, "sk-test") // no turn: no model request
+	r := startPTYWith(t, ptyOptions{stdin: true, stdout: true, env: openAIEnv(srv)},
+		"host", "--model", "openai:gpt-4o", "--config", cfg, "--server", "gamma="+mcpkitBin+" serve")
+	r.waitFor("> ")
+	r.send("/servers\r")
+	r.waitFor("SERVER  STATE")
+	r.waitFor("TOOLS  RESTARTS  PROTOCOL")
+	r.waitFor("\nalpha   ready  ")
+	r.waitFor("\nbroken  ")
+	r.waitFor("\noff     disabled  stdio      0      0")
+	r.waitFor("\ngamma   ready  ")
+	r.waitFor("\nbroken: mcp: initialize: ")
+	r.waitFor(`  | mcpkit: unknown command "no-such-command" for "mcpkit"`)
+	r.waitFor("> ")
+	r.send("\x04")
+	_, screen, code := r.wait()
+	if code != 0 {
+		t.Fatalf("exit %d; the terminal shows:\n%s", code, screen)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -163,7 +164,9 @@ func (ui *hostUI) ask(ctx context.Context, question string) (string, error) {
 }
 
 // chat reads the user's messages on the terminal and runs a turn for each.
-func (ui *hostUI) chat(ctx context.Context, agent *host.Agent, model string, tools []host.Tool, servers int) error {
+// servers counts the enabled servers; status returns their states, for
+// /servers.
+func (ui *hostUI) chat(ctx context.Context, agent *host.Agent, model string, tools []host.Tool, servers int, status func() []gateway.ServerStatus) error {
 	fmt.Fprintf(ui.out, "mcpkit host: %s, %d tools from %d server(s). /help for commands, Ctrl-D to quit.\n", model, len(tools), servers)
 	for {
 		fmt.Fprint(ui.out, "> ")
@@ -181,7 +184,12 @@ func (ui *hostUI) chat(ctx context.Context, agent *host.Agent, model string, too
 		case "/quit", "/exit":
 			return nil
 		case "/help":
-			fmt.Fprintln(ui.out, "  /tools lists the tools, /usage shows the tokens so far, /quit (or Ctrl-D) quits; anything else goes to the model.")
+			fmt.Fprintln(ui.out, "  /tools lists the tools, /servers shows the servers' states, /usage shows the tokens so far, /quit (or Ctrl-D) quits; anything else goes to the model.")
+			continue
+		case "/servers":
+			if err := printServers(ui.out, status()); err != nil {
+				return err
+			}
 			continue
 		case "/tools":
 			for _, t := range tools {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -182,6 +184,9 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog
 	opts := f.httpOptions(logger)
 	opts.Middleware = protect
 	fmt.Fprintf(os.Stderr, "mcpkit: serving %s at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", what, ln.Addr(), ln.Addr())
+	for _, p := range slices.Sorted(maps.Keys(opts.Handlers)) {
+		fmt.Fprintf(os.Stderr, "mcpkit: also serving http://%s%s\n", ln.Addr(), p)
+	}
 	return mcpkit.Serve(ctx, ln, srv, opts)
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,11 @@ const DefaultMaxStepUps = 2
 // the scopes it asked for before and the challenged ones, at most MaxStepUps
 // times per request. It refreshes expired tokens that came with a refresh token,
 // and keeps tokens in Store when one is set.
+//
+// A token goes only to the origin (scheme, host and port) of the server it was
+// obtained for: a request to another origin (one a redirect leads to, say) is
+// sent without it, and that origin's challenges are returned as they are, with
+// no authorization for them.
 //
 // After an authorization fails (refused, or an authorization server that breaks
 // a rule), later challenges return the same error without trying again, so that a
@@ -62,6 +68,7 @@ type Transport struct {
 
 	mu     sync.Mutex
 	tok    *Issued
+	origin *url.URL // of the server tok was obtained for (scheme and host only)
 	disc   *Discovery
 	scopes []string // the scopes last asked for
 	dpop   *dpopProver
@@ -72,7 +79,7 @@ type Transport struct {
 func (t *Transport) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.tok, t.disc, t.scopes, t.failed = nil, nil, nil, nil
+	t.tok, t.origin, t.disc, t.scopes, t.failed = nil, nil, nil, nil, nil
 }
 
 // Token returns the current token, or nil.
@@ -156,6 +163,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
 		var next *Issued
 		switch {
+		case !t.mayAuthorize(req.URL):
+			return resp, nil // another origin than the token's
 		case resp.StatusCode == http.StatusUnauthorized:
 			cs := ChallengesOf(resp)
 			if cur != nil && !nonceRetried && t.prover() != nil && isDPoPNonceChallenge(resp, cs) {
@@ -203,6 +212,9 @@ func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Res
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
+	if cur != nil && !t.isTokenOrigin(r.URL) {
+		cur = nil
+	}
 	if cur != nil && cur.Token != nil {
 		typ := cur.Token.Type()
 		if strings.EqualFold(typ, "DPoP") {
@@ -227,6 +239,29 @@ func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Res
 		}
 	}
 	return resp, err
+}
+
+// isTokenOrigin reports whether u has the origin of the server the token was
+// obtained for.
+func (t *Transport) isTokenOrigin(u *url.URL) bool {
+	t.mu.Lock()
+	o := t.origin
+	t.mu.Unlock()
+	return o != nil && sameOrigin(o, u)
+}
+
+// mayAuthorize reports whether a challenge from u's origin may be answered
+// with an authorization: no token is held yet, or it is that origin's.
+func (t *Transport) mayAuthorize(u *url.URL) bool {
+	t.mu.Lock()
+	o := t.origin
+	t.mu.Unlock()
+	return o == nil || sameOrigin(o, u)
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
 }
 
 func (t *Transport) prover() *dpopProver {
@@ -337,6 +372,7 @@ func (t *Transport) runFlow(ctx context.Context, req *http.Request, cs []Challen
 	}
 	t.mu.Lock()
 	t.disc, t.scopes, t.dpop = d, scopes, prover
+	t.origin = &url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}
 	t.mu.Unlock()
 	client := t.asClient(d, prover)
 	log := t.log().With("issuer", d.Server.Issuer, "resource", d.Resource)

@@ -38,7 +38,10 @@ const DefaultMaxStepUps = 2
 //
 // After an authorization fails (refused, or an authorization server that breaks
 // a rule), later challenges return the same error without trying again, so that a
-// client that retries does not repeat a refused flow; Reset clears it.
+// client that retries does not repeat a refused flow; Reset clears it. A failure
+// that may pass (the network, a server error or 429 from the authorization
+// server or the metadata, a refresh that did not get through) fails only the
+// request at hand: the next one tries again.
 type Transport struct {
 	// Base sends the requests to the MCP server; nil means
 	// http.DefaultTransport.
@@ -154,7 +157,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
-	cur := t.fresh(ctx)
+	cur, err := t.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := t.send(req, body, cur)
 	if err != nil {
 		return nil, err
@@ -277,14 +283,16 @@ func (t *Transport) lastScopes() []string {
 }
 
 // fresh returns the current token, refreshed first when it has expired and can
-// be refreshed (a failed refresh drops it: the server's challenge then starts a
-// new flow).
-func (t *Transport) fresh(ctx context.Context) *Issued {
+// be refreshed. A refresh the authorization server refuses drops the token (the
+// server's challenge then starts a new flow); one that fails on the way
+// (Transient) keeps it and fails the request, so that the next one tries again
+// rather than starting a new flow.
+func (t *Transport) fresh(ctx context.Context) (*Issued, error) {
 	t.mu.Lock()
 	cur := t.tok
 	t.mu.Unlock()
 	if cur == nil || cur.Token.Valid() {
-		return cur
+		return cur, nil
 	}
 	t.flowMu.Lock()
 	defer t.flowMu.Unlock()
@@ -292,20 +300,23 @@ func (t *Transport) fresh(ctx context.Context) *Issued {
 	cur, d, p := t.tok, t.disc, t.dpop
 	t.mu.Unlock()
 	if cur == nil || cur.Token.Valid() {
-		return cur
+		return cur, nil
 	}
 	if cur.Token.RefreshToken == "" || d == nil {
-		return nil
+		return nil, nil
 	}
 	next, err := Refresh(ctx, t.asClient(d, p), d.Server, cur, d.Resource)
 	if err != nil {
 		t.log().Debug("auth: refresh failed", "error", err)
+		if ctx.Err() != nil || Transient(err) {
+			return nil, err
+		}
 		t.setToken(nil)
-		return nil
+		return nil, nil
 	}
 	t.setToken(next)
 	t.save(ctx, d, next)
-	return next
+	return next, nil
 }
 
 func (t *Transport) setToken(iss *Issued) {
@@ -331,7 +342,7 @@ func (t *Transport) authorize(ctx context.Context, req *http.Request, cs []Chall
 	}
 	iss, err := t.runFlow(ctx, req, cs, held, want)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !Transient(err) {
 			t.mu.Lock()
 			t.failed = err
 			t.mu.Unlock()

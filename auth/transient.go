@@ -36,7 +36,12 @@ func transient(err error) bool {
 		return e.Response != nil && transientStatus(e.Response.StatusCode)
 	case *errStatus:
 		return transientStatus(e.status)
-	case *url.Error, net.Error:
+	case *url.Error:
+		// What an http.Client returns: the failure it wraps decides (an
+		// auth.Transport's error, say), unless the request timed out, or the
+		// connection ended before an answer.
+		return e.Timeout() || e.Err == io.EOF || transient(e.Err)
+	case net.Error:
 		return true
 	}
 	if err == io.ErrUnexpectedEOF {

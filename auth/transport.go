@@ -221,22 +221,8 @@ func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Res
 	if cur != nil && !t.isTokenOrigin(r.URL) {
 		cur = nil
 	}
-	if cur != nil && cur.Token != nil {
-		typ := cur.Token.Type()
-		if strings.EqualFold(typ, "DPoP") {
-			p := t.prover()
-			if p == nil {
-				return nil, errors.New("auth: a DPoP token without a DPoP key")
-			}
-			proof, err := p.proof(r.Method, r.URL, cur.Token.AccessToken)
-			if err != nil {
-				return nil, err
-			}
-			r.Header.Set("Authorization", "DPoP "+cur.Token.AccessToken)
-			r.Header.Set("DPoP", proof)
-		} else {
-			r.Header.Set("Authorization", "Bearer "+cur.Token.AccessToken)
-		}
+	if err := t.present(r.Header, r.Method, r.URL, cur); err != nil {
+		return nil, err
 	}
 	resp, err := t.base().RoundTrip(r)
 	if err == nil && cur != nil {
@@ -245,6 +231,50 @@ func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Res
 		}
 	}
 	return resp, err
+}
+
+// present sets the fields of h that present cur on a request with method to u:
+// Authorization, and DPoP with a proof for a DPoP-bound token. A nil cur sets
+// none.
+func (t *Transport) present(h http.Header, method string, u *url.URL, cur *Issued) error {
+	if cur == nil || cur.Token == nil {
+		return nil
+	}
+	if !strings.EqualFold(cur.Token.Type(), "DPoP") {
+		h.Set("Authorization", "Bearer "+cur.Token.AccessToken)
+		return nil
+	}
+	p := t.prover()
+	if p == nil {
+		return errors.New("auth: a DPoP token without a DPoP key")
+	}
+	proof, err := p.proof(method, u, cur.Token.AccessToken)
+	if err != nil {
+		return err
+	}
+	h.Set("Authorization", "DPoP "+cur.Token.AccessToken)
+	h.Set("DPoP", proof)
+	return nil
+}
+
+// AuthorizationHeader returns the header fields that present the current token
+// on a request with method to u — Authorization, and DPoP with a fresh proof
+// for a DPoP-bound token — refreshing an expired token first, for a caller
+// that sends the request some other way than RoundTrip (a proxy writing its
+// own requests). It returns no fields when the Transport holds no token, or
+// none for u's origin; an error when a refresh failed on the way (Transient).
+// The caller sends an answer of 401 or 403 insufficient_scope through
+// RoundTrip, which authorizes.
+func (t *Transport) AuthorizationHeader(ctx context.Context, method string, u *url.URL) (http.Header, error) {
+	cur, err := t.fresh(ctx)
+	if err != nil || cur == nil || !t.isTokenOrigin(u) {
+		return nil, err
+	}
+	h := http.Header{}
+	if err := t.present(h, method, u, cur); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // isTokenOrigin reports whether u has the origin of the server the token was

@@ -1,14 +1,20 @@
 package auth_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/authtest"
@@ -152,5 +158,34 @@ func TestTransientRefreshFailureKeepsTheToken(t *testing.T) {
 	}
 	if n := len(as.AuthorizationRequests()); n != 1 {
 		t.Errorf("%d authorization requests, want 1: the token is refreshed, not re-authorized", n)
+	}
+}
+
+func TestTransient(t *testing.T) {
+	retrieve := func(status int) error {
+		return fmt.Errorf("auth: token request: %w", &oauth2.RetrieveError{Response: &http.Response{StatusCode: status}, ErrorCode: "x"})
+	}
+	refused := errors.New("auth: authorization refused: access_denied")
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"a refusal", refused, false},
+		{"a refusal through an http.Client", &url.Error{Op: "Post", URL: "http://x", Err: refused}, false},
+		{"no connection", &url.Error{Op: "Post", URL: "http://x", Err: dial}, true},
+		{"connection closed before the answer", &url.Error{Op: "Post", URL: "http://x", Err: io.EOF}, true},
+		{"a body cut short", fmt.Errorf("reading: %w", io.ErrUnexpectedEOF), true},
+		{"cancelled", &url.Error{Op: "Post", URL: "http://x", Err: context.Canceled}, false},
+		{"token endpoint 503", retrieve(503), true},
+		{"token endpoint 429", retrieve(429), true},
+		{"token endpoint 400", retrieve(400), false},
+		{"one of several failed on the way", errors.Join(refused, &url.Error{Op: "Get", URL: "http://x", Err: dial}), true},
+	} {
+		if got := auth.Transient(tt.err); got != tt.want {
+			t.Errorf("%s: Transient = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -137,7 +137,11 @@ func (c *proxyConn) serve() {
 			continue
 		}
 		closeAfter := x.closeAfter // x belongs to relayResponses once forwarded
-		if !c.forward(x, body, creds) || closeAfter {
+		if !c.forward(x, body, creds) {
+			return
+		}
+		if closeAfter {
+			c.waitIdle() // the answer, before finish closes the upstream connection
 			return
 		}
 	}

@@ -82,15 +82,7 @@ func TestTapClosesSilentAndIdleConnections(t *testing.T) {
 // With MaxConnections 1 a second client waits until the first one's connection
 // closes, then is served.
 func TestTapCapsConnections(t *testing.T) {
-	up := rawServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		for {
-			if _, _, err := readRequest(br); err != nil {
-				return
-			}
-			_ = writeResponse(c, 200, "", "ok")
-		}
-	})
+	up := okUpstream(t)
 	addr, _ := startTap(t, "http://"+up+"/", nil, HTTPOptions{MaxConnections: 1})
 	get := "GET / HTTP/1.1\r\nHost: " + addr + "\r\n\r\n"
 	first := dialRaw(t, addr)
@@ -111,4 +103,37 @@ func TestTapCapsConnections(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "ok") {
 		t.Errorf("second client after the first left: %d %q", resp.StatusCode, body)
 	}
+}
+
+// A request that asks to close the connection after it ("Connection: close",
+// or HTTP/1.0) still gets its answer before the tap closes the connection.
+func TestTapAnswersTheLastRequest(t *testing.T) {
+	up := okUpstream(t)
+	addr, _ := startTap(t, "http://"+up+"/", nil, HTTPOptions{})
+	for _, req := range []string{
+		"GET / HTTP/1.1\r\nHost: " + addr + "\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.0\r\nHost: " + addr + "\r\n\r\n",
+	} {
+		c := dialRaw(t, addr)
+		c.send(req)
+		if resp, body := c.response(http.MethodGet); resp.StatusCode != 200 || string(body) != "ok" {
+			t.Errorf("%q: %d %q", req, resp.StatusCode, body)
+		}
+		if !c.closedByTap() {
+			t.Errorf("%q: the connection stayed open", req)
+		}
+	}
+}
+
+// okUpstream is a server that answers every request with 200 "ok".
+func okUpstream(t *testing.T) string {
+	return rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			if _, _, err := readRequest(br); err != nil {
+				return
+			}
+			_ = writeResponse(c, 200, "", "ok")
+		}
+	})
 }

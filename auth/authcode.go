@@ -273,7 +273,7 @@ func Register(ctx context.Context, client *http.Client, srv *ServerMetadata, md 
 		return ClientInfo{}, fmt.Errorf("auth: client registration: %w", err)
 	}
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return ClientInfo{}, fmt.Errorf("auth: client registration at %s answered %d: %.200s", srv.RegistrationEndpoint, resp.StatusCode, data)
+		return ClientInfo{}, fmt.Errorf("auth: client registration: %w: %.200s", &errStatus{url: srv.RegistrationEndpoint, status: resp.StatusCode}, data)
 	}
 	var out struct {
 		ClientID                string `json:"client_id"`

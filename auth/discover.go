@@ -75,7 +75,9 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, challe
 
 // fetchResourceMetadata tries the Protected Resource Metadata candidates in order
 // and returns the first document found, or nil when there is none. The root URL is
-// only tried when the challenge's URL and the path form both failed.
+// only tried when the challenge's URL and the path form both failed. When none is
+// found and a candidate could not be fetched for a reason that may pass
+// (Transient), that is the error.
 func fetchResourceMetadata(ctx context.Context, client *http.Client, su *url.URL, fromChallenge string) (*ProtectedResourceMetadata, error) {
 	var candidates []string
 	if fromChallenge != "" {
@@ -84,11 +86,15 @@ func fetchResourceMetadata(ctx context.Context, client *http.Client, su *url.URL
 		}
 	}
 	candidates = append(candidates, protectedResourceURLs(su)...)
+	var failed error // the first failure that may pass
 	for _, u := range candidates {
 		data, err := getJSON(ctx, client, u)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("auth: fetching protected resource metadata: %w", ctx.Err())
+			}
+			if failed == nil && Transient(err) {
+				failed = err
 			}
 			continue
 		}
@@ -97,6 +103,11 @@ func fetchResourceMetadata(ctx context.Context, client *http.Client, su *url.URL
 			continue
 		}
 		return prm, nil
+	}
+	if failed != nil {
+		// Not a server without metadata: one that could not be asked. The
+		// 2025-03-26 rules would send the flow astray.
+		return nil, fmt.Errorf("auth: fetching protected resource metadata: %w", failed)
 	}
 	return nil, nil
 }
@@ -155,6 +166,9 @@ func discoverLegacy(ctx context.Context, client *http.Client, su *url.URL, d *Di
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("auth: fetching authorization server metadata: %w", ctx.Err())
 	}
+	if Transient(err) {
+		return nil, fmt.Errorf("auth: fetching authorization server metadata: %w", err)
+	}
 	d.Server = &ServerMetadata{
 		Issuer:                        origin,
 		AuthorizationEndpoint:         origin + "/authorize",
@@ -165,7 +179,7 @@ func discoverLegacy(ctx context.Context, client *http.Client, su *url.URL, d *Di
 	return d, nil
 }
 
-// errNotFound reports a metadata URL that answered something other than 200.
+// errStatus reports a URL that answered a status other than the one expected.
 type errStatus struct {
 	url    string
 	status int

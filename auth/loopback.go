@@ -2,9 +2,12 @@ package auth
 
 import (
 	"context"
+	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -14,12 +17,20 @@ import (
 
 // LoopbackRedirect receives the authorization response of a native app on a
 // loopback redirect URI (RFC 8252 §7.3): it listens on 127.0.0.1 until Close.
+//
+// It takes only the response to the authorization in progress (a Fetcher's):
+// a redirect whose state is not that request's — a stale tab, or another
+// process on the machine trying to slip its own code in — is answered 400 and
+// the wait goes on.
 type LoopbackRedirect struct {
 	ln   net.Listener
 	srv  *http.Server
 	got  chan *AuthorizationResponse
 	once sync.Once
 	done chan struct{}
+
+	mu    sync.Mutex
+	state string // of the authorization in progress; "" when none is
 }
 
 // ListenLoopback starts listening on 127.0.0.1:port (0 picks a free port; a
@@ -51,6 +62,13 @@ func (l *LoopbackRedirect) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad redirect", http.StatusBadRequest)
 		return
 	}
+	l.mu.Lock()
+	want := l.state
+	l.mu.Unlock()
+	if want == "" || subtle.ConstantTimeCompare([]byte(resp.State), []byte(want)) != 1 {
+		http.Error(w, "This redirect is not for the authorization in progress.", http.StatusBadRequest)
+		return
+	}
 	select {
 	case l.got <- resp:
 	default: // a response is already waiting
@@ -64,14 +82,27 @@ func (l *LoopbackRedirect) callback(w http.ResponseWriter, r *http.Request) {
 }
 
 // Fetcher returns a CodeFetcher that shows the user the authorization URL with
-// open (see OpenBrowser) and waits for the redirect.
+// open (see OpenBrowser) and waits for the redirect that carries the URL's
+// state. One flow at a time uses the listener.
 func (l *LoopbackRedirect) Fetcher(open func(ctx context.Context, url string) error) CodeFetcher {
 	return func(ctx context.Context, authURL string) (*AuthorizationResponse, error) {
-		// Drop a response left over from an earlier flow.
+		u, err := url.Parse(authURL)
+		if err != nil || u.Query().Get("state") == "" {
+			return nil, errors.New("auth: the authorization URL has no state")
+		}
+		// Drop a response left over from an earlier flow, then take this one's.
 		select {
 		case <-l.got:
 		default:
 		}
+		l.mu.Lock()
+		l.state = u.Query().Get("state")
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			l.state = ""
+			l.mu.Unlock()
+		}()
 		if err := open(ctx, authURL); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -30,9 +31,17 @@ const DefaultMaxStepUps = 2
 // times per request. It refreshes expired tokens that came with a refresh token,
 // and keeps tokens in Store when one is set.
 //
+// A token goes only to the origin (scheme, host and port) of the server it was
+// obtained for: a request to another origin (one a redirect leads to, say) is
+// sent without it, and that origin's challenges are returned as they are, with
+// no authorization for them.
+//
 // After an authorization fails (refused, or an authorization server that breaks
 // a rule), later challenges return the same error without trying again, so that a
-// client that retries does not repeat a refused flow; Reset clears it.
+// client that retries does not repeat a refused flow; Reset clears it. A failure
+// that may pass (the network, a server error or 429 from the authorization
+// server or the metadata, a refresh that did not get through) fails only the
+// request at hand: the next one tries again.
 type Transport struct {
 	// Base sends the requests to the MCP server; nil means
 	// http.DefaultTransport.
@@ -62,6 +71,7 @@ type Transport struct {
 
 	mu     sync.Mutex
 	tok    *Issued
+	origin *url.URL // of the server tok was obtained for (scheme and host only)
 	disc   *Discovery
 	scopes []string // the scopes last asked for
 	dpop   *dpopProver
@@ -72,7 +82,7 @@ type Transport struct {
 func (t *Transport) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.tok, t.disc, t.scopes, t.failed = nil, nil, nil, nil
+	t.tok, t.origin, t.disc, t.scopes, t.failed = nil, nil, nil, nil, nil
 }
 
 // Token returns the current token, or nil.
@@ -147,7 +157,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
-	cur := t.fresh(ctx)
+	cur, err := t.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := t.send(req, body, cur)
 	if err != nil {
 		return nil, err
@@ -156,6 +169,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
 		var next *Issued
 		switch {
+		case !t.mayAuthorize(req.URL):
+			return resp, nil // another origin than the token's
 		case resp.StatusCode == http.StatusUnauthorized:
 			cs := ChallengesOf(resp)
 			if cur != nil && !nonceRetried && t.prover() != nil && isDPoPNonceChallenge(resp, cs) {
@@ -203,22 +218,11 @@ func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Res
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	if cur != nil && cur.Token != nil {
-		typ := cur.Token.Type()
-		if strings.EqualFold(typ, "DPoP") {
-			p := t.prover()
-			if p == nil {
-				return nil, errors.New("auth: a DPoP token without a DPoP key")
-			}
-			proof, err := p.proof(r.Method, r.URL, cur.Token.AccessToken)
-			if err != nil {
-				return nil, err
-			}
-			r.Header.Set("Authorization", "DPoP "+cur.Token.AccessToken)
-			r.Header.Set("DPoP", proof)
-		} else {
-			r.Header.Set("Authorization", "Bearer "+cur.Token.AccessToken)
-		}
+	if cur != nil && !t.isTokenOrigin(r.URL) {
+		cur = nil
+	}
+	if err := t.present(r.Header, r.Method, r.URL, cur); err != nil {
+		return nil, err
 	}
 	resp, err := t.base().RoundTrip(r)
 	if err == nil && cur != nil {
@@ -227,6 +231,73 @@ func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Res
 		}
 	}
 	return resp, err
+}
+
+// present sets the fields of h that present cur on a request with method to u:
+// Authorization, and DPoP with a proof for a DPoP-bound token. A nil cur sets
+// none.
+func (t *Transport) present(h http.Header, method string, u *url.URL, cur *Issued) error {
+	if cur == nil || cur.Token == nil {
+		return nil
+	}
+	if !strings.EqualFold(cur.Token.Type(), "DPoP") {
+		h.Set("Authorization", "Bearer "+cur.Token.AccessToken)
+		return nil
+	}
+	p := t.prover()
+	if p == nil {
+		return errors.New("auth: a DPoP token without a DPoP key")
+	}
+	proof, err := p.proof(method, u, cur.Token.AccessToken)
+	if err != nil {
+		return err
+	}
+	h.Set("Authorization", "DPoP "+cur.Token.AccessToken)
+	h.Set("DPoP", proof)
+	return nil
+}
+
+// AuthorizationHeader returns the header fields that present the current token
+// on a request with method to u — Authorization, and DPoP with a fresh proof
+// for a DPoP-bound token — refreshing an expired token first, for a caller
+// that sends the request some other way than RoundTrip (a proxy writing its
+// own requests). It returns no fields when the Transport holds no token, or
+// none for u's origin; an error when a refresh failed on the way (Transient).
+// The caller sends an answer of 401 or 403 insufficient_scope through
+// RoundTrip, which authorizes.
+func (t *Transport) AuthorizationHeader(ctx context.Context, method string, u *url.URL) (http.Header, error) {
+	cur, err := t.fresh(ctx)
+	if err != nil || cur == nil || !t.isTokenOrigin(u) {
+		return nil, err
+	}
+	h := http.Header{}
+	if err := t.present(h, method, u, cur); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// isTokenOrigin reports whether u has the origin of the server the token was
+// obtained for.
+func (t *Transport) isTokenOrigin(u *url.URL) bool {
+	t.mu.Lock()
+	o := t.origin
+	t.mu.Unlock()
+	return o != nil && sameOrigin(o, u)
+}
+
+// mayAuthorize reports whether a challenge from u's origin may be answered
+// with an authorization: no token is held yet, or it is that origin's.
+func (t *Transport) mayAuthorize(u *url.URL) bool {
+	t.mu.Lock()
+	o := t.origin
+	t.mu.Unlock()
+	return o == nil || sameOrigin(o, u)
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
 }
 
 func (t *Transport) prover() *dpopProver {
@@ -242,14 +313,16 @@ func (t *Transport) lastScopes() []string {
 }
 
 // fresh returns the current token, refreshed first when it has expired and can
-// be refreshed (a failed refresh drops it: the server's challenge then starts a
-// new flow).
-func (t *Transport) fresh(ctx context.Context) *Issued {
+// be refreshed. A refresh the authorization server refuses drops the token (the
+// server's challenge then starts a new flow); one that fails on the way
+// (Transient) keeps it and fails the request, so that the next one tries again
+// rather than starting a new flow.
+func (t *Transport) fresh(ctx context.Context) (*Issued, error) {
 	t.mu.Lock()
 	cur := t.tok
 	t.mu.Unlock()
 	if cur == nil || cur.Token.Valid() {
-		return cur
+		return cur, nil
 	}
 	t.flowMu.Lock()
 	defer t.flowMu.Unlock()
@@ -257,20 +330,23 @@ func (t *Transport) fresh(ctx context.Context) *Issued {
 	cur, d, p := t.tok, t.disc, t.dpop
 	t.mu.Unlock()
 	if cur == nil || cur.Token.Valid() {
-		return cur
+		return cur, nil
 	}
 	if cur.Token.RefreshToken == "" || d == nil {
-		return nil
+		return nil, nil
 	}
 	next, err := Refresh(ctx, t.asClient(d, p), d.Server, cur, d.Resource)
 	if err != nil {
 		t.log().Debug("auth: refresh failed", "error", err)
+		if ctx.Err() != nil || Transient(err) {
+			return nil, err
+		}
 		t.setToken(nil)
-		return nil
+		return nil, nil
 	}
 	t.setToken(next)
 	t.save(ctx, d, next)
-	return next
+	return next, nil
 }
 
 func (t *Transport) setToken(iss *Issued) {
@@ -296,7 +372,7 @@ func (t *Transport) authorize(ctx context.Context, req *http.Request, cs []Chall
 	}
 	iss, err := t.runFlow(ctx, req, cs, held, want)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !Transient(err) {
 			t.mu.Lock()
 			t.failed = err
 			t.mu.Unlock()
@@ -337,6 +413,7 @@ func (t *Transport) runFlow(ctx context.Context, req *http.Request, cs []Challen
 	}
 	t.mu.Lock()
 	t.disc, t.scopes, t.dpop = d, scopes, prover
+	t.origin = &url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}
 	t.mu.Unlock()
 	client := t.asClient(d, prover)
 	log := t.log().With("issuer", d.Server.Issuer, "resource", d.Resource)

@@ -44,6 +44,19 @@ type HTTPOptions struct {
 	// MaxMessage bounds what is kept of one message for the capture (default
 	// DefaultMaxMessage).
 	MaxMessage int
+	// Authorizer, when set, makes the tap authorize to the upstream itself
+	// (see Authorizer): the client's Authorization and DPoP fields are not
+	// relayed, the tap's own credentials are, and a request the upstream
+	// challenges is sent again with new ones. The capture holds the client's
+	// requests and the upstream's answers, never the tap's credentials.
+	// Without it the tap relays the client's fields as they are.
+	Authorizer Authorizer
+	// ReadHeaderTimeout, IdleTimeout and MaxConnections bound the clients of
+	// the tap's listener (defaults DefaultReadHeaderTimeout,
+	// DefaultIdleTimeout and DefaultMaxConnections; negative: no bound).
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	MaxConnections    int
 }
 
 // HTTPTap is a reverse proxy for MCP's HTTP transports that records what passes.
@@ -53,10 +66,11 @@ type HTTPOptions struct {
 // event as they arrive. It changes only what it must: the Host header (the
 // upstream's), Accept-Encoding (removed, so that the upstream answers in the clear
 // and the tap can read what it relays), the framing (a request body is sent with
-// Content-Length; a stream is relayed chunked), and the URL of an HTTP+SSE endpoint
+// Content-Length; a stream is relayed chunked), the URL of an HTTP+SSE endpoint
 // event that names the upstream's own origin (it names the tap's instead, so the
-// client posts back through the tap). An upstream that cannot be reached gets the
-// client a 502 with a body that says why.
+// client posts back through the tap), and, with an Authorizer, the credentials
+// (see Authorizer). An upstream that cannot be reached gets the client a 502 with
+// a body that says why.
 type HTTPTap struct {
 	opts     HTTPOptions
 	policy   httpguard.Policy // the listener's Host/Origin check
@@ -67,6 +81,9 @@ type HTTPTap struct {
 
 	exchanges atomic.Uint64
 	conns     atomic.Uint64
+
+	slots   chan struct{} // one per client connection served; nil: no cap
+	closing chan struct{} // closed by Close
 
 	mu       sync.Mutex
 	ln       net.Listener
@@ -93,6 +110,15 @@ func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = DefaultMaxMessage
 	}
+	if opts.ReadHeaderTimeout == 0 {
+		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.MaxConnections == 0 {
+		opts.MaxConnections = DefaultMaxConnections
+	}
 	p := &HTTPTap{
 		opts:    opts,
 		policy:  httpguard.Policy{AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts},
@@ -101,6 +127,10 @@ func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
 		maxKeep: opts.MaxMessage,
 		active:  map[*proxyConn]struct{}{},
 		legacy:  map[string]struct{}{},
+		closing: make(chan struct{}),
+	}
+	if opts.MaxConnections > 0 {
+		p.slots = make(chan struct{}, opts.MaxConnections)
 	}
 	p.dialAddr = u.Host
 	if u.Port() == "" {
@@ -113,8 +143,9 @@ func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
 	return p, nil
 }
 
-// Serve accepts connections on ln and relays them until Close. It returns nil after
-// Close, or the error that stopped the listener.
+// Serve accepts connections on ln and relays them until Close, at most
+// HTTPOptions.MaxConnections at once. It returns nil after Close, or the error
+// that stopped the listener.
 func (p *HTTPTap) Serve(ln net.Listener) error {
 	p.mu.Lock()
 	if p.closed {
@@ -127,8 +158,12 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 	defer p.wg.Done()
 	var delay time.Duration
 	for {
+		if !p.takeSlot() {
+			return nil // closed
+		}
 		conn, err := ln.Accept()
 		if err != nil {
+			p.releaseSlot()
 			if p.shutdown.Load() {
 				return nil
 			}
@@ -147,6 +182,7 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 		if p.closed {
 			p.mu.Unlock()
 			_ = conn.Close()
+			p.releaseSlot()
 			continue
 		}
 		p.active[c] = struct{}{}
@@ -154,6 +190,7 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 		p.mu.Unlock()
 		go func() {
 			defer p.wg.Done()
+			defer p.releaseSlot()
 			c.serve()
 			p.mu.Lock()
 			delete(p.active, c)
@@ -166,6 +203,9 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 // recorded as such), and waits until every goroutine of the tap has returned.
 func (p *HTTPTap) Close() error {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.closing)
+	}
 	p.closed = true
 	p.shutdown.Store(true)
 	ln := p.ln
@@ -183,6 +223,27 @@ func (p *HTTPTap) Close() error {
 	}
 	p.wg.Wait()
 	return err
+}
+
+// takeSlot waits for the connection cap to allow one more client connection;
+// false means that the tap closed meanwhile.
+func (p *HTTPTap) takeSlot() bool {
+	if p.slots == nil {
+		return true
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return true
+	case <-p.closing:
+		return false
+	}
+}
+
+// releaseSlot gives back a connection's slot.
+func (p *HTTPTap) releaseSlot() {
+	if p.slots != nil {
+		<-p.slots
+	}
 }
 
 // record hands r to the recorder, if any.

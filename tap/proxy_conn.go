@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
@@ -29,6 +30,8 @@ type proxyConn struct {
 	id     string // the session of requests without one
 	client net.Conn
 	cbr    *bufio.Reader
+	ctx    context.Context // of the requests the tap sends for the connection itself
+	cancel context.CancelFunc
 
 	wmu sync.Mutex // serialises writes to the client
 	cbw *bufio.Writer
@@ -42,6 +45,8 @@ type proxyConn struct {
 	cond     *sync.Cond
 	inflight int  // requests forwarded and not yet answered
 	upEnded  bool // relayResponses returned: nothing more will be answered
+	waiting  bool // serve waits for the client's next request
+	served   int  // requests read
 
 	clientGone atomic.Bool // the client closed its connection
 	aborted    atomic.Bool // the tap is shutting down
@@ -71,7 +76,8 @@ type exchange struct {
 	closeAfter bool   // the client asked to close after this exchange
 	transport  string
 	session    string
-	clientHost string // the Host the client used to reach the tap
+	clientHost string  // the Host the client used to reach the tap
+	again      *resend // to send the request again if challenged (with an Authorizer)
 }
 
 // pendingDepth bounds the requests a client may pipeline.
@@ -87,6 +93,7 @@ func (p *HTTPTap) newConn(conn net.Conn) *proxyConn {
 		pending: make(chan *exchange, pendingDepth),
 	}
 	c.cond = sync.NewCond(&c.mu)
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, conn.LocalAddr())
 	c.guard = (&http.Request{Header: http.Header{}}).WithContext(ctx)
 	return c
@@ -99,7 +106,7 @@ func (c *proxyConn) serve() {
 	for {
 		x, body, err := c.readRequest()
 		if err != nil {
-			if errors.Is(err, io.EOF) || c.aborted.Load() || isClosedErr(err) {
+			if errors.Is(err, io.EOF) || c.aborted.Load() || isClosedErr(err) || isTimeout(err) {
 				c.clientGone.Store(!c.aborted.Load())
 				return
 			}
@@ -120,8 +127,21 @@ func (c *proxyConn) serve() {
 				continue
 			}
 		}
+		creds, err := c.credentials(x)
+		if err != nil {
+			c.waitIdle()
+			c.authorizationFailed(x, err, x.closeAfter)
+			if x.closeAfter {
+				return
+			}
+			continue
+		}
 		closeAfter := x.closeAfter // x belongs to relayResponses once forwarded
-		if !c.forward(x, body) || closeAfter {
+		if !c.forward(x, body, creds) {
+			return
+		}
+		if closeAfter {
+			c.waitIdle() // the answer, before finish closes the upstream connection
 			return
 		}
 	}
@@ -131,7 +151,12 @@ func (c *proxyConn) serve() {
 // after answering, for a request the tap refuses.
 func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 	h := &c.req
-	if err := h.read(c.cbr); err != nil {
+	if err := c.awaitRequest(); err != nil {
+		return nil, nil, err
+	}
+	err := h.read(c.cbr)
+	_ = c.client.SetReadDeadline(time.Time{})
+	if err != nil {
 		if errors.Is(err, errHeadTooLarge) {
 			c.refuse(nil, http.StatusRequestHeaderFieldsTooLarge, "mcpkit tap: request header too large", capture.KindForbidden)
 			return nil, nil, nil
@@ -179,7 +204,6 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 		}
 	}
 	var body []byte
-	var err error
 	switch {
 	case h.chunked:
 		body, err = readChunkedBody(c.cbr, nil)
@@ -330,9 +354,10 @@ func (c *proxyConn) dial() error {
 	return nil
 }
 
-// forward queues x for relayResponses and sends the request upstream. It reports
-// whether the connection goes on.
-func (c *proxyConn) forward(x *exchange, body []byte) bool {
+// forward queues x for relayResponses and sends the request upstream, with the
+// header lines creds (the tap's credentials, when it has an Authorizer). It
+// reports whether the connection goes on.
+func (c *proxyConn) forward(x *exchange, body []byte, creds []byte) bool {
 	c.mu.Lock()
 	if c.upEnded {
 		c.mu.Unlock()
@@ -357,15 +382,23 @@ func (c *proxyConn) forward(x *exchange, body []byte) bool {
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, c.p.upHost...)
 	b = append(b, "\r\n"...)
+	authorizes := c.p.opts.Authorizer != nil
+	if authorizes {
+		x.again = &resend{header: http.Header{}, body: body}
+	}
 	for _, f := range h.fields {
 		name := h.bytes(f.name)
 		if asciiEqualFold(name, "Host") || asciiEqualFold(name, "Content-Length") || asciiEqualFold(name, "Expect") ||
-			asciiEqualFold(name, "Accept-Encoding") || h.isHopByHop(f) {
+			asciiEqualFold(name, "Accept-Encoding") || h.isHopByHop(f) || (authorizes && isCredential(name)) {
 			continue
+		}
+		if authorizes {
+			x.again.header.Add(string(name), string(h.bytes(f.value)))
 		}
 		b = append(b, h.bytes(f.line)...)
 		b = append(b, '\r', '\n')
 	}
+	b = append(b, creds...)
 	if len(body) > 0 || h.contentLength == 0 {
 		b = append(b, "Content-Length: "...)
 		b = strconv.AppendInt(b, int64(len(body)), 10)
@@ -449,6 +482,7 @@ func (c *proxyConn) writeClient(p []byte) error {
 
 // finish ends the connection: the upstream one, relayResponses, the client's.
 func (c *proxyConn) finish() {
+	c.cancel()
 	c.mu.Lock()
 	up, done := c.up, c.respDone
 	c.mu.Unlock()
@@ -462,6 +496,7 @@ func (c *proxyConn) finish() {
 // abort ends the connection from outside (the tap is closing).
 func (c *proxyConn) abort() {
 	c.aborted.Store(true)
+	c.cancel()
 	_ = c.client.Close()
 	c.mu.Lock()
 	up := c.up

@@ -39,6 +39,7 @@ func (c *proxyConn) relayResponses(up net.Conn, ubr *bufio.Reader, done chan str
 		keep, err := c.relayResponse(x, ubr)
 		c.mu.Lock()
 		c.inflight--
+		c.idleNow()
 		c.cond.Broadcast()
 		c.mu.Unlock()
 		if err != nil || !keep {
@@ -105,6 +106,9 @@ func (c *proxyConn) relayResponse(x *exchange, ubr *bufio.Reader) (bool, error) 
 		mode = bodyChunked
 	case h.contentLength >= 0:
 		mode = bodyLength
+	}
+	if c.challenged(x, h, mode) {
+		return c.reauthorize(x, h, mode, ubr)
 	}
 	ct, _ := h.getAs("Content-Type", &c.respLast.ct)
 	sse := mode != bodyNone && isEventStream(ct)

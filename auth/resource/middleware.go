@@ -12,12 +12,11 @@
 package resource
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,11 +34,19 @@ type Options struct {
 	Scopes []string
 	// MethodScopes are required, in addition, for the JSON-RPC methods named
 	// ("tools/call", "resources/read", ...).
+	//
+	// They are read from the body of every POST, as the server reads it (never
+	// from the Mcp-Method and Mcp-Name headers), and a batch needs the scopes of
+	// all its messages. A body that is not JSON, or that the server could read
+	// in two ways (duplicate or case-variant "method", "params" or tool "name"
+	// members), is refused with 400 invalid_request.
 	MethodScopes map[string][]string
-	// ToolScopes are required, in addition, to call the tools named.
+	// ToolScopes are required, in addition, to call the tools named, read as
+	// MethodScopes are.
 	ToolScopes map[string][]string
-	// MaxBodySize bounds the request body read to find the method and tool name
-	// when MethodScopes or ToolScopes are set (default 4 MiB).
+	// MaxBodySize bounds the request body read to find the methods and tool
+	// names when MethodScopes or ToolScopes are set (default 4 MiB); a longer
+	// body is refused with 400.
 	MaxBodySize int64
 	// NoSessionBinding turns off session binding: by default a legacy session
 	// (Mcp-Session-Id, or HTTP+SSE's sessionId) may only be used by the principal
@@ -97,7 +104,10 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 					o.challenge(w, http.StatusBadRequest, "", "invalid_request", err.Error(), nil)
 					return
 				}
-				need = append(need[:len(need):len(need)], extra...)
+				if len(extra) > 0 {
+					need = slices.Clone(need)
+					addScopes(&need, extra)
+				}
 			}
 			token, scheme := bearer(r)
 			if token == "" {
@@ -262,41 +272,4 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
-}
-
-// requestScopes reads the JSON-RPC method (and tool name) of a POST, from the
-// Mcp-Method and Mcp-Name headers of the stateless protocol or else from the
-// body, and returns the scopes they need beyond Options.Scopes. The body is put
-// back for the next handler.
-func (o *Options) requestScopes(r *http.Request) ([]string, error) {
-	if r.Method != http.MethodPost {
-		return nil, nil
-	}
-	method, name := r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name")
-	if method == "" && r.Body != nil {
-		data, err := io.ReadAll(io.LimitReader(r.Body, o.MaxBodySize+1))
-		r.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(data)) > o.MaxBodySize {
-			return nil, errors.New("request body too large")
-		}
-		r.Body = io.NopCloser(bytes.NewReader(data))
-		var msg struct {
-			Method string `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		if len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
-			_ = json.Unmarshal(data, &msg) // a body that does not parse is the handler's to refuse
-		}
-		method, name = msg.Method, msg.Params.Name
-	}
-	out := o.MethodScopes[method]
-	if method == "tools/call" {
-		out = append(out[:len(out):len(out)], o.ToolScopes[name]...)
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/tap"
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
@@ -26,6 +28,8 @@ type tapFlags struct {
 	origins  []string
 	ui       bool   // the terminal UI
 	web      string // the web view's address
+	oauth    oauthFlags
+	noOAuth  bool
 }
 
 func newTapCmd() *cobra.Command {
@@ -53,7 +57,16 @@ with the same path. It relays Streamable HTTP (JSON and SSE replies, GET streams
 DELETE, resumption), the 2024-11-05 HTTP+SSE transport (the endpoint event is pointed
 at the tap) and 2026-07-28 stateless requests, streams event by event as they arrive.
 The listener binds loopback unless a host is named, and checks Host and Origin as
-"mcpkit serve" does.
+"mcpkit serve" does, and bounds its clients as it does (header and idle timeouts, a
+connection cap).
+
+An OAuth-protected upstream is reached with the tap's own authorization, as the
+client commands and the gateway reach one: a token stored by "mcpkit auth login
+--url URL", else the browser flow (or --oauth-client-credentials), before the tap
+starts relaying and again whenever the upstream asks. The client needs none: the tap
+removes any Authorization it sends (no token passes through) and relays the request
+with its own token, which no capture holds. --no-oauth relays the client's
+Authorization unchanged instead (a server with static credentials).
 
 The capture (--out) is one JSON object per line: a header, then one record per
 message or event (format mcpkit-tap/1, described in tap/FORMAT.md). Secrets
@@ -80,6 +93,8 @@ Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
 	cmd.Flags().StringSliceVar(&f.origins, "allow-origin", nil, "HTTP tap: also accept requests from this Origin (repeatable; \"*\" for any)")
 	cmd.Flags().BoolVar(&f.ui, "ui", false, "show the live timeline in a terminal UI (a stdio tap draws on /dev/tty)")
 	cmd.Flags().StringVar(&f.web, "web", "", "serve the live timeline to a browser on this address (e.g. 127.0.0.1:8090)")
+	cmd.Flags().BoolVar(&f.noOAuth, "no-oauth", false, "HTTP tap: do not authorize to the upstream; relay the client's Authorization as it is")
+	f.oauth.register(cmd.Flags(), "oauth-port")
 	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapViewCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
 	return cmd
 }
@@ -206,7 +221,16 @@ func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
 	if host == "" {
 		host = "127.0.0.1" // loopback unless a host is named
 	}
-	t, err := tap.NewHTTPTap(tap.HTTPOptions{Upstream: up, Recorder: rec, NoRedact: f.noRedact, AllowedOrigins: f.origins})
+	opts := tap.HTTPOptions{Upstream: up, Recorder: rec, NoRedact: f.noRedact, AllowedOrigins: f.origins}
+	if !f.noOAuth {
+		tr, cleanup, err := tapAuthorizer(ctx, f)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		opts.Authorizer = tr
+	}
+	t, err := tap.NewHTTPTap(opts)
 	if err != nil {
 		return err
 	}
@@ -239,6 +263,37 @@ func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
 		err = nil
 	}
 	return err
+}
+
+// tapAuthBound bounds the exchanges of the tap's first authorization with the
+// upstream (the user's time in the browser aside).
+const tapAuthBound = 30 * time.Second
+
+// tapAuthorizer returns the OAuth layer of an HTTP tap's requests to the
+// upstream: the CLI's (authTransport), having sent the upstream a first ping so
+// that an authorization it asks for happens before the tap relays anything. An
+// upstream that cannot be reached now is no error (the tap authorizes when it
+// asks); a failed authorization is. The cleanup stops the redirect listener.
+func tapAuthorizer(ctx context.Context, f *tapFlags) (*auth.Transport, func(), error) {
+	tr, cleanup, err := authTransport(&f.oauth, os.Stderr, nil, browserWait)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tap: OAuth to the upstream (--no-oauth relays without): %w", err)
+	}
+	clock := newRequestClock(tapAuthBound)
+	err = authorizeFirst(ctx, &http.Client{Transport: tr}, clock, f.upstream, nil)
+	if err == nil {
+		return tr, cleanup, nil
+	}
+	msg := err.Error()
+	if !f.noRedact { // the error may quote the upstream's URL, secrets and all
+		msg = strings.ReplaceAll(msg, f.upstream, tap.RedactURL(f.upstream))
+	}
+	if auth.Transient(err) {
+		fmt.Fprintf(os.Stderr, "mcpkit tap: the upstream could not be reached to authorize (%s); the tap authorizes when it asks\n", msg)
+		return tr, cleanup, nil
+	}
+	cleanup()
+	return nil, nil, fmt.Errorf("tap: authorizing to the upstream: %s", msg)
 }
 
 // runTapWithUI runs the tap with the terminal UI. Over HTTP the UI owns the

@@ -25,9 +25,9 @@ var clientFlags = []string{"json", "timeout", "url", "header", "protocol", "root
 // hostClientFlags are the client flags host has too: they apply to its servers.
 var hostClientFlags = []string{"timeout", "root", "elicit-answers", "header"}
 
-// gatewayClientFlags are the client flags gateway has too: the OAuth ones, for
-// its HTTP servers.
-var gatewayClientFlags = []string{"client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
+// oauthClientFlags are the client flags gateway and tap have too: the OAuth
+// ones, for the HTTP servers they reach (tap --upstream authorizes itself).
+var oauthClientFlags = []string{"client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
 func isClientCmd(name string) bool {
 	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call", "tokens"}, name)
@@ -48,7 +48,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 				continue // its own: the format of --list
 			}
 			want := isClientCmd(cmd.Name()) || cmd.Name() == "host" && slices.Contains(hostClientFlags, f) ||
-				cmd.Name() == "gateway" && slices.Contains(gatewayClientFlags, f)
+				(cmd.Name() == "gateway" || cmd.Name() == "tap") && slices.Contains(oauthClientFlags, f)
 			if has := cmd.Flags().Lookup(f) != nil; has != want {
 				t.Errorf("%s has --%s: %v", cmd.Name(), f, has)
 			}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"log/slog"
 	"os"
 	"slices"
@@ -151,12 +152,6 @@ func connectClient(t testing.TB, gw *Gateway, opts *mcp.ClientOptions) *mcp.Clie
 	return cs
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func call(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string, args any, opts ...mcp.RequestOption) string {
 	t.Helper()
 	res, err := cs.CallTool(ctx, name, args, opts...)
@@ -187,7 +182,7 @@ func names[T any](t *testing.T, seq func(func(T, error) bool), name func(T) stri
 func TestGatewayAggregates(t *testing.T) {
 	gw := startGateway(t, nil, testServer("a", "demo"), testServer("b", "demo"), testServer("p", "probe"))
 	cs := connectClient(t, gw, nil)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 
 	tools := names(t, cs.Tools(ctx), func(x protocol.Tool) string { return x.Name })
 	for _, want := range []string{"a__echo", "b__echo", "a__sample", "p__grow", "p__block"} {
@@ -294,7 +289,7 @@ func TestGatewayPassesThroughClientFeatures(t *testing.T) {
 					logMu.Unlock()
 				},
 			})
-			ctx := testCtx(t)
+			ctx := testkit.Context(t)
 			if st, _ := gw.Supervisor().Status("a"); (era.upstream == "") != (st.ProtocolVersion == protocol.Version20260728) {
 				t.Fatalf("the server speaks %s, want the era %q", st.ProtocolVersion, era.upstream)
 			}
@@ -341,13 +336,13 @@ func TestGatewayListChangedAndCancellation(t *testing.T) {
 				ToolListChangedHandler: func(ctx context.Context, cs *mcp.ClientSession) { changed <- struct{}{} },
 			})
 			if era.client == protocol.Version20260728 {
-				sub, err := cs.Listen(testCtx(t), protocol.SubscriptionFilter{ToolsListChanged: true})
+				sub, err := cs.Listen(testkit.Context(t), protocol.SubscriptionFilter{ToolsListChanged: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(sub.Close)
 			}
-			ctx := testCtx(t)
+			ctx := testkit.Context(t)
 			if got := call(ctx, t, cs, "p__grow", nil); got != "grown" {
 				t.Fatalf("p__grow = %q", got)
 			}
@@ -394,7 +389,7 @@ func TestGatewayListChangedAndCancellation(t *testing.T) {
 func TestGatewayServerDownFailsFastThenRecovers(t *testing.T) {
 	gw := startGateway(t, &upstream.Options{InitialBackoff: time.Hour, Logger: quiet}, testServer("a", "demo"))
 	cs := connectClient(t, gw, nil)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	sup := gw.Supervisor()
 	states := make(chan upstream.Status, 64)
 	sup.Subscribe(func(e upstream.Event) {
@@ -447,7 +442,7 @@ func TestGatewayToolFilters(t *testing.T) {
 	a.ExcludedTools = []string{"count"}
 	gw := startGateway(t, nil, a)
 	cs := connectClient(t, gw, nil)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	got := names(t, cs.Tools(ctx), func(x protocol.Tool) string { return x.Name })
 	if !slices.Equal(got, []string{"a__add", "a__echo", "a__echo_ip"}) {
 		t.Errorf("tools = %v, want a__add, a__echo, a__echo_ip", got)
@@ -461,7 +456,7 @@ func TestGatewayToolFilters(t *testing.T) {
 // in both eras, go through one server process and each gets its own answer.
 func TestGatewayManyClientsShareOneServer(t *testing.T) {
 	gw := startGateway(t, nil, testServer("a", "demo"))
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		version := protocol.LatestLegacy
@@ -501,7 +496,7 @@ func TestGatewayResourceSubscription(t *testing.T) {
 			updated <- p.URI
 		},
 	})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	const uri = "mcpkit-gateway://a/demo://readme"
 	if err := cs.Subscribe(ctx, &protocol.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)

@@ -45,11 +45,11 @@ func TestGatewayPassesToolResultsThrough(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			gw := startGateway(t, nil, rawUpstream(t, "up", era.upstream, "x://r", result))
-			if up, err := gw.Supervisor().Session(testCtx(t), "up"); err != nil || up.IsStateless() != (era.upstream == "") {
+			if up, err := gw.Supervisor().Session(testkit.Context(t), "up"); err != nil || up.IsStateless() != (era.upstream == "") {
 				t.Fatalf("the server's session: %v (stateless %v), want the era %q", err, up != nil && up.IsStateless(), era.upstream)
 			}
 			cs := connectClient(t, gw, &mcp.ClientOptions{ProtocolVersion: era.client})
-			raw, err := cs.CallToolRaw(testCtx(t), &protocol.CallToolParams{Name: "up__raw"})
+			raw, err := cs.CallToolRaw(testkit.Context(t), &protocol.CallToolParams{Name: "up__raw"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestGatewayRewritesLinksInToolResults(t *testing.T) {
 		rawUpstream(t, "b", "", "x://r", `{"content":[{"type":"r\u0065source_link","uri":"x://r","name":"r"}]}`),
 		rawUpstream(t, "c", "", "y://s", link("y://s")))
 	cs := connectClient(t, gw, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	res, err := cs.CallTool(ctx, "a__raw", nil)
 	if err != nil {
 		t.Fatal(err)

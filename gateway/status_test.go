@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"io"
 	"net"
 	"net/http"
@@ -133,7 +134,7 @@ func TestGatewayCallErrorRedacted(t *testing.T) {
 		}
 	})
 	cs := connectClient(t, gw, nil)
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	if got := call(ctx, t, cs, "web__echo", map[string]any{"message": "hi"}); got != "hello hi" {
 		t.Fatalf("web__echo = %q", got)
 	}

@@ -19,7 +19,7 @@ func TestGatewayStatelessListenReachesServers(t *testing.T) {
 	legacy := testServer("l", "demo")
 	legacy.ProtocolVersion = protocol.LatestLegacy
 	gw := startGateway(t, nil, testServer("s", "demo"), legacy)
-	if up, err := gw.Supervisor().Session(testCtx(t), "s"); err != nil || !up.IsStateless() {
+	if up, err := gw.Supervisor().Session(testkit.Context(t), "s"); err != nil || !up.IsStateless() {
 		t.Fatalf("server s: %v; want a stateless session", err)
 	}
 	const sURI, lURI = "mcpkit-gateway://s/demo://readme", "mcpkit-gateway://l/demo://readme"
@@ -35,7 +35,7 @@ func TestGatewayStatelessListenReachesServers(t *testing.T) {
 		if !cs.IsStateless() {
 			t.Fatal("the client speaks a legacy version")
 		}
-		sub, err := cs.Listen(testCtx(t), protocol.SubscriptionFilter{ResourceSubscriptions: []string{sURI, lURI}})
+		sub, err := cs.Listen(testkit.Context(t), protocol.SubscriptionFilter{ResourceSubscriptions: []string{sURI, lURI}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestGatewayStatelessListenReachesServers(t *testing.T) {
 			first = cs
 		}
 	}
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	dropped := make(chan string, 2)
 	gw.subs.mu.Lock()
 	n, shared := len(gw.subs.byURI), gw.subs.byURI["s\x00demo://readme"].count

@@ -29,7 +29,7 @@ func legacyTasksServer(name string) *upstream.ServerConfig {
 // server has there.
 func upstreamTasks(t *testing.T, gw *Gateway, server string) map[string]protocol.TaskStatus {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	up, err := gw.Supervisor().Session(ctx, server)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestGatewayForwardsLegacyTasks(t *testing.T) {
 	forwarded := make(forwardedTasks, 8)
 	gw := startGatewayLogged(t, slog.New(forwarded), legacyTasksServer("d"), testServer("p", "probe"))
 	cs := connectClient(t, gw, &mcp.ClientOptions{ProtocolVersion: "2025-11-25"})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 
 	if caps := cs.InitializeResult().Capabilities; caps.Tasks == nil || caps.Tasks.Cancel == nil || caps.Tasks.List == nil {
 		t.Fatalf("the gateway declares no tasks: %+v", caps.Tasks)
@@ -176,7 +176,7 @@ func (r *rawClient) send(id int, method, fields string) {
 		fields += ","
 	}
 	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":%s}}`, id, method, fields, statelessTasksMeta)
-	if err := r.conn.Write(testCtx(r.t), []byte(msg)); err != nil {
+	if err := r.conn.Write(testkit.Context(r.t), []byte(msg)); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -184,7 +184,7 @@ func (r *rawClient) send(id int, method, fields string) {
 // next reads the next message.
 func (r *rawClient) next() map[string]any {
 	r.t.Helper()
-	b, err := r.conn.Read(testCtx(r.t))
+	b, err := r.conn.Read(testkit.Context(r.t))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -255,11 +255,11 @@ func TestGatewayForwardsTasksToStatelessClients(t *testing.T) {
 	upLong := testkit.Receive(t, (<-chan string)(forwarded))
 	rc.send(5, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, long))
 	rc.result(5)
-	up, err := gw.Supervisor().Session(testCtx(t), "d")
+	up, err := gw.Supervisor().Session(testkit.Context(t), "d")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := up.AwaitTask(testCtx(t), upLong); !errors.Is(err, mcp.ErrTaskCancelled) {
+	if _, err := up.AwaitTask(testkit.Context(t), upLong); !errors.Is(err, mcp.ErrTaskCancelled) {
 		t.Errorf("the server's task after tasks/cancel: %v, want cancelled", err)
 	}
 }

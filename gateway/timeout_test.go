@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -22,7 +23,7 @@ func TestGatewayServerTimeout(t *testing.T) {
 			slow.Timeout = timeout
 			gw := startGateway(t, nil, slow)
 			cs := connectClient(t, gw, nil)
-			ctx := testCtx(t)
+			ctx := testkit.Context(t)
 
 			start := time.Now()
 			res, err := cs.CallTool(ctx, "slow__block", nil)

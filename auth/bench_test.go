@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
@@ -46,19 +47,35 @@ func BenchmarkAuthorizedRequest(b *testing.B) {
 		b.Fatal("no token after the first request")
 	}
 	plain := &http.Client{}
-	for _, c := range []struct {
+	variants := []struct {
 		name, url, authorization string
 		client                   *http.Client
 	}{
 		{"authorized", protected, "", client},
 		{"by-hand", protected, "Bearer " + tok.AccessToken, plain},
 		{"unprotected", open.URL + "/mcp", "", plain},
-	} {
+	}
+	for _, c := range variants {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			testkit.LoopCPU(b, func() { post(b, c.client, c.url, c.authorization) })
 		})
 	}
+	// The three in turn, one request each per iteration, so that a busy
+	// machine's load weighs on them alike: the mean time of each.
+	b.Run("interleaved", func(b *testing.B) {
+		spent := make([]time.Duration, len(variants))
+		for b.Loop() {
+			for i, c := range variants {
+				start := time.Now()
+				post(b, c.client, c.url, c.authorization)
+				spent[i] += time.Since(start)
+			}
+		}
+		for i, c := range variants {
+			b.ReportMetric(float64(spent[i].Nanoseconds())/float64(b.N)/1e3, c.name+"-µs")
+		}
+	})
 }
 
 var message = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)

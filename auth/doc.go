@@ -13,7 +13,11 @@
 // it was looked up for), falls back to the 2025-03-26 rules for servers without
 // resource metadata, obtains a token with its Grant and replays the request. A
 // 403 insufficient_scope steps up to the union of the scopes asked before and
-// the challenged ones, a bounded number of times.
+// the challenged ones, a bounded number of times. A token goes only to the
+// origin it was obtained for (a redirect elsewhere goes without it); a refused
+// authorization is remembered until Reset, a failure that may pass (Transient)
+// only fails the request at hand. A proxy that writes its own requests gets the
+// fields that present the token from AuthorizationHeader.
 //
 // Grants: AuthorizationCode (PKCE S256, RFC 8707 resource indicators, RFC 9207
 // issuer check, client identity from a pre-registered client, a Client ID

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -150,18 +151,22 @@ func (t *Transport) asClient(d *Discovery, prover *dpopProver) *http.Client {
 // authorization challenges.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Grant == nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
 		return nil, errors.New("auth: Transport has no Grant")
 	}
-	body, err := bufferBody(req)
+	body, err := newResendable(req)
 	if err != nil {
 		return nil, err
 	}
+	defer body.close()
 	ctx := req.Context()
 	cur, err := t.fresh(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := t.send(req, body, cur)
+	resp, err := t.send(req, &body, cur)
 	if err != nil {
 		return nil, err
 	}
@@ -205,19 +210,25 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		cur = next
-		if resp, err = t.send(req, body, cur); err != nil {
+		if resp, err = t.send(req, &body, cur); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // send sends a copy of req with the token (and a DPoP proof for a DPoP token).
-func (t *Transport) send(req *http.Request, body []byte, cur *Issued) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	if body != nil {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+func (t *Transport) send(req *http.Request, body *resendable, cur *Issued) (*http.Response, error) {
+	// A copy with a header of its own (the caller's request is not modified;
+	// the header's values are shared, never written to).
+	r := new(http.Request)
+	*r = *req
+	r.Header = make(http.Header, len(req.Header)+2)
+	maps.Copy(r.Header, req.Header)
+	var err error
+	if r.Body, err = body.next(); err != nil {
+		return nil, err
 	}
+	r.GetBody = body.get
 	if cur != nil && !t.isTokenOrigin(r.URL) {
 		cur = nil
 	}
@@ -511,17 +522,49 @@ func missingScopes(have, want []string) bool {
 	return false
 }
 
-// bufferBody reads the request body so that it can be sent again.
-func bufferBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
+// resendable is a request body that can be sent more than once: the
+// request's own body the first time when the request can make copies of it
+// (GetBody, which http.NewRequest sets for in-memory bodies), else a copy read
+// into memory.
+type resendable struct {
+	first io.ReadCloser                 // for the first send; nil once taken
+	get   func() (io.ReadCloser, error) // a fresh copy; nil: no body
+}
+
+func newResendable(req *http.Request) (resendable, error) {
+	switch {
+	case req.Body == nil || req.Body == http.NoBody:
+		return resendable{first: req.Body}, nil
+	case req.GetBody != nil:
+		return resendable{first: req.Body, get: req.GetBody}, nil
 	}
 	defer req.Body.Close()
 	data, err := io.ReadAll(req.Body)
 	if err != nil {
-		return nil, fmt.Errorf("auth: reading the request body: %w", err)
+		return resendable{}, fmt.Errorf("auth: reading the request body: %w", err)
 	}
-	return data, nil
+	get := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	first, _ := get()
+	return resendable{first: first, get: get}, nil
+}
+
+// next returns the body for the next send.
+func (b *resendable) next() (io.ReadCloser, error) {
+	if f := b.first; f != nil {
+		b.first = nil
+		return f, nil
+	}
+	if b.get == nil {
+		return nil, nil
+	}
+	return b.get()
+}
+
+// close closes the request's own body if it was never sent.
+func (b *resendable) close() {
+	if b.first != nil {
+		b.first.Close()
+	}
 }
 
 // drain discards and closes a response body that will not be read.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/authtest"
+	"github.com/mcpkit/mcpkit/auth/resource"
 )
 
 // scriptedRS is a resource server of the authorization server issuer whose
@@ -217,4 +219,37 @@ func TestDPoP(t *testing.T) {
 	check(rsProofs[0], rsURL, "", "dpop-bound")
 	check(rsProofs[1], rsURL, "rs-nonce", "dpop-bound")
 	check(rsProofs[2], rsURL, "rs-nonce", "dpop-bound")
+}
+
+// A request body is sent whole again after the challenge, whether the request
+// can make copies of it (GetBody) or the Transport has to keep one; the
+// caller's request is left as it was.
+func TestTransportResendsTheBody(t *testing.T) {
+	as := authtest.New(t, authtest.Options{})
+	url := as.Protect(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(w, r.Body)
+	}), resource.Options{}, nil)
+	const body = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, copies := range []bool{true, false} {
+		tr := newTransport(nil)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !copies {
+			req.Body, req.GetBody = io.NopCloser(strings.NewReader(body)), nil
+		}
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(got) != body {
+			t.Errorf("GetBody %v: %d %q, want the body echoed after the authorization", copies, resp.StatusCode, got)
+		}
+		if req.Header.Get("Authorization") != "" {
+			t.Errorf("GetBody %v: the caller's request got an Authorization header", copies)
+		}
+	}
 }

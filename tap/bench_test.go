@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap/capture"
@@ -132,7 +132,7 @@ func (s *side) round(b *testing.B, n int) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	mallocs0 := ms.Mallocs
-	cpu0 := processCPU()
+	cpu0 := testkit.ProcessCPU()
 	start := time.Now()
 	for _, c := range s.clients {
 		wg.Add(1)
@@ -154,7 +154,7 @@ func (s *side) round(b *testing.B, n int) {
 	}
 	wg.Wait()
 	s.elapsed += time.Since(start)
-	s.cpu += processCPU() - cpu0
+	s.cpu += testkit.ProcessCPU() - cpu0
 	runtime.ReadMemStats(&ms)
 	s.mallocs += ms.Mallocs - mallocs0
 	s.calls += n
@@ -167,12 +167,6 @@ func (s *side) p50() time.Duration { return s.quantile(0.5) }
 func (s *side) quantile(q float64) time.Duration {
 	slices.Sort(s.latencies)
 	return s.latencies[int(q*float64(len(s.latencies)-1))]
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // serveOn serves h on a loopback port until the benchmark ends.

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -99,14 +98,10 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 			}
 			need := o.Scopes
 			if len(o.MethodScopes) > 0 || len(o.ToolScopes) > 0 {
-				extra, err := o.requestScopes(r)
-				if err != nil {
+				var err error
+				if need, err = o.requestScopes(r); err != nil {
 					o.challenge(w, http.StatusBadRequest, "", "invalid_request", err.Error(), nil)
 					return
-				}
-				if len(extra) > 0 {
-					need = slices.Clone(need)
-					addScopes(&need, extra)
 				}
 			}
 			token, scheme := bearer(r)

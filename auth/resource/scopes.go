@@ -34,12 +34,13 @@ var (
 	errTooLarge  = errors.New("request body too large")
 )
 
-// requestScopes returns the scopes a POST needs beyond Options.Scopes, from the
-// methods and tool names of the messages in its body (see above). The body is
-// put back for the next handler.
+// requestScopes returns the scopes a request needs: Options.Scopes and, for a
+// POST, those of the methods and tool names of the messages in its body (see
+// above). The body is put back for the next handler.
 func (o *Options) requestScopes(r *http.Request) ([]string, error) {
+	need := o.Scopes[:len(o.Scopes):len(o.Scopes)] // appending copies
 	if r.Method != http.MethodPost || r.Body == nil {
-		return nil, nil
+		return need, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, o.MaxBodySize+1))
 	r.Body.Close()
@@ -50,40 +51,39 @@ func (o *Options) requestScopes(r *http.Request) ([]string, error) {
 		return nil, errTooLarge
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
-	return o.bodyScopes(data)
-}
-
-// bodyScopes returns the scopes the messages of a request body need: one
-// message, or a batch of them (rare, and only in 2025-03-26 sessions: it is
-// split with encoding/json).
-func (o *Options) bodyScopes(data []byte) ([]string, error) {
-	s := jsonscan.Scanner{Data: data}
-	s.SkipSpace()
-	var need []string
-	if s.Peek() == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(data, &batch) != nil {
-			return nil, errNotJSON
-		}
-		for _, msg := range batch {
-			if err := o.messageScopes(msg, &need); err != nil {
-				return nil, err
-			}
-		}
-		return need, nil
-	}
-	start := s.Pos
-	if s.SkipValue(0) != nil {
-		return nil, errNotJSON
-	}
-	end := s.Pos
-	if s.SkipSpace(); s.Pos != len(data) {
-		return nil, errNotJSON
-	}
-	if err := o.messageScopes(data[start:end], &need); err != nil {
+	if err := o.bodyScopes(data, &need); err != nil {
 		return nil, err
 	}
 	return need, nil
+}
+
+// bodyScopes adds to need the scopes the messages of a request body need: one
+// message, or a batch of them (rare, and only in 2025-03-26 sessions: it is
+// split with encoding/json).
+func (o *Options) bodyScopes(data []byte, need *[]string) error {
+	s := jsonscan.Scanner{Data: data}
+	s.SkipSpace()
+	if s.Peek() == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(data, &batch) != nil {
+			return errNotJSON
+		}
+		for _, msg := range batch {
+			if err := o.messageScopes(msg, need); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	start := s.Pos
+	if s.SkipValue(0) != nil {
+		return errNotJSON
+	}
+	end := s.Pos
+	if s.SkipSpace(); s.Pos != len(data) {
+		return errNotJSON
+	}
+	return o.messageScopes(data[start:end], need)
 }
 
 // messageScopes adds to need the scopes msg, a valid JSON value, needs if it is
@@ -116,24 +116,24 @@ func (o *Options) messageScopes(msg []byte, need *[]string) error {
 	if !ok {
 		return nil // no method: a response, or an invalid request
 	}
-	addScopes(need, o.MethodScopes[name])
-	if name != "tools/call" || len(o.ToolScopes) == 0 {
+	addScopes(need, o.MethodScopes[string(name)])
+	if string(name) != "tools/call" || len(o.ToolScopes) == 0 {
 		return nil
 	}
 	tool, err := toolName(params)
 	if err != nil {
 		return err
 	}
-	addScopes(need, o.ToolScopes[tool])
+	addScopes(need, o.ToolScopes[string(tool)])
 	return nil
 }
 
 // toolName returns the tool a tools/call's params name, as encoding/json would
-// decode it into protocol.CallToolParams ("" when params name none, or name it
-// with something else than a string, which the server refuses).
-func toolName(params []byte) (string, error) {
+// decode it into protocol.CallToolParams (none when params name none, or name
+// it with something else than a string, which the server refuses).
+func toolName(params []byte) ([]byte, error) {
 	if len(params) == 0 || params[0] != '{' {
-		return "", nil
+		return nil, nil
 	}
 	var name []byte
 	names := 0
@@ -145,7 +145,7 @@ func toolName(params []byte) (string, error) {
 		return true
 	})
 	if names > 1 {
-		return "", errAmbiguous
+		return nil, errAmbiguous
 	}
 	tool, _ := stringValue(name)
 	return tool, nil
@@ -166,22 +166,24 @@ func decodedKey(raw []byte, escaped bool) []byte {
 	return []byte(s)
 }
 
-// stringValue returns the value of a JSON string value (escapes decoded, invalid
-// UTF-8 replaced, as the JSON-RPC decoder and encoding/json do), and false for
-// anything else.
-func stringValue(value []byte) (string, bool) {
+// stringValue returns the value of a JSON string value (escapes decoded,
+// invalid UTF-8 replaced, as the JSON-RPC decoder and encoding/json do): the
+// bytes inside the quotes when they decode to themselves, as they nearly always
+// do, so that the common case allocates nothing. It returns false for anything
+// but a string.
+func stringValue(value []byte) ([]byte, bool) {
 	if len(value) < 2 || value[0] != '"' {
-		return "", false
+		return nil, false
 	}
 	inner := value[1 : len(value)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
+		return inner, true
 	}
 	var s string
 	if json.Unmarshal(value, &s) != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	return []byte(s), true
 }
 
 // addScopes appends to need the scopes of add it lacks.

@@ -80,6 +80,9 @@ func sessionOf(r *http.Request) string {
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		return id
 	}
+	if r.URL.RawQuery == "" {
+		return ""
+	}
 	return r.URL.Query().Get("sessionId")
 }
 

@@ -2,7 +2,6 @@ package tap
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
@@ -248,17 +248,10 @@ func findKind(recs []*capture.Record, kind string) []*capture.Record {
 	return out
 }
 
-// testCtx is the test's context, bounded by testTimeout.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // waitFor waits until the subscription delivers a record of kind, and returns it.
 func waitFor(t *testing.T, sub *capture.Subscription, kind string) *capture.Record {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	for {
 		select {
 		case r, ok := <-sub.C:

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -40,7 +41,7 @@ func protectedUpstream(t *testing.T, as *authtest.Server) string {
 // empty) and returns the status and the body.
 func postThrough(t *testing.T, url, authz, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, url, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(testkit.Context(t), http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

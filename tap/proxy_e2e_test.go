@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap/capture"
@@ -45,7 +46,7 @@ func demoUpstream(t *testing.T) string {
 // (an SSE reply), and the end of the session.
 func exercise(t *testing.T, conn transport.Conn, version string) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	client := mcp.NewClient(protocol.Implementation{Name: "tap-test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version})
 	cs, err := client.Connect(ctx, conn)
 	if err != nil {
@@ -92,7 +93,7 @@ func TestHTTPTapStreamableEndToEnd(t *testing.T) {
 			up := demoUpstream(t)
 			capt := newTestCapture(t)
 			addr, tp := startTap(t, up+"/mcp", capt, HTTPOptions{})
-			conn, err := streamable.NewClientConn(testCtx(t), "http://"+addr+"/mcp", nil)
+			conn, err := streamable.NewClientConn(testkit.Context(t), "http://"+addr+"/mcp", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +153,7 @@ func TestHTTPTapLegacySSEEndToEnd(t *testing.T) {
 	up := demoUpstream(t)
 	capt := newTestCapture(t)
 	addr, tp := startTap(t, up+"/sse", capt, HTTPOptions{})
-	conn, err := legacysse.Dial(testCtx(t), "http://"+addr+"/sse", nil)
+	conn, err := legacysse.Dial(testkit.Context(t), "http://"+addr+"/sse", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

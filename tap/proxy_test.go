@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
@@ -139,7 +140,7 @@ func TestHTTPTapClientGoneMidStream(t *testing.T) {
 	_ = rc.c.Close()
 	select {
 	case <-upstreamDone:
-	case <-testCtx(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("the upstream's request was not ended")
 	}
 	// The close is recorded once the tap is done with the connection.

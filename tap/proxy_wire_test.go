@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
@@ -203,7 +204,7 @@ type sseClient struct {
 
 func openSSE(t *testing.T, url string) *sseClient {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodGet, url, nil)
+	req, _ := http.NewRequestWithContext(testkit.Context(t), http.MethodGet, url, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
@@ -113,7 +114,7 @@ func startStdio(t *testing.T, mode string, opts StdioOptions) *stdioRun {
 	opts.Recorder, opts.Signals = r.capt.rec, r.signals
 	go func() {
 		defer close(r.done)
-		r.code, r.err = RunStdio(testCtx(t), opts)
+		r.code, r.err = RunStdio(testkit.Context(t), opts)
 		_ = outW.Close()
 		_ = inR.Close()
 	}()
@@ -134,7 +135,7 @@ func (r *stdioRun) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-r.done:
-	case <-testCtx(t).Done():
+	case <-testkit.Context(t).Done():
 		t.Fatal("the stdio tap did not end")
 	}
 	if r.err != nil {
@@ -355,7 +356,7 @@ func TestStdioTapLeftoverHoldsOutput(t *testing.T) {
 	capt := newTestCapture(t)
 	out, outText := tempFile(t)
 	start := time.Now()
-	code, err := RunStdio(testCtx(t), StdioOptions{
+	code, err := RunStdio(testkit.Context(t), StdioOptions{
 		Command: sh, Args: []string{"-c", `echo '{"jsonrpc":"2.0","method":"hi"}'; sleep 60 & echo $! >&2; exit 0`},
 		Stdin: strings.NewReader(""), Stdout: out, Stderr: out, Recorder: capt.rec, DrainTimeout: 200 * time.Millisecond,
 	})

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap/capture"
@@ -28,7 +29,7 @@ func TestTimelineOfARealSession(t *testing.T) {
 	up := demoUpstream(t)
 	capt := newTestCapture(t)
 	addr, tp := startTap(t, up+"/mcp", capt, HTTPOptions{})
-	conn, err := streamable.NewClientConn(testCtx(t), "http://"+addr+"/mcp", nil)
+	conn, err := streamable.NewClientConn(testkit.Context(t), "http://"+addr+"/mcp", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestTimelineFlagsSessionLost(t *testing.T) {
 	})
 	capt := newTestCapture(t)
 	addr, tp := startTap(t, front+"/mcp", capt, HTTPOptions{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	conn, err := streamable.NewClientConn(ctx, "http://"+addr+"/mcp", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestTimelineFlagsStreamCut(t *testing.T) {
 	})
 	capt := newTestCapture(t)
 	tapAddr, tp := startTap(t, "http://"+addr+"/mcp", capt, HTTPOptions{})
-	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPost, "http://"+tapAddr+"/mcp",
+	req, _ := http.NewRequestWithContext(testkit.Context(t), http.MethodPost, "http://"+tapAddr+"/mcp",
 		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -160,7 +161,7 @@ func TestTimelineFlagsSecondStreamRefused(t *testing.T) {
 	up := demoUpstream(t)
 	capt := newTestCapture(t)
 	addr, tp := startTap(t, up+"/mcp", capt, HTTPOptions{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	do := func(method, sid, body string) *http.Response {
 		t.Helper()
 		return rawMCP(t, ctx, addr, method, sid, "", body)
@@ -205,7 +206,7 @@ func rawProxy(t *testing.T, upstream string, intercept func(http.ResponseWriter,
 func connectClient(t *testing.T, conn transport.Conn, version string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(protocol.Implementation{Name: "tap-test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version})
-	cs, err := client.Connect(testCtx(t), conn)
+	cs, err := client.Connect(testkit.Context(t), conn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 )
@@ -54,7 +55,7 @@ func TestTimelineLanesResumption(t *testing.T) {
 	up := demoUpstream(t)
 	capt := newTestCapture(t)
 	addr, tp := startTap(t, up+"/mcp", capt, HTTPOptions{})
-	ctx := testCtx(t)
+	ctx := testkit.Context(t)
 	do := func(method, sid, lastID, body string) *http.Response {
 		t.Helper()
 		return rawMCP(t, ctx, addr, method, sid, lastID, body)

@@ -291,19 +291,23 @@ func (t *Transport) AuthorizationHeader(ctx context.Context, method string, u *u
 // isTokenOrigin reports whether u has the origin of the server the token was
 // obtained for.
 func (t *Transport) isTokenOrigin(u *url.URL) bool {
-	t.mu.Lock()
-	o := t.origin
-	t.mu.Unlock()
+	o := t.tokenOrigin()
 	return o != nil && sameOrigin(o, u)
 }
 
 // mayAuthorize reports whether a challenge from u's origin may be answered
 // with an authorization: no token is held yet, or it is that origin's.
 func (t *Transport) mayAuthorize(u *url.URL) bool {
-	t.mu.Lock()
-	o := t.origin
-	t.mu.Unlock()
+	o := t.tokenOrigin()
 	return o == nil || sameOrigin(o, u)
+}
+
+// tokenOrigin returns the origin of the server the token was obtained for, or
+// nil before the first authorization.
+func (t *Transport) tokenOrigin() *url.URL {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.origin
 }
 
 // sameOrigin reports whether a and b have the same scheme, host and port.

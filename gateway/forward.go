@@ -237,7 +237,7 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			if errors.Is(err, mcp.ErrInputRequired) {
 				return nil, err
 			}
-			return nil, u.failure(u.orCutOff(ctx, err))
+			return nil, u.failure(u.cutOff(ctx, err))
 		}
 		res.ResultType, res.Meta = "", ownMeta(res.Meta)
 		u.rewriteContent(res.Content)
@@ -255,7 +255,7 @@ func (g *Gateway) promptHandler(u *upServer, original string) mcp.PromptHandler 
 		defer c.end()
 		res, err := c.cs.GetPromptParams(c.ctx, &protocol.GetPromptParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}, c.opts...)
 		if err != nil {
-			return nil, u.orCutOff(ctx, err)
+			return nil, u.cutOff(ctx, err)
 		}
 		res.ResultType, res.Meta = "", ownMeta(res.Meta)
 		if u.renames.Load() != nil {
@@ -283,7 +283,7 @@ func (g *Gateway) resourceHandler(u *upServer, original string) mcp.ResourceHand
 		defer c.end()
 		res, err := c.cs.ReadResourceParams(c.ctx, &protocol.ReadResourceParams{URI: uri, Meta: passMeta(req.Params.Meta)}, c.opts...)
 		if err != nil {
-			return nil, u.orCutOff(ctx, err)
+			return nil, u.cutOff(ctx, err)
 		}
 		res.ResultType, res.CacheHint, res.Meta = "", protocol.CacheHint{}, ownMeta(res.Meta)
 		for i := range res.Contents {
@@ -305,20 +305,20 @@ func (g *Gateway) completer(u *upServer, ref protocol.CompleteReference) mcp.Com
 		p := protocol.CompleteParams{Ref: ref, Argument: req.Params.Argument, Context: req.Params.Context}
 		res, err := c.cs.Complete(c.ctx, &p, c.opts...)
 		if err != nil {
-			return nil, u.orCutOff(ctx, err)
+			return nil, u.cutOff(ctx, err)
 		}
 		return res.Completion.Values, nil
 	}
 }
 
-// cutOff returns the error that says a forwarded request was cut off by the
-// server's "timeout" (the request was cancelled on the server), when err is
-// that, and nil otherwise. ctx is the client's request: when it ended first,
-// the client cancelled or timed out itself.
+// cutOff returns err, the error of a forwarded request, said as what it is
+// when the server's "timeout" cut the request off (it was cancelled on the
+// server). ctx is the client's request: when it ended first, the client
+// cancelled or timed out itself, and err stays as it is.
 func (u *upServer) cutOff(ctx context.Context, err error) error {
 	t := u.cfg.Timeout
 	if t <= 0 || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-		return nil
+		return err
 	}
 	return fmt.Errorf("server %q did not answer within %v (its \"timeout\" in the configuration), so the request was cancelled: %w", u.name, t, err)
 }
@@ -343,14 +343,6 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
-
-// orCutOff is cutOff's error when there is one, else err.
-func (u *upServer) orCutOff(ctx context.Context, err error) error {
-	if e := u.cutOff(ctx, err); e != nil {
-		return e
-	}
-	return err
-}
 
 // passMeta returns the _meta members a server should see: not the progress
 // token (the gateway's client has its own), nor the stateless era's envelope

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -189,14 +190,7 @@ func stringValue(value []byte) ([]byte, bool) {
 // addScopes appends to need the scopes of add it lacks.
 func addScopes(need *[]string, add []string) {
 	for _, s := range add {
-		found := false
-		for _, have := range *need {
-			if have == s {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(*need, s) {
 			*need = append(*need, s)
 		}
 	}

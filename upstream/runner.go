@@ -71,6 +71,8 @@ func (r *runner) clientOptions() *mcp.ClientOptions {
 	}
 	if o.Logger == nil {
 		o.Logger = r.log
+	} else {
+		o.Logger = slog.New(r.sup.cfg.RedactHandler(o.Logger.Handler()))
 	}
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = r.cfg.ProtocolVersion

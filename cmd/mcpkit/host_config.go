@@ -90,7 +90,7 @@ func startServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI,
 	if g.verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(cfg.RedactHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	oauth := newUpstreamOAuth(cfg, &oauthFlags{}, logger)
 	sup = upstream.NewSupervisor(cfg, &upstream.Options{
 		ClientInfo:    protocol.Implementation{Name: "mcpkit", Version: clientVersion()},

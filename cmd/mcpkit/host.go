@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
 	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
@@ -106,10 +107,10 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
 	}
-	term := isTerminal(os.Stdin)
-	chat := f.prompt == "" && term
+	onTerminal := term.IsTerminal(os.Stdin)
+	chat := f.prompt == "" && onTerminal
 	prompt := f.prompt
-	if prompt == "" && !term {
+	if prompt == "" && !onTerminal {
 		data, err := io.ReadAll(os.Stdin)
 		if err != nil {
 			return fmt.Errorf("reading the prompt from standard input: %w", err)
@@ -118,12 +119,12 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 			return errors.New("no prompt: give -p PROMPT, or run on a terminal to chat")
 		}
 	}
-	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat, always: map[string]bool{}}
+	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat}
 	if chat {
 		ui.out = os.Stdout
 	}
-	if term {
-		ui.in = newLineReader(os.Stdin)
+	if onTerminal {
+		ui.in = term.NewLineReader(os.Stdin)
 	}
 	list, sup, stop, err := startServers(ctx, g, f, ui, provider, model)
 	if err != nil {

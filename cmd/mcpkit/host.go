@@ -48,7 +48,8 @@ and host runs them through MCP and gives the results back, until the model answe
 --config reads the servers from a Claude Desktop or VS Code configuration file
 (as mcpkit gateway does): each enabled server is started and kept running (a
 crashed one is restarted), and its allowedTools/excludedTools decide which of
-its tools the model sees. --server adds servers to those of --config.
+its tools the model sees. --server adds servers to those of --config, run by
+the same supervisor; one that does not come up ends the command.
 
 Without -p it is a chat on the terminal: the answer streams, each tool call is shown
 with its arguments and result, and each call waits for your approval (y, n, or a:

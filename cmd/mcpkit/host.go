@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
 	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
@@ -47,7 +48,8 @@ and host runs them through MCP and gives the results back, until the model answe
 --config reads the servers from a Claude Desktop or VS Code configuration file
 (as mcpkit gateway does): each enabled server is started and kept running (a
 crashed one is restarted), and its allowedTools/excludedTools decide which of
-its tools the model sees. --server adds servers to those of --config.
+its tools the model sees. --server adds servers to those of --config, run by
+the same supervisor; one that does not come up ends the command.
 
 Without -p it is a chat on the terminal: the answer streams, each tool call is shown
 with its arguments and result, and each call waits for your approval (y, n, or a:
@@ -106,10 +108,10 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
 	}
-	term := isTerminal(os.Stdin)
-	chat := f.prompt == "" && term
+	onTerminal := term.IsTerminal(os.Stdin)
+	chat := f.prompt == "" && onTerminal
 	prompt := f.prompt
-	if prompt == "" && !term {
+	if prompt == "" && !onTerminal {
 		data, err := io.ReadAll(os.Stdin)
 		if err != nil {
 			return fmt.Errorf("reading the prompt from standard input: %w", err)
@@ -118,12 +120,12 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 			return errors.New("no prompt: give -p PROMPT, or run on a terminal to chat")
 		}
 	}
-	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat, always: map[string]bool{}}
+	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat}
 	if chat {
 		ui.out = os.Stdout
 	}
-	if term {
-		ui.in = newLineReader(os.Stdin)
+	if onTerminal {
+		ui.in = term.NewLineReader(os.Stdin)
 	}
 	list, sup, stop, err := startServers(ctx, g, f, ui, provider, model)
 	if err != nil {

@@ -46,7 +46,7 @@ func connectAsHost(t *testing.T, ctx context.Context, url, version string) *mcp.
 	t.Helper()
 	client := mcp.NewClient(protocol.Implementation{Name: "apps-interop", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: version,
-		Capabilities:    &protocol.ClientCapabilities{Extensions: map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()}},
+		Extensions:      map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()},
 	})
 	cs, err := mcpkit.ConnectURL(ctx, client, url, nil)
 	if err != nil {

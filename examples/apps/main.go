@@ -189,7 +189,7 @@ func run(ctx context.Context, addr string, demo bool) error {
 // extension, finds the view of temperature_chart, reads it, and calls the tool.
 func showHost(ctx context.Context, url string) error {
 	client := mcp.NewClient(mcp.Implementation{Name: "apps-demo-host", Version: "1.0.0"}, &mcp.ClientOptions{
-		Capabilities: &protocol.ClientCapabilities{Extensions: map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()}},
+		Extensions: map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()},
 	})
 	cs, err := mcpkit.ConnectURL(ctx, client, url, nil)
 	if err != nil {

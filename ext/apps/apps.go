@@ -136,7 +136,8 @@ type Resource struct {
 // rather than sent to every host.
 const maxHTMLSize = 8 << 20
 
-// AddResource registers the view r on s. The document (from r.FS, if r.HTML is
+// AddResource registers the view r on s, and declares the extension in the
+// server's capabilities ([mcp.Server.AddExtension]). The document (from r.FS, if r.HTML is
 // empty) must exist when it is registered; it is served as text of type
 // [MIMEType], with r.Meta as _meta.ui.
 func AddResource(s *mcp.Server, r *Resource) error {
@@ -156,6 +157,7 @@ func AddResource(s *mcp.Server, r *Resource) error {
 			return fmt.Errorf("apps: view %q: %w", r.URI, err)
 		}
 	}
+	s.AddExtension(ExtensionID, nil)
 	meta := protocol.Meta{metaKey: r.Meta}
 	res := &protocol.Resource{URI: r.URI, Name: name, Title: r.Title, Description: r.Description, MimeType: MIMEType, Meta: meta}
 	uri := r.URI
@@ -218,10 +220,11 @@ func AddTool[In, Out any](s *mcp.Server, t *protocol.Tool, ui ToolMeta, h mcp.Ty
 	if err != nil {
 		return err
 	}
+	s.AddExtension(ExtensionID, nil)
 	appOnly := !slices.Contains(visibility(ui), Model)
 	if !reflect.TypeFor[Out]().Implements(reflect.TypeFor[TextFallback]()) {
 		return mcp.AddTool(s, tool, func(ctx context.Context, req *mcp.ToolRequest, in In) (Out, error) {
-			if appOnly && !ClientSupports(req.ClientCapabilities()) {
+			if appOnly && !requestSupports(&req.Request) {
 				var zero Out
 				return zero, viewOnly(req.Params.Name)
 			}
@@ -234,7 +237,7 @@ func AddTool[In, Out any](s *mcp.Server, t *protocol.Tool, ui ToolMeta, h mcp.Ty
 		}
 	}
 	return mcp.AddTool(s, tool, func(ctx context.Context, req *mcp.ToolRequest, in In) (*protocol.CallToolResult, error) {
-		if appOnly && !ClientSupports(req.ClientCapabilities()) {
+		if appOnly && !requestSupports(&req.Request) {
 			return nil, viewOnly(req.Params.Name)
 		}
 		out, err := h(ctx, req, in)
@@ -252,11 +255,12 @@ func AddRawTool(s *mcp.Server, t *protocol.Tool, ui ToolMeta, h mcp.ToolHandler)
 	if err != nil {
 		return err
 	}
+	s.AddExtension(ExtensionID, nil)
 	if slices.Contains(visibility(ui), Model) {
 		return s.AddRawTool(tool, h)
 	}
 	return s.AddRawTool(tool, func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
-		if !ClientSupports(req.ClientCapabilities()) {
+		if !requestSupports(&req.Request) {
 			return protocol.NewToolResultError(viewOnly(req.Params.Name).Error()), nil
 		}
 		return h(ctx, req)
@@ -311,13 +315,21 @@ func viewOnly(name string) error {
 	return fmt.Errorf("tool %q is for MCP Apps views only, and this client did not declare the %s extension", name, ExtensionID)
 }
 
+// requestSupports reports whether the client making r renders views.
+func requestSupports(r *mcp.Request) bool {
+	settings, _ := r.ClientExtension(ExtensionID)
+	return rendersViews(settings)
+}
+
 // ClientSupports reports whether caps declare the extension with [MIMEType]
 // among their mime types: whether the client renders views.
 func ClientSupports(caps protocol.ClientCapabilities) bool {
-	settings, ok := caps.Extensions[ExtensionID]
-	if !ok {
-		return false
-	}
+	return rendersViews(caps.Extensions[ExtensionID])
+}
+
+// rendersViews reports whether the extension settings a client declared list
+// [MIMEType] among their mime types.
+func rendersViews(settings map[string]any) bool {
 	switch types := settings["mimeTypes"].(type) {
 	case []any:
 		for _, t := range types {
@@ -332,5 +344,6 @@ func ClientSupports(caps protocol.ClientCapabilities) bool {
 }
 
 // ClientSettings returns the settings a client that renders views declares
-// for the extension: {"mimeTypes":["text/html;profile=mcp-app"]}.
+// for the extension, {"mimeTypes":["text/html;profile=mcp-app"]}: put them in
+// [mcp.ClientOptions].Extensions under [ExtensionID].
 func ClientSettings() map[string]any { return map[string]any{"mimeTypes": []string{MIMEType}} }

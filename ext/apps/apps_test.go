@@ -65,7 +65,7 @@ func connect(t *testing.T, srv *mcp.Server, version string, ui bool) *mcp.Client
 	t.Helper()
 	opts := &mcp.ClientOptions{ProtocolVersion: version}
 	if ui {
-		opts.Capabilities = &protocol.ClientCapabilities{Extensions: map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()}}
+		opts.Extensions = map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()}
 	}
 	cs, _, err := mcptest.TryConnect(t, srv, mcptest.NewClient(opts), nil)
 	must(t, err)
@@ -88,6 +88,9 @@ func TestClientWithTheExtensionSeesViews(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			cs := connect(t, newServer(t), version, true)
 			ctx := t.Context()
+			if settings, ok := cs.ServerExtension(apps.ExtensionID); !ok || len(settings) != 0 {
+				t.Errorf("the server declares %v, %v; want the extension, with no settings", settings, ok)
+			}
 			tools := listTools(t, cs)
 			if len(tools) != 3 {
 				t.Fatalf("tools = %v, want weather, poll and plain", tools)

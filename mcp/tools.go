@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 
 	"github.com/mcpkit/mcpkit/internal/jsonerr"
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
 	"github.com/mcpkit/mcpkit/transport"
@@ -296,8 +296,10 @@ func (s *Server) runTool(ctx context.Context, req *ToolRequest, t *serverTool) (
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, "stack", string(debug.Stack()))
-			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error (panic: %v)", t.tool.Name, p))
+			// The panic's value and stack are the server's internals: they go
+			// to its log; the client learns only that the tool failed.
+			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, rpcconn.StackAttr())
+			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error", t.tool.Name))
 		}
 	}()
 	res, err := t.handler(ctx, req)

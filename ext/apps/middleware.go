@@ -45,13 +45,21 @@ func Middleware() mcp.Middleware {
 // in the request's _meta (stateless era) or in initialize (legacy era).
 func callerSupports(c *mcp.Call) bool {
 	if len(c.Params) > 0 && strings.Contains(string(c.Params), protocol.MetaKeyClientCapabilities) {
+		// Only the part of the declaration that matters is decoded.
 		var p struct {
 			Meta struct {
-				Caps *protocol.ClientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"` // protocol.MetaKeyClientCapabilities
+				Caps *struct {
+					Extensions struct {
+						UI *struct {
+							MimeTypes []string `json:"mimeTypes"`
+						} `json:"io.modelcontextprotocol/ui"` // ExtensionID
+					} `json:"extensions"`
+				} `json:"io.modelcontextprotocol/clientCapabilities"` // protocol.MetaKeyClientCapabilities
 			} `json:"_meta"`
 		}
 		if json.Unmarshal(c.Params, &p) == nil && p.Meta.Caps != nil {
-			return ClientSupports(*p.Meta.Caps)
+			ui := p.Meta.Caps.Extensions.UI
+			return ui != nil && slices.Contains(ui.MimeTypes, MIMEType)
 		}
 	}
 	if ss, ok := c.Session.(*mcp.ServerSession); ok {

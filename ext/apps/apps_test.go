@@ -33,7 +33,7 @@ func newServer(t *testing.T) *mcp.Server {
 	srv := mcp.NewServer(protocol.Implementation{Name: "apps", Version: "1"}, &mcp.ServerOptions{Middleware: []mcp.Middleware{apps.Middleware()}})
 	border := true
 	must(t, apps.AddResource(srv, &apps.Resource{URI: "ui://weather/chart.html", Name: "chart", HTML: page,
-		Meta: apps.ResourceMeta{CSP: &apps.CSP{ResourceDomains: []string{"https://cdn.example.com"}}, Permissions: &apps.Permissions{ClipboardWrite: true}, PrefersBorder: &border}}))
+		Meta: apps.ResourceMeta{CSP: &apps.CSP{ResourceDomains: []string{"https://cdn.example.com"}}, Permissions: &apps.Permissions{ClipboardWrite: true}, Domain: "chart.example.com", PrefersBorder: &border}}))
 	must(t, srv.AddResource(&protocol.Resource{URI: "file:///notes.txt", Name: "notes"}, func(ctx context.Context, req *mcp.ResourceRequest) (*protocol.ReadResourceResult, error) {
 		return &protocol.ReadResourceResult{Contents: []*protocol.ResourceContents{protocol.NewTextResourceContents("file:///notes.txt", "text/plain", "n")}}, nil
 	}))
@@ -112,7 +112,7 @@ func TestClientWithTheExtensionSeesViews(t *testing.T) {
 			if len(res.Resources) != 2 || res.Resources[1].URI != "ui://weather/chart.html" || res.Resources[1].MimeType != apps.MIMEType {
 				t.Fatalf("resources = %+v", res.Resources)
 			}
-			const wantMeta = `{"ui":{"csp":{"resourceDomains":["https://cdn.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":true}}`
+			const wantMeta = `{"ui":{"csp":{"resourceDomains":["https://cdn.example.com"]},"domain":"chart.example.com","permissions":{"clipboardWrite":{}},"prefersBorder":true}}`
 			if m, _ := json.Marshal(res.Resources[1].Meta); string(m) != wantMeta {
 				t.Errorf("listed view _meta = %s", m)
 			}

@@ -74,6 +74,7 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 	root.AddCommand(newGatewayCmd(g))
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newTapCmd())
+	root.AddCommand(newSkillsCmd(g))
 	return root
 }
 

@@ -357,7 +357,7 @@ func (s *Server) readDir(ctx context.Context, _ *mcp.Request, p *DirectoryReadPa
 	if err != nil {
 		return nil, err
 	}
-	return &DirectoryReadResult{Resources: page, NextCursor: next}, nil
+	return &DirectoryReadResult{Resources: page, NextCursor: next, CacheHint: s.cache()}, nil
 }
 
 // served reports whether uri is a file the server serves (a static file or a

@@ -167,8 +167,11 @@ type DirectoryReadParams struct {
 }
 
 // DirectoryReadResult is the result of resources/directory/read: the
-// directory's direct children (subdirectories with DirectoryMimeType).
+// directory's direct children (subdirectories with DirectoryMimeType). The
+// Server sets ttlMs and cacheScope as on skills/list: the specification's
+// page leaves them out, but the TypeScript SDK's client requires them.
 type DirectoryReadResult struct {
 	Resources  []protocol.Resource `json:"resources"`
 	NextCursor string              `json:"nextCursor,omitempty"`
+	protocol.CacheHint
 }

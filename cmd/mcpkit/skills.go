@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpkit/mcpkit/ext/skills"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
 // skillsExample is skills' --help Example section (TestHelpExamplesRun runs it
@@ -54,7 +54,7 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 func listSkills(ctx context.Context, g *globalFlags, cs *mcp.ClientSession) error {
 	c := skills.NewClient(cs)
 	if !c.Supported() {
-		fmt.Fprintf(os.Stderr, "mcpkit: %s does not declare %s: no skills\n", peerText(serverName(cs)), skills.Extension)
+		fmt.Fprintf(os.Stderr, "mcpkit: %s does not declare %s: no skills\n", capture.TermSafe(serverName(cs)), skills.Extension)
 		if g.json {
 			return printJSON([]skills.Skill{})
 		}
@@ -75,7 +75,7 @@ func listSkills(ctx context.Context, g *globalFlags, cs *mcp.ClientSession) erro
 		if !s.Dynamic {
 			files = strconv.Itoa(len(s.Resources)) + " files"
 		}
-		fmt.Printf("%s  %s (%s) — %s\n", peerText(s.URI), peerText(s.Name()), files, peerText(s.Description()))
+		fmt.Printf("%s  %s (%s) — %s\n", capture.TermSafe(s.URI), capture.TermSafe(s.Name()), files, capture.TermSafe(s.Description()))
 	}
 	return nil
 }
@@ -89,16 +89,16 @@ func showSkill(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, uri s
 	if g.json {
 		return printJSON(e)
 	}
-	fmt.Println(peerText(e.URI))
+	fmt.Println(capture.TermSafe(e.URI))
 	for k, v := range e.Frontmatter {
-		fmt.Printf("  %s: %s\n", peerText(k), peerText(fmt.Sprint(v)))
+		fmt.Printf("  %s: %s\n", capture.TermSafe(k), capture.TermSafe(fmt.Sprint(v)))
 	}
 	if e.Dynamic {
 		fmt.Println("  files: dynamic (generated; no digests)")
 		return nil
 	}
 	for _, r := range e.Resources {
-		fmt.Printf("  %s  %d bytes  %s\n", peerText(r.URI), r.Size, peerText(r.Digest))
+		fmt.Printf("  %s  %d bytes  %s\n", capture.TermSafe(r.URI), r.Size, capture.TermSafe(r.Digest))
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func pullSkill(ctx context.Context, cs *mcp.ClientSession, uri, dir string) erro
 		return err
 	}
 	if e.Dynamic {
-		return fmt.Errorf("%s is a dynamic skill: it publishes no digests, so its files cannot be verified", peerText(uri))
+		return fmt.Errorf("%s is a dynamic skill: it publishes no digests, so its files cannot be verified", capture.TermSafe(uri))
 	}
 	l, err := c.Load(ctx, e)
 	if err != nil {
@@ -146,7 +146,7 @@ func pullSkill(ctx context.Context, cs *mcp.ClientSession, uri, dir string) erro
 			return fmt.Errorf("writing %s: %w", filepath.Join(dir, rel), err)
 		}
 	}
-	fmt.Printf("pulled %s (%d files, verified) into %s\n", peerText(e.URI), len(files), dir)
+	fmt.Printf("pulled %s (%d files, verified) into %s\n", capture.TermSafe(e.URI), len(files), dir)
 	return nil
 }
 
@@ -156,13 +156,13 @@ func pullSkill(ctx context.Context, cs *mcp.ClientSession, uri, dir string) erro
 func skillRelPath(root, uri string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, root)
 	if !ok || rest == "" {
-		return "", fmt.Errorf("%s is not within the skill", peerText(uri))
+		return "", fmt.Errorf("%s is not within the skill", capture.TermSafe(uri))
 	}
 	segs := strings.Split(rest, "/")
 	for i, s := range segs {
 		u, err := url.PathUnescape(s)
 		if err != nil || u == "" || u == "." || u == ".." || strings.ContainsAny(u, "/\\\x00") || filepath.IsAbs(u) || filepath.VolumeName(u) != "" {
-			return "", fmt.Errorf("%s: unsafe file path", peerText(uri))
+			return "", fmt.Errorf("%s: unsafe file path", capture.TermSafe(uri))
 		}
 		segs[i] = u
 	}
@@ -191,14 +191,4 @@ func writeNew(root *os.Root, rel string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// peerText makes a string the server chose safe to print on a terminal:
-// control characters (escape sequences among them) are shown escaped.
-func peerText(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' || r == unicode.ReplacementChar }) {
-		return s
-	}
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
 }

@@ -100,3 +100,32 @@ func TestGatewayVerboseLogRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The client commands' -v log redacts the secrets of --url and --header
+// the same way.
+func TestClientVerboseLogRedactsSecrets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, errOut, code := runCLI(t, nil, "tools", "-v", "--url", "http://user:S3CRET_PASS@"+addr+"/mcp?api_key=S3CRET_Q",
+		"--header", "Authorization: Bearer S3CRET_HDR")
+	if code == 0 {
+		t.Fatal("tools against a closed port succeeded")
+	}
+	logged := 0
+	for line := range strings.Lines(errOut) {
+		if !strings.Contains(line, "level=") {
+			continue // not a log line (the final error message)
+		}
+		logged++
+		if strings.Contains(line, "S3CRET") {
+			t.Errorf("a log line shows a secret: %s", line)
+		}
+	}
+	if logged == 0 || !strings.Contains(errOut, "api_key=[redacted]") {
+		t.Errorf("no redacted log line:\n%s", errOut)
+	}
+}

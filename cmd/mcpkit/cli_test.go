@@ -15,8 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/spf13/pflag"
+
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 )
 
 // clientFlags are the flags of the commands that talk to a server.

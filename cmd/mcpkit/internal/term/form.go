@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bytes"
@@ -34,8 +34,8 @@ const (
 // option is one value of an enum field, with the label to show for it.
 type option struct{ value, title string }
 
-// formField is one field of an elicitation form.
-type formField struct {
+// Field is one field of an elicitation form.
+type Field struct {
 	name        string
 	title       string
 	description string
@@ -81,9 +81,9 @@ type propertySchema struct {
 	} `json:"items"`
 }
 
-// parseForm reads a requestedSchema into its fields, in the order the server
+// ParseForm reads a requestedSchema into its fields, in the order the server
 // listed them. No schema, or one without properties, is a form without fields.
-func parseForm(raw json.RawMessage) ([]formField, error) {
+func ParseForm(raw json.RawMessage) ([]Field, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
@@ -102,7 +102,7 @@ func parseForm(raw json.RawMessage) ([]formField, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields := make([]formField, 0, len(names))
+	fields := make([]Field, 0, len(names))
 	for i, name := range names {
 		var ps propertySchema
 		if err := json.Unmarshal(props[i], &ps); err != nil {
@@ -145,8 +145,8 @@ func orderedProperties(raw json.RawMessage) ([]string, []json.RawMessage, error)
 }
 
 // fieldOf turns one property schema into a field.
-func fieldOf(name string, ps *propertySchema) (formField, error) {
-	f := formField{name: name, title: ps.Title, description: ps.Description, format: ps.Format,
+func fieldOf(name string, ps *propertySchema) (Field, error) {
+	f := Field{name: name, title: ps.Title, description: ps.Description, format: ps.Format,
 		minimum: ps.Minimum, maximum: ps.Maximum, minLength: ps.MinLength, maxLength: ps.MaxLength,
 		minItems: ps.MinItems, maxItems: ps.MaxItems}
 	switch ps.Type {
@@ -211,7 +211,7 @@ func plainOptions(values, titles []string) []option {
 
 // check validates v — a value as encoding/json decodes it — against the field, and
 // returns it as it goes into the answer.
-func (f *formField) check(v any) (any, error) {
+func (f *Field) check(v any) (any, error) {
 	switch f.kind {
 	case kindText:
 		s, ok := v.(string)
@@ -273,7 +273,7 @@ func (f *formField) check(v any) (any, error) {
 }
 
 // checkText checks a text answer's length and format.
-func (f *formField) checkText(s string) error {
+func (f *Field) checkText(s string) error {
 	n := utf8.RuneCountInString(s)
 	if f.minLength != nil && n < *f.minLength {
 		return fmt.Errorf("want at least %d characters", *f.minLength)
@@ -305,7 +305,7 @@ func (f *formField) checkText(s string) error {
 }
 
 // parseInput reads what the user typed for the field and checks it.
-func (f *formField) parseInput(s string) (any, error) {
+func (f *Field) parseInput(s string) (any, error) {
 	switch f.kind {
 	case kindNumber, kindInteger:
 		n, err := strconv.ParseFloat(s, 64)
@@ -337,7 +337,7 @@ func (f *formField) parseInput(s string) (any, error) {
 
 // pick maps an option's number (1-based) or title to its value; anything else
 // is taken as the value itself.
-func (f *formField) pick(s string) string {
+func (f *Field) pick(s string) string {
 	if i, err := strconv.Atoi(s); err == nil && i >= 1 && i <= len(f.options) {
 		return f.options[i-1].value
 	}
@@ -349,11 +349,11 @@ func (f *formField) pick(s string) string {
 	return s
 }
 
-func (f *formField) hasOption(s string) bool {
+func (f *Field) hasOption(s string) bool {
 	return slices.ContainsFunc(f.options, func(o option) bool { return o.value == s })
 }
 
-func (f *formField) optionValues() string {
+func (f *Field) optionValues() string {
 	vals := make([]string, len(f.options))
 	for i, o := range f.options {
 		vals[i] = strconv.Quote(o.value)
@@ -376,11 +376,11 @@ func formatHint(format string) string {
 	return format
 }
 
-// answersFor fills the form from a file's answers (field name → JSON value):
+// AnswersFor fills the form from a file's answers (field name → JSON value):
 // every field the file names is checked; a field it does not name takes its
 // default, or is left out when optional. Names the form does not have are
 // ignored, so one file can answer several forms.
-func answersFor(fields []formField, answers map[string]json.RawMessage) (map[string]any, error) {
+func AnswersFor(fields []Field, answers map[string]json.RawMessage) (map[string]any, error) {
 	content := make(map[string]any, len(fields))
 	var missing []string
 	for i := range fields {

@@ -35,30 +35,15 @@ func printServers(w io.Writer, servers []gateway.ServerStatus) error {
 	return nil
 }
 
-// hostStatuses returns the states of `mcpkit host`'s servers: those of
-// --config as their supervisor sees them (sup, nil without --config), then
-// those of --server, with the number of tools each offered the model last.
-func hostStatuses(sup *upstream.Supervisor, servers []hostServer, src *host.SessionSource) []gateway.ServerStatus {
+// hostStatuses returns the states of `mcpkit host`'s servers (those of
+// --config and of --server) as their supervisor sees them, with the number of
+// tools each offered the model last.
+func hostStatuses(sup *upstream.Supervisor, src *host.SessionSource) []gateway.ServerStatus {
 	counts := src.ToolCounts()
 	var out []gateway.ServerStatus
-	if sup != nil {
-		for _, st := range sup.Statuses() {
-			s := gateway.ServerStatusOf(st)
-			s.Tools = counts[st.Name]
-			out = append(out, s)
-		}
-	}
-	for _, hs := range servers {
-		s := gateway.ServerStatus{Name: hs.Name, Transport: hs.transport, State: upstream.StateReady.String(),
-			Tools: counts[hs.Name], ProtocolVersion: hs.cs.ProtocolVersion()}
-		select {
-		case <-hs.cs.Done(): // a --server session is not restarted
-			s.State = "closed"
-			if err := hs.cs.Err(); err != nil {
-				s.LastError = err.Error()
-			}
-		default:
-		}
+	for _, st := range sup.Statuses() {
+		s := gateway.ServerStatusOf(st)
+		s.Tools = counts[st.Name]
 		out = append(out, s)
 	}
 	return out

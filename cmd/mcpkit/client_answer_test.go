@@ -74,7 +74,7 @@ func TestElicitationPromptOnATerminal(t *testing.T) {
 		})
 	}
 	for _, c := range []struct{ name, input, want string }{
-		{"decline", wordDecline + "\n", "the user chose to decline\n"},
+		{"decline", "!decline\n", "the user chose to decline\n"},
 		{"cancel", "\x04", "the user chose to cancel\n"}, // Ctrl-D: the end of the input
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -25,9 +26,9 @@ import (
 // the user answers prompts (only when interactive, i.e. a terminal); notes and
 // prompts go to stderr.
 func clientOptions(g *globalFlags, clock *requestClock, stdin io.Reader, interactive bool, stderr io.Writer) (*mcp.ClientOptions, error) {
-	var in *lineReader
+	var in *term.LineReader
 	if interactive {
-		in = newLineReader(stdin)
+		in = term.NewLineReader(stdin)
 	}
 	return clientOptionsOn(g, clock, in, &sync.Mutex{}, stderr)
 }
@@ -35,7 +36,7 @@ func clientOptions(g *globalFlags, clock *requestClock, stdin io.Reader, interac
 // clientOptionsOn is clientOptions with the terminal's line reader (nil when
 // not interactive) and the lock held while a form is on the terminal, both
 // shared with the caller's own prompts.
-func clientOptionsOn(g *globalFlags, clock *requestClock, in *lineReader, termMu *sync.Mutex, stderr io.Writer) (*mcp.ClientOptions, error) {
+func clientOptionsOn(g *globalFlags, clock *requestClock, in *term.LineReader, termMu *sync.Mutex, stderr io.Writer) (*mcp.ClientOptions, error) {
 	opts := &mcp.ClientOptions{}
 	if clock != nil {
 		opts.Middleware = []mcp.Middleware{clock.middleware}
@@ -115,7 +116,7 @@ type elicitor struct {
 	verbose     bool
 	answers     map[string]json.RawMessage // --elicit-answers
 	answersFrom string                     // its file name
-	in          *lineReader                // the terminal; nil when not interactive
+	in          *term.LineReader           // the terminal; nil when not interactive
 
 	mu *sync.Mutex // one form (or other prompt) on the terminal at a time
 }
@@ -126,13 +127,13 @@ func (e *elicitor) elicit(ctx context.Context, cs *mcp.ClientSession, p *protoco
 		fmt.Fprintf(e.out, "mcpkit: declined the server's request to open %s: the CLI answers form elicitation only\n", p.URL)
 		return decline, nil
 	}
-	fields, err := parseForm(p.RequestedSchema)
+	fields, err := term.ParseForm(p.RequestedSchema)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
 	}
 	switch {
 	case e.answers != nil:
-		content, err := answersFor(fields, e.answers)
+		content, err := term.AnswersFor(fields, e.answers)
 		if err != nil {
 			fmt.Fprintf(e.out, "mcpkit: declined the server's question %q: %s: %v\n", p.Message, e.answersFrom, err)
 			return decline, nil
@@ -146,7 +147,7 @@ func (e *elicitor) elicit(ctx context.Context, cs *mcp.ClientSession, p *protoco
 		defer e.mu.Unlock()
 		e.clock.pause() // the user's time does not count against --timeout
 		defer e.clock.resume()
-		return askForm(ctx, e.in, e.out, p.Message, fields)
+		return term.AskForm(ctx, e.in, e.out, p.Message, fields)
 	}
 	fmt.Fprintf(e.out, "mcpkit: declined the server's question %q: standard input is not a terminal to ask on (answer from a file with --elicit-answers FILE.json)\n", p.Message)
 	return decline, nil

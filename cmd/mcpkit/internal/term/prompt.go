@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"bufio"
@@ -11,23 +11,24 @@ import (
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
-// lineReader hands out the lines of an input (the terminal) one prompt at a time.
+// LineReader hands out the lines of an input (the terminal) one prompt at a time.
 // Its goroutine, started at the first prompt, reads until the input ends: a read
 // from a terminal cannot be interrupted, so a prompt that gives up (its context
 // ended) leaves the goroutine waiting for the next line, which the next prompt
 // gets; for os.Stdin the goroutine ends with the process.
-type lineReader struct {
+type LineReader struct {
 	r     *bufio.Reader
 	start sync.Once
 	lines chan string
 	err   error // why the input ended; read only after lines is closed
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReader(r), lines: make(chan string)}
+// NewLineReader returns a LineReader of r.
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{r: bufio.NewReader(r), lines: make(chan string)}
 }
 
-func (l *lineReader) loop() {
+func (l *LineReader) loop() {
 	defer close(l.lines)
 	for {
 		s, err := l.r.ReadString('\n')
@@ -41,9 +42,9 @@ func (l *lineReader) loop() {
 	}
 }
 
-// readLine returns the next line, io.EOF once the input has ended (Ctrl-D on a
+// ReadLine returns the next line, io.EOF once the input has ended (Ctrl-D on a
 // terminal), or ctx's error.
-func (l *lineReader) readLine(ctx context.Context) (string, error) {
+func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
 	l.start.Do(func() { go l.loop() })
 	select {
 	case s, ok := <-l.lines:
@@ -62,11 +63,11 @@ const (
 	wordCancel  = "!cancel"
 )
 
-// askForm asks the user for each field of a form on w, reading the answers from
+// AskForm asks the user for each field of a form on w, reading the answers from
 // in. Enter alone takes a field's default, or leaves an optional field out;
 // !decline declines, and !cancel or the end of the input cancels. An answer that
 // does not fit the field is asked again.
-func askForm(ctx context.Context, in *lineReader, w io.Writer, message string, fields []formField) (*protocol.ElicitResult, error) {
+func AskForm(ctx context.Context, in *LineReader, w io.Writer, message string, fields []Field) (*protocol.ElicitResult, error) {
 	fmt.Fprintf(w, "mcpkit: the server asks: %s\n", message)
 	fmt.Fprintf(w, "  (Enter alone takes the default or skips an optional field; %s declines, %s or Ctrl-D cancels)\n", wordDecline, wordCancel)
 	content := make(map[string]any, len(fields))
@@ -75,7 +76,7 @@ func askForm(ctx context.Context, in *lineReader, w io.Writer, message string, f
 		describeField(w, f)
 		for {
 			fmt.Fprintf(w, "%s: ", f.name)
-			line, err := in.readLine(ctx)
+			line, err := in.ReadLine(ctx)
 			if err == io.EOF {
 				fmt.Fprintln(w)
 				return &protocol.ElicitResult{Action: protocol.ElicitActionCancel}, nil
@@ -112,7 +113,7 @@ func askForm(ctx context.Context, in *lineReader, w io.Writer, message string, f
 
 // describeField writes what a field wants: its title and description, the kind
 // of value, whether it is required, its default, and its options.
-func describeField(w io.Writer, f *formField) {
+func describeField(w io.Writer, f *Field) {
 	var b strings.Builder
 	b.WriteString(f.name)
 	if f.title != "" && f.title != f.name {
@@ -142,7 +143,7 @@ func describeField(w io.Writer, f *formField) {
 }
 
 // kindHint says what kind of answer a field takes.
-func kindHint(f *formField) string {
+func kindHint(f *Field) string {
 	bounds := func(kind string) string {
 		switch {
 		case f.minimum != nil && f.maximum != nil:

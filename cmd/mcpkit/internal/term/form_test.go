@@ -1,4 +1,4 @@
-package main
+package term
 
 import (
 	"encoding/json"
@@ -25,9 +25,9 @@ const everyField = `{"type":"object","properties":{
 	"langs":{"type":"array","items":{"anyOf":[{"const":"go","title":"Go"},{"const":"rs","title":"Rust"}]},"minItems":1}
 },"required":["name","color","size"]}`
 
-func mustParseForm(t *testing.T, schema string) []formField {
+func mustParseForm(t *testing.T, schema string) []Field {
 	t.Helper()
-	fields, err := parseForm(json.RawMessage(schema))
+	fields, err := ParseForm(json.RawMessage(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,17 +64,17 @@ func TestParseFormKeepsOrderKindsAndRequired(t *testing.T) {
 		t.Errorf("legacy enumNames: %+v", fields[7].options)
 	}
 	for _, bad := range []string{`{"type":"array"}`, `{"properties":{"x":{"type":"object"}}}`, `{"properties":{"x":{"type":"array","items":{"type":"string"}}}}`, `[1]`} {
-		if _, err := parseForm(json.RawMessage(bad)); err == nil {
-			t.Errorf("parseForm(%s) accepted", bad)
+		if _, err := ParseForm(json.RawMessage(bad)); err == nil {
+			t.Errorf("ParseForm(%s) accepted", bad)
 		}
 	}
-	if fields, err := parseForm(nil); err != nil || len(fields) != 0 {
+	if fields, err := ParseForm(nil); err != nil || len(fields) != 0 {
 		t.Errorf("no schema: %v %v", fields, err)
 	}
 }
 
 func TestParseInputChecksEachKind(t *testing.T) {
-	byName := map[string]*formField{}
+	byName := map[string]*Field{}
 	fields := mustParseForm(t, everyField)
 	for i := range fields {
 		byName[fields[i].name] = &fields[i]
@@ -118,23 +118,23 @@ func TestParseInputChecksEachKind(t *testing.T) {
 
 func TestAnswersFor(t *testing.T) {
 	fields := mustParseForm(t, everyField)
-	got, err := answersFor(fields, map[string]json.RawMessage{
+	got, err := AnswersFor(fields, map[string]json.RawMessage{
 		"name": json.RawMessage(`"Ada"`), "color": json.RawMessage(`"red"`), "size": json.RawMessage(`"l"`),
 		"tags": json.RawMessage(`["y"]`), "other": json.RawMessage(`1`),
 	})
 	want := map[string]any{"name": "Ada", "color": "red", "size": "l", "tags": []string{"y"}, "age": int64(30), "subscribe": false}
 	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("answersFor = %#v, %v; want %#v", got, err, want)
+		t.Errorf("AnswersFor = %#v, %v; want %#v", got, err, want)
 	}
-	if _, err := answersFor(fields, map[string]json.RawMessage{"name": json.RawMessage(`"Ada"`)}); err == nil || !strings.Contains(err.Error(), `"color", "size"`) {
+	if _, err := AnswersFor(fields, map[string]json.RawMessage{"name": json.RawMessage(`"Ada"`)}); err == nil || !strings.Contains(err.Error(), `"color", "size"`) {
 		t.Errorf("missing required fields: %v", err)
 	}
-	if _, err := answersFor(fields, map[string]json.RawMessage{"name": json.RawMessage(`7`), "color": json.RawMessage(`"red"`), "size": json.RawMessage(`"l"`)}); err == nil || !strings.Contains(err.Error(), `field "name"`) {
+	if _, err := AnswersFor(fields, map[string]json.RawMessage{"name": json.RawMessage(`7`), "color": json.RawMessage(`"red"`), "size": json.RawMessage(`"l"`)}); err == nil || !strings.Contains(err.Error(), `field "name"`) {
 		t.Errorf("a number for a text field: %v", err)
 	}
 }
 
-// askForm on a scripted input: wrong answers are asked again, Enter takes a
+// AskForm on a scripted input: wrong answers are asked again, Enter takes a
 // default or skips an optional field, and the result carries what was typed.
 func TestAskForm(t *testing.T) {
 	fields := mustParseForm(t, `{"type":"object","properties":{
@@ -146,10 +146,10 @@ func TestAskForm(t *testing.T) {
 	},"required":["name","color","ok"]}`)
 	input := strings.Join([]string{"", "Ada", "", "7", "Green", "", "maybe", "y"}, "\n") + "\n"
 	var screen strings.Builder
-	res, err := askForm(t.Context(), newLineReader(strings.NewReader(input)), &screen, "Tell me", fields)
+	res, err := AskForm(t.Context(), NewLineReader(strings.NewReader(input)), &screen, "Tell me", fields)
 	want := map[string]any{"name": "Ada", "age": int64(30), "color": "g", "ok": true}
 	if err != nil || res.Action != protocol.ElicitActionAccept || !reflect.DeepEqual(res.Content, want) {
-		t.Fatalf("askForm = %+v, %v; want accept %v\nscreen:\n%s", res, err, want, screen.String())
+		t.Fatalf("AskForm = %+v, %v; want accept %v\nscreen:\n%s", res, err, want, screen.String())
 	}
 	for _, s := range []string{"the server asks: Tell me", "name — Your name (text, required)", "this field is required",
 		"age (a whole number, at least 0, optional, default 30)", "1) Red [r]", "2) Green [g]", `want one of "r", "g"; try again`,
@@ -162,7 +162,7 @@ func TestAskForm(t *testing.T) {
 		input string
 		want  protocol.ElicitAction
 	}{{wordDecline + "\n", protocol.ElicitActionDecline}, {"Ada\n" + wordCancel + "\n", protocol.ElicitActionCancel}, {"Ada\n", protocol.ElicitActionCancel}} {
-		res, err := askForm(t.Context(), newLineReader(strings.NewReader(c.input)), io.Discard, "Tell me", fields)
+		res, err := AskForm(t.Context(), NewLineReader(strings.NewReader(c.input)), io.Discard, "Tell me", fields)
 		if err != nil || res.Action != c.want || res.Content != nil {
 			t.Errorf("input %q: %+v, %v; want %s", c.input, res, err, c.want)
 		}

@@ -3,15 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"maps"
 	"os"
 	"slices"
 	"strings"
-	"sync"
-
-	"golang.org/x/term"
 
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -170,55 +166,3 @@ func printResourceContents(c *protocol.ResourceContents) {
 	}
 	fmt.Println(c.Text)
 }
-
-// progressBar shows notifications/progress: on a terminal, one line redrawn in
-// place; elsewhere (a file, a pipe, a CI log) plain lines without escape codes.
-type progressBar struct {
-	w     io.Writer
-	tty   bool
-	mu    sync.Mutex
-	drawn bool
-}
-
-// newProgressBar returns a bar writing to w; tty says whether w is a terminal.
-func newProgressBar(w io.Writer, tty bool) *progressBar { return &progressBar{w: w, tty: tty} }
-
-const barWidth = 30
-
-func (b *progressBar) update(p *protocol.ProgressParams) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.tty {
-		line := fmt.Sprintf("progress %g", p.Progress)
-		if p.Total > 0 {
-			line += fmt.Sprintf("/%g", p.Total)
-		}
-		if p.Message != "" {
-			line += " " + p.Message
-		}
-		fmt.Fprintln(b.w, line)
-		return
-	}
-	line := fmt.Sprintf("%g", p.Progress)
-	if p.Total > 0 {
-		filled := max(0, min(int(p.Progress/p.Total*barWidth), barWidth))
-		line = fmt.Sprintf("[%s%s] %g/%g", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), p.Progress, p.Total)
-	}
-	if p.Message != "" {
-		line += " " + p.Message
-	}
-	fmt.Fprintf(b.w, "\r\033[K%s", line)
-	b.drawn = true
-}
-
-// finish clears the bar's line on a terminal.
-func (b *progressBar) finish() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.drawn {
-		fmt.Fprint(b.w, "\r\033[K")
-	}
-}
-
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

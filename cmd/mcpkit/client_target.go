@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport/stdio"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/upstream"
 )
 
@@ -96,13 +95,14 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 		opts.ProbeTimeout = stdioProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
-	done = func() {}
-	if g.url != "" {
-		cs, done, err = connectURL(ctx, g, clock, client, logger)
-	} else {
-		cs, err = connectCommand(ctx, g, client, target, logger)
-	}
+	conn, done, err := dialTarget(ctx, g, clock, target, logger)
 	if err != nil {
+		return nil, nil, err
+	}
+	cs, err = client.Connect(ctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		done()
 		return nil, nil, err
 	}
 	if g.verbose {
@@ -151,32 +151,24 @@ func validProtocol(v string) error {
 	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", "))
 }
 
-func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, target []string, logger *slog.Logger) (*mcp.ClientSession, error) {
-	copts := &stdio.CommandOptions{Logger: logger}
-	if g.verbose {
-		copts.Stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
-	} else {
-		copts.Stderr = func(string) {} // kept by the transport for error reports only
-	}
-	conn, err := stdio.NewCommandConn(ctx, exec.Command(target[0], target[1:]...), copts)
-	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", target[0], err)
-	}
-	cs, err := client.Connect(ctx, conn)
-	if err != nil {
-		_ = conn.Close()
-		return nil, err
-	}
-	return cs, nil
-}
-
-// connectURL connects to --url: Streamable HTTP, falling back to the old HTTP+SSE
-// transport for a server that only speaks that. Unless --header sets
-// Authorization (the user's own credentials), requests go through the CLI's
-// OAuth layer (authTransport), and a first ping lets a server that wants
+// dialTarget opens the transport to the target: the command after "--" (its
+// stderr shown with -v, else kept for error reports only), or --url by
+// Streamable HTTP, falling back to the old HTTP+SSE transport for a server that
+// only speaks that, with the --header values. Unless --header sets
+// Authorization (the user's own credentials), a URL's requests go through the
+// CLI's OAuth layer (authTransport), and a first ping lets a server that wants
 // authorization say so before the session starts (authorizeFirst). done stops
-// the OAuth redirect listener; call it after closing the session.
-func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client *mcp.Client, logger *slog.Logger) (cs *mcp.ClientSession, done func(), err error) {
+// the OAuth redirect listener; call it after closing the connection.
+func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target []string, logger *slog.Logger) (conn transport.Conn, done func(), err error) {
+	done = func() {}
+	if g.url == "" {
+		stderr := func(string) {} // kept by the transport for error reports only
+		if g.verbose {
+			stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
+		}
+		conn, err := mcpkit.Dial(ctx, mcpkit.Target{Command: target}, &mcpkit.DialOptions{Logger: logger, Stderr: stderr})
+		return conn, done, err
+	}
 	flags, err := parseHeaderFlags(g.headers, false)
 	if err != nil {
 		return nil, nil, err
@@ -186,7 +178,6 @@ func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client
 		return nil, nil, err
 	}
 	var hc *http.Client
-	done = func() {}
 	if header.Get("Authorization") == "" {
 		tr, cleanup, err := authTransport(&g.oauth, os.Stderr, clock, browserWait)
 		if err != nil {
@@ -200,9 +191,8 @@ func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client
 		}
 		done = cleanup
 	}
-	cs, err = mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
+	conn, err = mcpkit.Dial(ctx, mcpkit.Target{URL: g.url, Header: header}, &mcpkit.DialOptions{
 		HTTPClient: hc,
-		Header:     header,
 		Logger:     logger,
 		OnSessionExpired: func(oldID, newID string, err error) {
 			if err == nil {
@@ -214,7 +204,7 @@ func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client
 		done()
 		return nil, nil, err
 	}
-	return cs, done, nil
+	return conn, done, nil
 }
 
 // stdioProbeTimeout bounds the era probe of a server the CLI starts: time for a

@@ -82,6 +82,9 @@ func records(entries []*Entry) []*capture.Record {
 			add(n.Record)
 		}
 		add(e.Refusal)
+		for _, r := range e.Events {
+			add(r)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out

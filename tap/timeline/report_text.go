@@ -55,16 +55,26 @@ func (rep *Report) WriteText(w io.Writer) error {
 		b.WriteString("\nNo failures found.\n")
 	} else {
 		fmt.Fprintf(&b, "\nFailures (%d)\n", len(rep.Failures))
-		for _, f := range rep.Failures {
-			fmt.Fprintf(&b, "  %-22s %s", f.Name, f.Detail)
-			if f.Session != "" {
-				fmt.Fprintf(&b, " [session %s]", f.Session)
+		for _, g := range rep.Groups() {
+			fmt.Fprintf(&b, "  %s (%d)\n", g.Name, g.Count)
+			for _, f := range g.Failures {
+				b.WriteString("    ")
+				if f.Count > 1 {
+					fmt.Fprintf(&b, "%d× ", f.Count)
+				}
+				b.WriteString(f.Detail)
+				if f.Session != "" {
+					fmt.Fprintf(&b, " [session %s]", f.Session)
+				}
+				if len(f.Records) > 0 {
+					fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
+				}
+				b.WriteString("\n")
 			}
-			if len(f.Records) > 0 {
-				fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
-			}
-			b.WriteString("\n")
 		}
+	}
+	if rep.Probes > 0 {
+		fmt.Fprintf(&b, "\n%d client probes refused by the server (server/discover, a ping without a session): answers, not failures\n", rep.Probes)
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

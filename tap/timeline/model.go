@@ -177,7 +177,13 @@ func (m *Model) match(x capture.Match) {
 			m.touch(id)
 			return
 		}
-		m.touch(m.push(&Entry{Kind: KindNotification, Method: msg.Method, Message: msg, Latency: -1, FirstProgress: -1}, r, x.Index))
+		id := m.push(&Entry{Kind: KindNotification, Method: msg.Method, Message: msg, Latency: -1, FirstProgress: -1}, r, x.Index)
+		m.touch(id)
+		if r.HTTP != nil && r.HTTP.Exchange != 0 && r.Dir == capture.ClientToServer {
+			if _, taken := m.byExch[r.HTTP.Exchange]; !taken {
+				m.byExch[r.HTTP.Exchange] = id // its 202 folds into it
+			}
+		}
 	default: // a response
 		if x.Request != nil {
 			if id := (EntryID{x.Request.Seq, x.Request.Index}); m.answer(id, r, msg) {
@@ -274,12 +280,13 @@ func (m *Model) unreadable(r *capture.Record, msg *Message) (EntryID, bool) {
 	return id, true
 }
 
-// fold puts a transport record of a request's own HTTP exchange (its SSE
-// response opened or closed, the HTTP or upstream error that ended it) into the
-// request's entry; false when r belongs to no request the model has.
+// fold puts a transport record of a message's own HTTP exchange (its SSE
+// response opened or closed, the HTTP or upstream error that ended it, the 202
+// that took a notification) into the message's entry; false when r belongs to no
+// entry the model has.
 func (m *Model) fold(r *capture.Record) bool {
 	switch r.Kind {
-	case capture.KindStreamOpen, capture.KindStreamClose, capture.KindHTTPError, capture.KindUpstreamError:
+	case capture.KindStreamOpen, capture.KindStreamClose, capture.KindHTTPError, capture.KindUpstreamError, capture.KindHTTP:
 	default:
 		return false
 	}

@@ -119,7 +119,7 @@ func Status(e *timeline.Entry) string {
 			}
 		}
 		if e.ProbeRefused() {
-			s = "probe refused: " + s
+			s = "probe: " + s
 		}
 	case timeline.KindResponse:
 		s = "unmatched"
@@ -173,6 +173,12 @@ func describeEntry(e *timeline.Entry) string {
 	case timeline.KindEvent:
 		s := "[" + e.Event + "]"
 		if r := e.Record; r != nil {
+			if r.HTTP != nil && r.HTTP.Method != "" {
+				s += " " + r.HTTP.Method
+				if r.HTTP.Status != 0 {
+					s += " → " + strconv.Itoa(r.HTTP.Status)
+				}
+			}
 			switch {
 			case r.Text != "":
 				first, _, more := strings.Cut(StderrLines(r.Text), "\n")

@@ -37,6 +37,8 @@ type Sequence struct {
 type Step struct {
 	Seq  uint64 `json:"seq"`
 	Time string `json:"time"`
+	// OffsetMs is the time since the session's first step, in milliseconds.
+	OffsetMs float64 `json:"offsetMs"`
 	// Dir is "c2s" (an arrow to the server), "s2c" (to the client), or "" for a
 	// transport step drawn between the lanes.
 	Dir string `json:"dir"`
@@ -104,7 +106,9 @@ func SequenceOf(snap *timeline.Snapshot, session string) Sequence {
 		recs = recs[:maxSequenceSteps]
 	}
 	for _, h := range recs {
-		seq.Steps = append(seq.Steps, stepOf(h.r, h.e, h.m))
+		st := stepOf(h.r, h.e, h.m)
+		st.OffsetMs = float64(h.r.Time.Sub(recs[0].r.Time).Microseconds()) / 1000
+		seq.Steps = append(seq.Steps, st)
 	}
 	return seq
 }

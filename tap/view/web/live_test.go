@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/demo"
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/browser"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap"
@@ -81,7 +82,7 @@ func TestWebViewLive(t *testing.T) {
 	ctx := testkit.Context(t)
 	lt := startLiveTap(t, ctx)
 	page := testkit.NewServer(t, Handler(Options{Hub: lt.hub, ReportInterval: 50 * time.Millisecond}))
-	tab := startChromium(t, t.Context())
+	tab := browser.Start(t, t.Context())
 
 	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
@@ -161,8 +162,8 @@ func TestWebViewLive(t *testing.T) {
 			return r.length === 1 && r[0].classList.contains("error") && r[0].innerText.includes("isError"); })()`))
 	step("progress folded under its request",
 		chromedp.Click(chromedp.CSS("#f-errors")),
-		chromedp.Poll[chromedp.Void](`document.getElementById("rows").innerText.includes("(+3)")`),
-		clickJS(`[...document.querySelectorAll("#rows tr.entry td.method")].find((td) => td.innerText.includes("(+3)"))`),
+		chromedp.Poll[chromedp.Void](`document.getElementById("rows").innerText.includes("▸+3 ")`),
+		clickJS(`[...document.querySelectorAll("#rows tr.entry td.method")].find((td) => td.innerText.includes("▸+3 "))`),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#rows tr.child").length === 3 &&
 			document.querySelector("#rows tr.child").innerText.includes("notifications/progress")`))
 	if rows := text("#rows"); !strings.Contains(rows, "ok") || !strings.Contains(rows, " ms") {

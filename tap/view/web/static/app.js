@@ -120,8 +120,10 @@
       if (r.probe) cls.push("probe");
       if (r.s2cRequest) cls.push("s2c-request");
       if (id === selected) cls.push("selected");
-      const fold = r.children && r.children.length ? (expanded.has(id) ? "▾ " : "▸ ") : "";
-      const call = fold + r.method + (r.children && r.children.length ? "  (+" + r.children.length + ")" : "");
+      // The fold mark and the count of folded notifications come first: the
+      // name of what was called is what a narrow column must not cut.
+      const kids = r.children ? r.children.length : 0;
+      const call = (kids ? (expanded.has(id) ? "▾" : "▸") + "+" + kids + " " : "") + r.method;
       const tr = el("tr", { class: cls.join(" "), "data-id": id },
         el("td", { text: String(r.seq) }),
         el("td", { text: r.time }),
@@ -273,8 +275,7 @@
     const pick = $("s-session");
     pick.replaceChildren(...(q.sessions || []).map((s) => el("option", s === q.session ? { value: s, selected: "" } : { value: s }, s)));
     if (!q.steps.length) { body.replaceChildren(el("p", { class: "empty", text: "No session yet." })); return; }
-    const parts = [el("div", { class: "seq-t" }), el("div", { class: "seq-head" }, el("span", { text: "client" }),
-      el("span", { class: "note", text: q.session + (q.transport ? " · " + q.transport : "") }), el("span", { text: "server" }))];
+    const parts = [el("div", { class: "seq-t", text: "ms" }), el("div", { class: "seq-head" }, el("span", { text: "client" }), el("span", { text: "server" }))];
     for (const st of q.steps) {
       const cls = ["seq-step", st.dir || "none"];
       if (st.transport) cls.push("transport");
@@ -285,9 +286,10 @@
       if (st.transport) step.append(label);
       else if (st.dir === "s2c") step.append(el("div", { class: "arrow" }, "◀", el("span", { class: "line" }), label, el("span", { class: "line" })));
       else step.append(el("div", { class: "arrow" }, el("span", { class: "line" }), label, el("span", { class: "line" }), "▶"));
-      parts.push(el("div", { class: "seq-t", text: st.time }), step);
+      parts.push(el("div", { class: "seq-t", title: st.time, text: "+" + st.offsetMs.toFixed(st.offsetMs < 100 ? 1 : 0) }), step);
     }
-    const out = [el("div", { class: "seq" }, ...parts)];
+    const out = [el("p", { class: "note", text: "session " + q.session + (q.transport ? " · " + q.transport : "") + " · from " + q.steps[0].time + " (times in ms since)" }),
+      el("div", { class: "seq" }, ...parts)];
     if (q.omitted) out.push(el("p", { class: "note", text: q.omitted + " later steps not drawn" }));
     body.replaceChildren(...out);
   }

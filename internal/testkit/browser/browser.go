@@ -1,6 +1,9 @@
 //go:build unix
 
-package web
+// Package browser starts headless Chromium for the tests that look at a page the
+// way a person does (the web view of `mcpkit tap`), at 1280×800, driven through
+// chromedp.
+package browser
 
 import (
 	"bufio"
@@ -18,7 +21,7 @@ import (
 
 // chromiumPath finds the Debian chromium binary; without it the test skips,
 // except under CI=true where scripts/test.sh installs it and its absence fails.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -32,10 +35,10 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// startChromium launches headless Chromium with a fresh profile, in its own
+// Start launches headless Chromium with a fresh profile, in its own
 // process group that the test kills when it ends, and returns a chromedp context
 // for a tab in it.
-func startChromium(t *testing.T, ctx context.Context) context.Context {
+func Start(t testing.TB, ctx context.Context) context.Context {
 	t.Helper()
 	cmd := exec.Command(chromiumPath(t),
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

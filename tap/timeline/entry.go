@@ -197,7 +197,7 @@ func (e *Entry) Failed() bool {
 		return true
 	}
 	switch e.Event {
-	case capture.KindHTTPError, capture.KindUpstreamError, capture.KindForbidden, capture.KindDropped:
+	case capture.KindHTTPError, capture.KindUpstreamError, capture.KindForbidden, capture.KindDropped, EventUnreadable:
 		return true
 	case capture.KindStreamClose:
 		return isCut(e.Record.Text)
@@ -206,6 +206,12 @@ func (e *Entry) Failed() bool {
 	}
 	return false
 }
+
+// EventUnreadable is the kind of a record a reader of a capture file puts in the
+// place of a line it could not read (a torn last line, a line edited by hand):
+// Text says which line and why. The views show it; the analysis counts it as
+// invalid-json.
+const EventUnreadable = "unreadable-line"
 
 // Probes a client sends (Entry.Probe).
 const (

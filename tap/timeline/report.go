@@ -238,6 +238,8 @@ func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
 		switch {
 		case e.Kind == KindInvalid:
 			rep.fail(FailInvalidJSON, e, "a message that is not valid JSON-RPC", e.ID.Seq)
+		case e.Event == EventUnreadable:
+			rep.fail(FailInvalidJSON, e, e.Record.Text, e.ID.Seq)
 		case e.Event == capture.KindUpstreamError:
 			rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Record.Text, e.ID.Seq)
 		case e.Refusal != nil && e.Refusal.Kind == capture.KindUpstreamError:

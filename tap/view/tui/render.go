@@ -47,6 +47,8 @@ func (m *Model) header(b *strings.Builder) {
 	switch {
 	case st.Live:
 		state = "live"
+	case st.Loading:
+		state = "loading…"
 	case !st.File:
 		state = "tap ended"
 	}

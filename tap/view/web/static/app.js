@@ -75,8 +75,8 @@
 
   function showState(s) {
     $("source").textContent = s.source || "";
-    $("state").textContent = s.live ? "live" : (s.file ? "capture file" : "tap ended");
-    $("state").className = "state " + (s.live ? "live" : "ended");
+    $("state").textContent = s.live ? "live" : (s.loading ? "loading…" : (s.file ? "capture file" : "tap ended"));
+    $("state").className = "state " + (s.live || s.loading ? "live" : "ended");
     $("counts").textContent = s.shown + " of " + s.entries + " entries";
     const lost = [];
     if (s.behind > 0) lost.push(s.behind + " updates missed by this page");
@@ -102,7 +102,7 @@
   function bar(r, sp) {
     const pct = (ms) => (100 * ms / (sp.to - sp.from)).toFixed(3) + "%";
     const b = el("div", { class: "bar" });
-    b.style.left = pct(r.startMs - sp.from);
+    b.style.left = "min(" + pct(r.startMs - sp.from) + ", calc(100% - 2px))"; // the last row's start stays in its cell
     if (r.kind !== "request") b.classList.add("tick");
     else if (r.latencyMs < 0) { b.classList.add("open"); b.style.right = "0"; }
     else b.style.width = pct(r.latencyMs);

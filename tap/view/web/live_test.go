@@ -134,7 +134,7 @@ func TestWebViewLive(t *testing.T) {
 	// Filter by method: only tools/call stays.
 	step("filter by method",
 		chromedp.SendKeys(chromedp.CSS("#f-method"), "tools/call"),
-		chromedp.Poll[chromedp.Void](`!document.getElementById("rows").innerText.includes("initialize") && document.getElementById("rows").innerText.includes("tools/call")`))
+		chromedp.Poll[chromedp.Void](`location.search.includes("tools%2Fcall") && !document.getElementById("rows").innerText.includes("initialize") && document.getElementById("rows").innerText.includes("tools/call")`))
 	if got, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.search`)); err != nil || !strings.Contains(got, "method=tools%2Fcall") {
 		t.Errorf("the page's address keeps the filter: %q, %v", got, err)
 	}

@@ -53,8 +53,9 @@ const rowsJS = `(() => {
   });
 })()`
 
-// TestTapWebViewOfServerEverything records a real session: mcpkit's CLI calls the
-// npm server-everything over Streamable HTTP through a real `mcpkit tap`, then
+// TestTapWebViewOfServerEverything records real sessions: mcpkit's CLI, then the
+// TypeScript SDK client, call the npm server-everything over Streamable HTTP
+// through a real `mcpkit tap`, then
 // `mcpkit tap view --web` shows the capture in headless Chromium at 1280×800. In
 // the rendered page every call's row names what it called, and its status and
 // latency are visible (not pushed off-screen nor cut); a refused probe, if the
@@ -86,12 +87,24 @@ func TestTapWebViewOfServerEverything(t *testing.T) {
 		{[]string{"call", "no-such-tool"}, "tools/call no-such-tool", "isError"},
 		{[]string{"read", "demo://resource/static/document/features.md"}, "resources/read demo://resource/static/document/features.md", "ok"},
 		{[]string{"get", "args-prompt", `{"city":"Paris"}`}, "prompts/get args-prompt", "ok"},
+		// Then a host's session: the TypeScript SDK client (ts_everything_client.mjs).
+		{nil, "tools/call echo", "ok"},
+		{nil, "tools/call get-sum", "ok"},
+		{nil, "tools/call trigger-long-running-operation", "ok"},
+		{nil, "resources/read demo://resource/static/document/features.md", "ok"},
+		{nil, "prompts/get simple-prompt", "ok"},
 	}
 	for _, c := range calls {
+		if c.args == nil {
+			continue
+		}
 		out, err := exec.CommandContext(ctx, bin, append(c.args, "--url", url)...).CombinedOutput()
 		if failed := err != nil; failed != (c.status != "ok") {
 			t.Fatalf("mcpkit %v: %v\n%s", c.args, err, out)
 		}
+	}
+	if out, err := exec.CommandContext(ctx, node, "ts_everything_client.mjs", url).CombinedOutput(); err != nil {
+		t.Fatalf("the TypeScript SDK client: %v\n%s", err, out)
 	}
 	if err := tapProc.interrupt(10 * time.Second); err != nil {
 		t.Fatalf("stopping the tap: %v", err)
@@ -220,7 +233,7 @@ func TestTapWebViewOfServerEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || rows[0].Call != "tools/call get-sum" || rows[1].Call != "tools/call no-such-tool" {
+	if len(rows) != 2 || rows[0].Call != "tools/call get-sum" || rows[1].Call != "tools/call no-such-tool" || rows[0].Status != "isError" {
 		t.Errorf("errors only: %+v", rows)
 	}
 	shoot("tap-web-everything-errors.png")

@@ -79,7 +79,13 @@ func TestProbesAreNotFailures(t *testing.T) {
 	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "No failures found.") || !strings.Contains(out.String(), "2 client probes refused") {
+	for _, ms := range rep.Methods {
+		if ms.Errors != 0 {
+			t.Errorf("%s: a refused probe counted as an error: %+v", ms.Method, ms)
+		}
+	}
+	if !strings.Contains(out.String(), "No failures found.") || !strings.Contains(out.String(), "2 client probes refused") ||
+		!strings.Contains(out.String(), "2 refused, 0 unanswered (2 of them client probes: not failures)") {
 		t.Errorf("stats text:\n%s", out.String())
 	}
 }

@@ -75,7 +75,7 @@ type MethodStats struct {
 	Method     string      `json:"method"`
 	Dir        string      `json:"dir"`
 	Count      int         `json:"count"`
-	Errors     int         `json:"errors"` // JSON-RPC errors and isError results
+	Errors     int         `json:"errors"` // JSON-RPC errors and isError results (not a refused probe's)
 	Refused    int         `json:"refused"`
 	Unanswered int         `json:"unanswered"`
 	Latency    Percentiles `json:"latency"` // over the answered and refused ones
@@ -269,7 +269,7 @@ func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
 		case StateRefused:
 			ms.Refused++
 		}
-		if e.Error || e.IsError {
+		if (e.Error || e.IsError) && !e.ProbeRefused() {
 			ms.Errors++
 		}
 		if e.Latency >= 0 {

@@ -15,6 +15,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	s := rep.Summary
 	fmt.Fprintf(&b, "%d records, %d messages (%d client→server, %d server→client); %d requests, %d refused, %d unanswered",
 		rep.Stats.Records, s.Messages, s.C2S, s.S2C, s.Requests, s.Refused, len(s.Unanswered))
+	if rep.Probes > 0 {
+		fmt.Fprintf(&b, " (%d of them client probes: not failures)", rep.Probes)
+	}
 	if rep.Stats.Evicted > 0 || rep.Stats.Dropped > 0 {
 		fmt.Fprintf(&b, "; %d entries evicted, %d records dropped", rep.Stats.Evicted, rep.Stats.Dropped)
 	}

@@ -89,7 +89,11 @@ func dialURL(ctx context.Context, url string, opts *ConnectOptions) (transport.C
 	}
 	if !o.NoFallback {
 		copts.Fallback = func(ctx context.Context) (transport.Conn, error) {
-			return legacysse.Dial(ctx, url, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: o.Header, Logger: o.Logger})
+			c, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: o.Header, Logger: o.Logger})
+			if err != nil {
+				return nil, err // not a nil *ClientConn in an interface
+			}
+			return c, nil
 		}
 	}
 	conn, err := streamable.NewClientConn(ctx, url, copts)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/upstream"
@@ -281,7 +282,7 @@ func (g *Gateway) syncDirty(ctx context.Context) error {
 func (g *Gateway) instructions() string {
 	var b strings.Builder
 	b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
-		"<server>" + Separator + "<name>; a name that would be too long or clash ends with a short hash.")
+		"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
 	for _, name := range sortedServerNames(g.servers) {
 		st, _ := g.sup.Status(name)
 		if st.State == upstream.StateDisabled {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"

@@ -157,10 +157,13 @@ func isStatelessVersion(v string) bool {
 // supportedVersions lists what the server speaks: the stateless versions, then
 // the legacy ones reached through initialize.
 func supportedVersions() []string {
-	out := make([]string, 0, len(statelessVersions)+len(protocol.LegacyVersions))
+	out := make([]string, 0, len(statelessVersions)+len(legacyVersions))
 	out = append(out, statelessVersions...)
-	return append(out, protocol.LegacyVersions...)
+	return append(out, legacyVersions...)
 }
+
+// legacyVersions are protocol.LegacyVersions, read once.
+var legacyVersions = protocol.LegacyVersions()
 
 func unsupportedVersion(requested string) *jsonrpc.Error {
 	return (&jsonrpc.Error{Code: protocol.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version"}).

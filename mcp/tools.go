@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime/debug"
 
+	"github.com/mcpkit/mcpkit/internal/argdecode"
 	"github.com/mcpkit/mcpkit/internal/jsonerr"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
@@ -116,14 +117,14 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		}
 		structured = len(tool.OutputSchema) > 0
 	}
-	dec := newArgDecoder(reflect.TypeFor[In]())
+	dec := argdecode.For(reflect.TypeFor[In]())
 	return s.addTool(&tool, func(ctx context.Context, req *ToolRequest) (*protocol.CallToolResult, error) {
 		var in In
 		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = emptyObject
 		}
-		if err := decodeArgs(dec, args, &in); err != nil {
+		if err := argdecode.Into(dec, args, &in); err != nil {
 			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %s", req.Params.Name, jsonerr.Message(err))), nil
 		}
 		out, err := h(ctx, req, in)
@@ -135,17 +136,6 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		}
 		return toolResult(out, structured)
 	})
-}
-
-// decodeArgs decodes a typed tool's arguments into in: with dec when it can
-// (nil means it never can), with encoding/json otherwise.
-func decodeArgs[In any](dec *argDecoder, args json.RawMessage, in *In) error {
-	if dec != nil && dec.decode(args, reflect.ValueOf(in).Elem()) {
-		return nil
-	}
-	var zero In
-	*in = zero // what the fast decoder wrote does not count
-	return json.Unmarshal(args, in)
 }
 
 var emptyObject = json.RawMessage("{}")

@@ -32,6 +32,8 @@
 // [CheckParamHeaders].
 package protocol
 
+import "slices"
+
 // Protocol version strings, as they appear on the wire.
 const (
 	// Version20241105 is the first public MCP version (HTTP+SSE transport).
@@ -57,13 +59,20 @@ const LatestLegacy = Version20251125
 // Latest is the newest protocol version this package supports.
 const Latest = Version20260728
 
-// LegacyVersions lists the initialize-negotiated versions, newest first.
-// Callers must not modify it.
-var LegacyVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+// legacyVersions and supportedVersions are what LegacyVersions and
+// SupportedVersions return copies of: arrays, so that no caller can change them.
+var (
+	legacyVersions    = [...]string{Version20251125, Version20250618, Version20250326, Version20241105}
+	supportedVersions = [...]string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+)
 
-// SupportedVersions lists every supported version, newest first. Callers
-// must not modify it.
-var SupportedVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+// LegacyVersions returns the initialize-negotiated versions, newest first, in
+// a new slice the caller may keep and change.
+func LegacyVersions() []string { return slices.Clone(legacyVersions[:]) }
+
+// SupportedVersions returns every supported version, newest first, in a new
+// slice the caller may keep and change.
+func SupportedVersions() []string { return slices.Clone(supportedVersions[:]) }
 
 // versionRank orders the known versions; unknown versions rank 0.
 func versionRank(v string) int {

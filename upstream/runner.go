@@ -223,8 +223,11 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 		hc = r.watchedClient(hc)
 		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc}
 		if c.Transport == TransportSSE {
-			conn, err := legacysse.Dial(ctx, c.URL, sseOpts)
-			return conn, 0, err
+			conn, err := legacysse.NewClientConn(ctx, c.URL, sseOpts)
+			if err != nil {
+				return nil, 0, err
+			}
+			return conn, 0, nil
 		}
 		conn, err := streamable.NewClientConn(ctx, c.URL, &streamable.ClientOptions{
 			Header:     header,
@@ -240,7 +243,11 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 				}
 			},
 			Fallback: func(ctx context.Context) (transport.Conn, error) {
-				return legacysse.Dial(ctx, c.URL, sseOpts)
+				conn, err := legacysse.NewClientConn(ctx, c.URL, sseOpts)
+				if err != nil {
+					return nil, err
+				}
+				return conn, nil
 			},
 		})
 		return conn, 0, err

@@ -130,7 +130,7 @@ func validProtocol(v string) error {
 	if v == "" || protocol.IsSupported(v) {
 		return nil
 	}
-	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", "))
+	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions(), ", "))
 }
 
 func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, target []string, logger *slog.Logger) (*mcp.ClientSession, error) {

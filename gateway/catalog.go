@@ -261,17 +261,9 @@ func (g *Gateway) wantTools(names []string) []wanted {
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
 			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},
 			add: func() error {
-				h := g.toolHandler(u, original)
-				err := g.srv.AddRawTool(&tool, h)
-				if err == nil {
-					return nil
-				}
-				// A schema this SDK cannot compile still deserves to be
-				// offered: the server checks the arguments itself.
-				g.log.Warn("gateway: tool schema not usable; offering the tool with an open schema", "server", u.name, "tool", original, "error", err)
-				open := tool
-				open.InputSchema = json.RawMessage(`{"type":"object"}`)
-				return g.srv.AddRawTool(&open, h)
+				// The schema is the server's, advertised as it is; the server
+				// checks the arguments itself.
+				return g.srv.AddForwardedTool(&tool, g.toolHandler(u, original))
 			},
 		})
 	}

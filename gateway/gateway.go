@@ -22,8 +22,8 @@ type Options struct {
 	// {Name: "mcpkit-gateway"}.
 	Info protocol.Implementation
 	// Server holds options of the gateway's *mcp.Server (Keyring, Cache,
-	// PageSize, Middleware...). Its Capabilities, Logger and
-	// RootsListChangedHandler are set by the gateway; its Middleware runs
+	// PageSize, Middleware...). Its Capabilities, Logger, InstructionsFunc
+	// and RootsListChangedHandler are set by the gateway; its Middleware runs
 	// inside the gateway's own.
 	Server mcp.ServerOptions
 	// Supervisor holds the options of the supervisor of the configured
@@ -123,6 +123,7 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		so.Logger = g.log
 	}
 	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
+	so.InstructionsFunc = func(context.Context) string { return g.instructions() }
 	so.Middleware = append([]mcp.Middleware{g.middleware}, so.Middleware...)
 	g.srv = mcp.NewServer(g.info, &so)
 

@@ -2,8 +2,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"log/slog"
 	"os"
 	"slices"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
 
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/llm"
@@ -81,6 +83,12 @@ func probeServer() *mcp.Server {
 		return fmt.Sprint(cancelled.Load()), nil
 	})
 	_ = mcp.AddTool(srv, &protocol.Tool{Name: "read.me"}, func(ctx context.Context, req *mcp.ToolRequest, _ none) (string, error) { return "read", nil })
+	// A schema this SDK cannot compile, as a server in another language may
+	// advertise; the tool answers with the arguments it got.
+	_ = srv.AddForwardedTool(&protocol.Tool{Name: "lookbehind", InputSchema: json.RawMessage(lookbehindSchema)},
+		func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+			return protocol.NewToolResultText(string(req.Params.Arguments)), nil
+		})
 	return srv
 }
 

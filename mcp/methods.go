@@ -84,7 +84,7 @@ func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, erro
 		ProtocolVersion: st.version,
 		Capabilities:    *caps.ForVersion(st.version),
 		ServerInfo:      *s.info.ForVersion(st.version),
-		Instructions:    s.opts.Instructions,
+		Instructions:    s.instructions(ctx),
 	}, nil
 }
 

@@ -385,6 +385,6 @@ func discover(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
 	return &protocol.DiscoverResult{
 		SupportedVersions: supportedVersions(),
 		Capabilities:      *caps.ForVersion(r.ProtocolVersion()),
-		Instructions:      s.opts.Instructions,
+		Instructions:      s.instructions(ctx),
 	}, nil
 }

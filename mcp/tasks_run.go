@@ -139,7 +139,7 @@ func (m *taskManager) startForCall(ctx context.Context, r *Request, t *serverToo
 	if len(args) == 0 || string(args) == "null" {
 		args = emptyObject
 	}
-	if r.stateless != nil && t.validator.Validate(args) != nil {
+	if r.stateless != nil && t.validate(args) != nil {
 		return nil, false, nil // the usual path reports invalid arguments at once
 	}
 	// A 2025-11-25 client that asked for a task gets one even then: the
@@ -309,7 +309,7 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 		req.stateless = &mc
 	}
 	if tool := t.spec.tool; tool != nil {
-		if err := tool.validator.Validate(params.Arguments); err != nil {
+		if err := tool.validate(params.Arguments); err != nil {
 			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", tool.tool.Name, err)), in, nil
 		}
 	}

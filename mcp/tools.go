@@ -87,7 +87,7 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *ToolRequest, i
 type serverTool struct {
 	tool      protocol.Tool
 	handler   ToolHandler
-	validator *schema.Validator
+	validator *schema.Validator      // nil for a forwarded tool: the server behind validates
 	headers   []protocol.ParamHeader // x-mcp-header declarations, checked on stateless HTTP calls
 }
 
@@ -147,6 +147,35 @@ func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 	return s.addTool(&tool, h)
 }
 
+// AddForwardedTool registers a tool that h forwards to another server, which
+// validates the arguments itself: its input schema is advertised exactly as
+// given, whether or not this package can compile it, and no call is checked
+// against it here (a proxy that checked would refuse what the server behind it
+// accepts, and pay for the validation twice). Mcp-Param-* headers are still
+// checked against the arguments when the tool declares them validly; invalid
+// declarations are advertised as they are. Otherwise it is [Server.AddRawTool].
+func (s *Server) AddForwardedTool(t *protocol.Tool, h ToolHandler) error {
+	tool := *t
+	if tool.Name == "" {
+		return fmt.Errorf("mcp: a tool needs a name")
+	}
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	headers, _ := paramHeaderSpecs(&tool) // the server behind declared them
+	s.register(&serverTool{tool: tool, handler: h, headers: headers})
+	return nil
+}
+
+// validate checks a call's arguments against the tool's input schema; a
+// forwarded tool (no validator) leaves that to the server behind it.
+func (t *serverTool) validate(args json.RawMessage) error {
+	if t.validator == nil {
+		return nil
+	}
+	return t.validator.Validate(args)
+}
+
 // checkHeaders compares the Mcp-Param-* headers of a stateless HTTP request with
 // the arguments (see checkParamHeaderSpecs).
 func (t *serverTool) checkHeaders(ss *ServerSession, args json.RawMessage) error {
@@ -177,11 +206,16 @@ func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
 	if err != nil {
 		return fmt.Errorf("mcp: tool %q: x-mcp-header: %w", t.Name, err)
 	}
+	s.register(&serverTool{tool: *t, handler: h, validator: v, headers: headers})
+	return nil
+}
+
+// register adds (or replaces) a tool and tells connected clients.
+func (s *Server) register(t *serverTool) {
 	s.mu.Lock()
-	s.tools.add(t.Name, &serverTool{tool: *t, handler: h, validator: v, headers: headers})
+	s.tools.add(t.tool.Name, t)
 	s.mu.Unlock()
 	s.notifyAll(protocol.NotificationToolsListChanged, nil)
-	return nil
 }
 
 // RemoveTools unregisters tools by name; connected clients are told the list changed.
@@ -281,7 +315,7 @@ func (s *Server) runTool(ctx context.Context, req *ToolRequest, t *serverTool) (
 		args = emptyObject
 		req.Params.Arguments = args
 	}
-	if err := t.validator.Validate(args); err != nil {
+	if err := t.validate(args); err != nil {
 		return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", t.tool.Name, err))
 	}
 	defer func() {

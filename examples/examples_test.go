@@ -85,6 +85,25 @@ var runs = []run{
 			`level=INFO msg=call method=tools/call direction=incoming duration=\S+ tool=echo isError=true\n`,
 			`level=WARN msg="call failed" method=tools/call direction=incoming duration=\S+ tool=delete_all error=`,
 		}},
+	{name: "host-provider", program: "host-provider", stdout: []string{
+		`(?m)^model calls add \{"a":2,"b":3\}$`,
+		`(?m)^tool answers 5$`,
+		`(?m)^answer after 2 model requests: The tool said: 5$`,
+	}},
+	{name: "gateway", program: "gateway", args: []string{"-addr", "127.0.0.1:0", "-demo"}, stdout: []string{
+		`(?m)^tool clock__zone → zone of clock$`,
+		`(?m)^tool weather__forecast → forecast of weather$`,
+		`(?m)^instructions: This server is a gateway to several MCP servers`,
+		`(?m)^weather__forecast: sunny in Lisbon$`,
+		`(?m)^clock__zone: Asia/Tokyo$`,
+	}},
+	{name: "tap-capture", program: "tap-capture", args: []string{"-demo"}, stdout: []string{
+		`(?m)^capture of a http tap, \d+ records$`,
+		`(?m)^#1 c2s initialize streamable-http$`,
+		`(?m)^#\d+ answers #\d+ \(tools/call\): ok$`,
+		`(?m)^#\d+ answers #\d+ \(tools/call\): error: Unknown tool`,
+		`(?m)^summary: 4 requests, 4 responses, 1 notifications, 0 unanswered$`,
+	}},
 }
 
 // TestExamples builds every example and runs each as listed in runs, within

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -31,6 +32,9 @@ type run struct {
 	fails         bool     // a non-zero exit status is expected
 	stdout        []string // regular expressions, each must match
 	stderr        []string
+	// setup, when set, starts what the run needs (an authorization server, a
+	// redis-server) and returns more arguments; it may skip the run.
+	setup func(t *testing.T) []string
 }
 
 var runs = []run{
@@ -104,6 +108,18 @@ var runs = []run{
 		`(?m)^#\d+ answers #\d+ \(tools/call\): error: Unknown tool`,
 		`(?m)^summary: 4 requests, 4 responses, 1 notifications, 0 unanswered$`,
 	}},
+	{name: "oauth", program: "oauth", setup: startAuthorizationServer, stdout: []string{
+		`(?m)^without a token: 401 Unauthorized$`,
+		`(?m)^with auth.Transport: connected, token from http://127\.0\.0\.1:\d+$`,
+		`(?m)^whoami: principal \S+, client example-client, scopes \[.*\]$`,
+	}},
+}
+
+// startAuthorizationServer runs auth/authtest's authorization server for the
+// oauth example, with its client registered.
+func startAuthorizationServer(t *testing.T) []string {
+	as := authtest.New(t, authtest.Options{Clients: map[string]string{"example-client": "s3cret"}})
+	return []string{"-issuer", as.Issuer, "-client-id", "example-client", "-client-secret", "s3cret"}
 }
 
 // TestExamples builds every example and runs each as listed in runs, within
@@ -116,6 +132,9 @@ func TestExamples(t *testing.T) {
 			args := make([]string, len(r.args))
 			for i, a := range r.args {
 				args[i] = strings.ReplaceAll(a, "{bin}", bin)
+			}
+			if r.setup != nil {
+				args = append(args, r.setup(t)...)
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
 			defer cancel()

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/store/redistest"
 )
 
 // runTimeout bounds each run of an example.
@@ -113,6 +114,20 @@ var runs = []run{
 		`(?m)^with auth.Transport: connected, token from http://127\.0\.0\.1:\d+$`,
 		`(?m)^whoami: principal \S+, client example-client, scopes \[.*\]$`,
 	}},
+	{name: "redis-replicas", program: "redis-replicas", setup: startRedis, stdout: []string{
+		`(?m)^connected through the balancer, protocol 2025-11-25$`,
+		`(?m)^whoami: answered by replica1$`, // the session is served by both
+		`(?m)^whoami: answered by replica2$`,
+		`(?m)^  client: asked "What is your name\?", answers Ada$`,
+		// The answer to the elicitation went to replica2 and was relayed.
+		`(?m)^greet: hello Ada \(the call waited on replica1\)$`,
+	}},
+}
+
+// startRedis runs a redis-server for the redis-replicas example; without one
+// installed the run is skipped, unless CI=true (see store/redistest).
+func startRedis(t *testing.T) []string {
+	return []string{"-redis", redistest.Start(t).URL()}
 }
 
 // startAuthorizationServer runs auth/authtest's authorization server for the

@@ -124,7 +124,7 @@ func dialCommand(ctx context.Context, t Target, o *DialOptions) (transport.Conn,
 // dialURL connects to the target's URL.
 func dialURL(ctx context.Context, t Target, o *DialOptions) (transport.Conn, error) {
 	sse := func(ctx context.Context) (transport.Conn, error) {
-		return legacysse.Dial(ctx, t.URL, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: t.Header, Logger: o.Logger})
+		return legacysse.NewClientConn(ctx, t.URL, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: t.Header, Logger: o.Logger})
 	}
 	var conn transport.Conn
 	var err error

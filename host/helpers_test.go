@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/demo"
 	"github.com/mcpkit/mcpkit/host"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/anthropic"

@@ -19,8 +19,14 @@ import (
 // ServerOptions configures a Server. The zero value is ready to use.
 type ServerOptions struct {
 	// Instructions tell the client how to use the server; sent with the
-	// initialize result.
+	// initialize result (legacy era) and the server/discover result
+	// (stateless era).
 	Instructions string
+	// InstructionsFunc, when set, computes the instructions for each
+	// initialize and server/discover instead of Instructions: for a server
+	// whose guidance changes while it runs (a gateway whose servers come and
+	// go). ctx is the request's.
+	InstructionsFunc func(ctx context.Context) string
 	// Capabilities, when set, are declared as they are. Otherwise the server
 	// declares what it has: tools, resources and prompts (with listChanged, and
 	// subscribe for resources) once any is registered, completions once a
@@ -337,4 +343,13 @@ func errorf(code int64, format string, args ...any) *jsonrpc.Error {
 		}
 	}
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// instructions returns what initialize and server/discover answer with (see
+// ServerOptions.InstructionsFunc).
+func (s *Server) instructions(ctx context.Context) string {
+	if f := s.opts.InstructionsFunc; f != nil {
+		return f(ctx)
+	}
+	return s.opts.Instructions
 }

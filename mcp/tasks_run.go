@@ -163,7 +163,7 @@ func (m *taskManager) createdResult(rec *taskstore.Record) any {
 			ExtensionTask: extensionTask(rec),
 		}
 	}
-	return &protocol.CreateTaskResult{Task: legacyTask(rec)}
+	return &protocol.CreateTaskResult{Task: task20251125(rec)}
 }
 
 // taskSpec is what a task runs: a tool handler and the call's params.
@@ -298,7 +298,7 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 	req.task.inside = true
 	var in *inputRound
 	if t.stateless == nil {
-		req.legacyTask = t
+		req.sessionTask = t
 	} else {
 		in = &inputRound{loaded: true, responses: maps.Clone(responses)}
 		if in.responses == nil {
@@ -482,7 +482,7 @@ func (t *taskRun) notifyStatus(rec *taskstore.Record) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := ss.notify(ctx, protocol.NotificationTasksStatus, &protocol.TaskStatusParams{Task: legacyTask(rec)}); err != nil {
+	if err := ss.notify(ctx, protocol.NotificationTasksStatus, &protocol.TaskStatusParams{Task: task20251125(rec)}); err != nil {
 		t.m.s.log.Debug("mcp: task status notification failed", "task", t.id, "error", err)
 	}
 }

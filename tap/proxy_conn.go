@@ -282,8 +282,8 @@ func (c *proxyConn) check(h *head, host string) string {
 // classify works out the transport and session of a request.
 func (c *proxyConn) classify(x *exchange, h *head) {
 	sid, hasSID := h.getAs("Mcp-Session-Id", &c.reqLast.sid)
-	if legacy, ok := c.p.legacySession(x.target); ok && !hasSID {
-		x.transport, x.session = capture.TransportHTTPSSE, legacy
+	if id, ok := c.p.sseSession(x.target); ok && !hasSID {
+		x.transport, x.session = capture.TransportHTTPSSE, id
 		return
 	}
 	x.transport, x.session = capture.TransportStreamable, sid

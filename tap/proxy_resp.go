@@ -293,7 +293,7 @@ func (c *proxyConn) relayStream(x *exchange, ubr *bufio.Reader, info *capture.HT
 	f.rewrite = func(data string) (string, bool) {
 		rewritten, changed, session, note := c.p.rewriteEndpoint(data, x.clientHost)
 		if session != "" {
-			c.p.learnLegacySession(session)
+			c.p.learnSSESession(session)
 			x.transport, x.session = capture.TransportHTTPSSE, session
 		}
 		text := data

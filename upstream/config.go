@@ -387,7 +387,7 @@ func parseServer(path, name string, raw json.RawMessage, env LookupEnv) (*Server
 		s.Timeout = d
 	}
 	if v := w.ProtocolVersion; v != "" && !protocol.IsSupported(v) {
-		bad("protocolVersion", fmt.Errorf("%q is not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", ")))
+		bad("protocolVersion", fmt.Errorf("%q is not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions(), ", ")))
 	}
 	if len(errs) > 0 {
 		return nil, errs

@@ -148,7 +148,7 @@ func validProtocol(v string) error {
 	if v == "" || protocol.IsSupported(v) {
 		return nil
 	}
-	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions, ", "))
+	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions(), ", "))
 }
 
 // dialTarget opens the transport to the target: the command after "--" (its

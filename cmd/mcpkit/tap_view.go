@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
@@ -52,7 +53,7 @@ func runTapView(ctx context.Context, path, webAddr string) error {
 	}
 	go feed()
 	if webAddr != "" {
-		ln, err := listenView(webAddr)
+		ln, err := mcpkit.Listen(webAddr)
 		if err != nil {
 			return fmt.Errorf("tap view: %w", err)
 		}
@@ -63,18 +64,6 @@ func runTapView(ctx context.Context, path, webAddr string) error {
 		return fmt.Errorf("tap view: %w", err)
 	}
 	return nil
-}
-
-// listenView listens for a view's page: loopback unless a host is named.
-func listenView(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--web %q: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.Listen("tcp", net.JoinHostPort(host, port))
 }
 
 // tapViews are the live views of a running tap (--ui, --web).
@@ -103,7 +92,7 @@ func startTapViews(ctx context.Context, f *tapFlags, httpMode bool, header captu
 	var ln net.Listener
 	if f.web != "" {
 		var err error
-		if ln, err = listenView(f.web); err != nil {
+		if ln, err = mcpkit.Listen(f.web); err != nil {
 			if v.tty != nil {
 				_ = v.tty.Close()
 			}

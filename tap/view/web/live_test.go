@@ -17,7 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/testkit/chromium"
 	"github.com/mcpkit/mcpkit/mcp"

@@ -2,10 +2,16 @@ package transport
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
+
+// This file holds what the replicas of a server behind a load balancer share
+// through a transport: the relay between them, the state of a legacy session,
+// the form in which a principal is shared, and the error data of an
+// unavailable shared backend.
 
 // Relay carries messages between the replicas of a server behind a load
 // balancer: each replica has an inbox, and holds named claims (the session
@@ -56,13 +62,43 @@ var ErrReplicaGone = errors.New("transport: the replica is gone")
 // the claim.
 var ErrNotClaimed = errors.New("transport: nobody holds the claim")
 
-// RequestIDConn is implemented by a Conn whose transport makes the ids of the
-// requests the server sends to the client (sampling, elicitation, roots/list):
-// a transport shared by replicas gives ids that name the replica waiting for
-// the answer. The server uses NewRequestID for every such request; without
-// it, ids count from 1.
-type RequestIDConn interface {
-	Conn
-	// NewRequestID returns a fresh id, never returned before on this Conn.
-	NewRequestID() jsonrpc.ID
+// SessionState is what a server keeps of a legacy session between requests:
+// enough for another replica to serve the session's next request without a
+// new initialize. A transport that shares sessions between replicas stores it
+// (see [StatefulConn]); it is small (a few hundred bytes), and changes only on
+// initialize, notifications/initialized, logging/setLevel and
+// resources/subscribe or unsubscribe.
+type SessionState struct {
+	// ProtocolVersion is the version initialize negotiated.
+	ProtocolVersion string `json:"v"`
+	// ClientInfo and ClientCapabilities are the client's initialize params of
+	// those names, as JSON.
+	ClientInfo         json.RawMessage `json:"ci,omitempty"`
+	ClientCapabilities json.RawMessage `json:"cc,omitempty"`
+	// Initialized reports that notifications/initialized arrived.
+	Initialized bool `json:"i,omitempty"`
+	// LogLevel is the level the client set with logging/setLevel ("" if none).
+	LogLevel string `json:"ll,omitempty"`
+	// Subscriptions are the resource URIs the client subscribed to.
+	Subscriptions []string `json:"rs,omitempty"`
 }
+
+// PrincipalDigest is the form in which a transport shares a principal with
+// other replicas (in a session record, a relayed message): a hex SHA-256
+// prefix, so that the shared store does not hold who the callers are. It is
+// "" for "".
+func PrincipalDigest(principal string) string {
+	if principal == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(principal))
+	return hex.EncodeToString(sum[:16])
+}
+
+// UnavailableErrorData is the data member of the -32603 error a server answers
+// when a backend shared by replicas (such as the register of used requestStates,
+// mcp.ServerOptions.StateUse) cannot answer for now. An HTTP transport answers
+// such an error to a 2026-07-28 request with 503 and Retry-After, as it answers
+// an unavailable session store, so that a client or balancer retries instead of
+// giving up.
+var UnavailableErrorData = json.RawMessage(`{"unavailable":true}`)

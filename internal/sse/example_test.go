@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/sse"
+	"github.com/mcpkit/mcpkit/internal/sse"
 )
 
 func ExampleDecoder() {

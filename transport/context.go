@@ -24,3 +24,22 @@ func HeaderFromContext(ctx context.Context) http.Header {
 	h, _ := ctx.Value(headerKey{}).(http.Header)
 	return h
 }
+
+type principalKey struct{}
+
+// WithPrincipal returns a context that names the authenticated caller. HTTP
+// authentication middleware (auth/resource) sets it on the request's context,
+// and the HTTP handlers pass the request's values on to the handler's context.
+// A transport that shares sessions between replicas binds each session to the
+// principal that created it; the mcp server binds every requestState it seals
+// to it, so a state minted for one caller is refused for another, and owns
+// tasks by it. [PrincipalFrom] reads it; it is the one door for the principal.
+func WithPrincipal(ctx context.Context, principal string) context.Context {
+	return context.WithValue(ctx, principalKey{}, principal)
+}
+
+// PrincipalFrom returns the principal set by WithPrincipal ("" when none).
+func PrincipalFrom(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
+}

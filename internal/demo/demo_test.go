@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/testkit/mcptest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -53,7 +53,7 @@ type toolCase struct {
 }
 
 func TestEveryToolInEveryVersion(t *testing.T) {
-	for _, v := range protocol.LegacyVersions {
+	for _, v := range protocol.LegacyVersions() {
 		t.Run(v, func(t *testing.T) {
 			cs := connect(t, v)
 			var progress []float64

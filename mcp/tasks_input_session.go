@@ -51,7 +51,7 @@ func withMeta(m, extra protocol.Meta) protocol.Meta {
 // taskCreateMessage, taskElicit and taskListRoots are the legacy input calls of
 // a handler running inside a task.
 func (r *Request) taskCreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (res *protocol.CreateMessageResult, err error) {
-	err = r.legacyTask.withTaskInput(ctx, func(meta protocol.Meta) error {
+	err = r.sessionTask.withTaskInput(ctx, func(meta protocol.Meta) error {
 		c := *p
 		c.Meta = withMeta(p.Meta, meta)
 		res, err = r.Session.CreateMessage(ctx, &c)
@@ -61,7 +61,7 @@ func (r *Request) taskCreateMessage(ctx context.Context, p *protocol.CreateMessa
 }
 
 func (r *Request) taskElicit(ctx context.Context, p *protocol.ElicitParams) (res *protocol.ElicitResult, err error) {
-	err = r.legacyTask.withTaskInput(ctx, func(meta protocol.Meta) error {
+	err = r.sessionTask.withTaskInput(ctx, func(meta protocol.Meta) error {
 		c := *p
 		c.Meta = withMeta(p.Meta, meta)
 		res, err = r.Session.Elicit(ctx, &c)
@@ -71,7 +71,7 @@ func (r *Request) taskElicit(ctx context.Context, p *protocol.ElicitParams) (res
 }
 
 func (r *Request) taskListRoots(ctx context.Context) (res *protocol.ListRootsResult, err error) {
-	err = r.legacyTask.withTaskInput(ctx, func(meta protocol.Meta) error {
+	err = r.sessionTask.withTaskInput(ctx, func(meta protocol.Meta) error {
 		res, err = r.Session.listRoots(ctx, &protocol.ListRootsParams{Meta: meta})
 		return err
 	})

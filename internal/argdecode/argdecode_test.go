@@ -1,4 +1,4 @@
-package mcp
+package argdecode
 
 import (
 	"encoding/json"
@@ -8,6 +8,11 @@ import (
 )
 
 type argLevel string
+
+// echoIn is the one-string input of the usual echo tool.
+type echoIn struct {
+	Message string `json:"message"`
+}
 
 // argsAll has a field of every kind the fast decoder handles.
 type argsAll struct {
@@ -36,18 +41,18 @@ type argsAll struct {
 
 // argDecodeBoth decodes data into a fresh T with the fast decoder and with
 // encoding/json, and fails when the fast decoder claims success where
-// encoding/json disagrees, or when decodeArgs (fast path and fallback) differs
+// encoding/json disagrees, or when Into (fast path and fallback) differs
 // from encoding/json in value or in failing.
 func argDecodeBoth[T any](t *testing.T, data []byte) {
 	t.Helper()
-	dec := newArgDecoder(reflect.TypeFor[T]())
+	dec := For(reflect.TypeFor[T]())
 	if dec == nil {
 		t.Fatalf("no fast decoder for %T", *new(T))
 	}
 	var std T
 	stdErr := json.Unmarshal(data, &std)
 	var fast T
-	if dec.decode(data, reflect.ValueOf(&fast).Elem()) {
+	if dec.Decode(data, reflect.ValueOf(&fast).Elem()) {
 		if stdErr != nil {
 			t.Fatalf("%q: fast decoder accepted what encoding/json refuses: %v", data, stdErr)
 		}
@@ -56,9 +61,9 @@ func argDecodeBoth[T any](t *testing.T, data []byte) {
 		}
 	}
 	var got T
-	err := decodeArgs(dec, data, &got)
+	err := Into(dec, data, &got)
 	if (err == nil) != (stdErr == nil) {
-		t.Fatalf("%q: decodeArgs error %v, encoding/json error %v", data, err, stdErr)
+		t.Fatalf("%q: Into error %v, encoding/json error %v", data, err, stdErr)
 	}
 	if !reflect.DeepEqual(got, std) {
 		t.Fatalf("%q:\ndecodeArgs    %#v\nencoding/json %#v", data, got, std)
@@ -81,7 +86,7 @@ var argSeeds = []string{
 func TestArgDecoderMatchesEncodingJSON(t *testing.T) {
 	for _, s := range argSeeds {
 		argDecodeBoth[argsAll](t, []byte(s))
-		argDecodeBoth[benchEchoIn](t, []byte(s))
+		argDecodeBoth[echoIn](t, []byte(s))
 	}
 }
 
@@ -91,21 +96,21 @@ func FuzzArgDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		argDecodeBoth[argsAll](t, data)
-		argDecodeBoth[benchEchoIn](t, data)
+		argDecodeBoth[echoIn](t, data)
 	})
 }
 
 // TestArgDecoderFastPathTaken checks that the common inputs do not fall back
 // to encoding/json, which would make the decoder pointless.
 func TestArgDecoderFastPathTaken(t *testing.T) {
-	dec := newArgDecoder(reflect.TypeFor[argsAll]())
+	dec := For(reflect.TypeFor[argsAll]())
 	for _, s := range []string{
 		`{"s":"hello","i":3,"f":0.5,"b":false,"p":"x","unknown":[1,2]}`,
 		`{"s":"line\nbreak \u00e9"}`,
 		`{}`,
 	} {
 		var v argsAll
-		if !dec.decode([]byte(s), reflect.ValueOf(&v).Elem()) {
+		if !dec.Decode([]byte(s), reflect.ValueOf(&v).Elem()) {
 			t.Errorf("%s: fast decoder gave up", s)
 		}
 	}
@@ -120,14 +125,14 @@ type customArgs struct{ V json.Number }
 func (c *customArgs) UnmarshalJSON([]byte) error { return nil }
 
 type embeddedArgs struct {
-	benchEchoIn
+	echoIn
 	X string
 }
 
 func TestArgDecoderDeclinesWhatItDoesNotCopy(t *testing.T) {
 	for name, typ := range map[string]reflect.Type{
 		"not a struct":       reflect.TypeFor[map[string]any](),
-		"pointer":            reflect.TypeFor[*benchEchoIn](),
+		"pointer":            reflect.TypeFor[*echoIn](),
 		"struct unmarshaler": reflect.TypeFor[customArgs](),
 		"field unmarshaler":  reflect.TypeFor[struct{ T customText }](),
 		"embedded":           reflect.TypeFor[embeddedArgs](),
@@ -139,7 +144,7 @@ func TestArgDecoderDeclinesWhatItDoesNotCopy(t *testing.T) {
 			{Name: "B", Type: reflect.TypeFor[string](), Tag: `json:"a"`},
 		}),
 		"slice field":     reflect.TypeFor[struct{ L []string }](),
-		"nested struct":   reflect.TypeFor[struct{ N benchEchoIn }](),
+		"nested struct":   reflect.TypeFor[struct{ N echoIn }](),
 		"interface field": reflect.TypeFor[struct{ V any }](),
 		"unusual tag name": reflect.TypeFor[struct {
 			V string `json:"é"`
@@ -147,20 +152,20 @@ func TestArgDecoderDeclinesWhatItDoesNotCopy(t *testing.T) {
 		"pointer to pointer":  reflect.TypeFor[struct{ P **string }](),
 		"json.Number (named)": reflect.TypeFor[struct{ N json.Number }](),
 	} {
-		if newArgDecoder(typ) != nil {
-			t.Errorf("%s: newArgDecoder(%v) should decline", name, typ)
+		if For(typ) != nil {
+			t.Errorf("%s: For(%v) should decline", name, typ)
 		}
 	}
 }
 
 func BenchmarkDecodeArgs(b *testing.B) {
 	data := []byte(`{"message":"world"}`)
-	dec := newArgDecoder(reflect.TypeFor[benchEchoIn]())
+	dec := For(reflect.TypeFor[echoIn]())
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			var in benchEchoIn
-			if err := decodeArgs(dec, data, &in); err != nil || in.Message != "world" {
+			var in echoIn
+			if err := Into(dec, data, &in); err != nil || in.Message != "world" {
 				b.Fatal(in, err)
 			}
 		}
@@ -168,7 +173,7 @@ func BenchmarkDecodeArgs(b *testing.B) {
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			var in benchEchoIn
+			var in echoIn
 			if err := json.Unmarshal(data, &in); err != nil || in.Message != "world" {
 				b.Fatal(in, err)
 			}

@@ -1,4 +1,6 @@
-package mcp
+// Package argdecode decodes the arguments of a typed tool in one pass over the
+// JSON, for the usual input types, with encoding/json's outcome.
+package argdecode
 
 import (
 	"encoding"
@@ -13,17 +15,17 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
-// The arguments of a typed tool (AddTool) are decoded on every call. For the
+// The arguments of a typed tool (mcp.AddTool) are decoded on every call. For the
 // usual input type — a struct of strings, numbers and booleans, or pointers to
-// them — argDecoder does it in one pass over the JSON without encoding/json's
+// them — Decoder does it in one pass over the JSON without encoding/json's
 // reflection walk. It gives up on anything it does not handle exactly as
 // encoding/json would (escaped or non-ASCII keys, a key that matches a field
 // only up to case, a value of the wrong type, a number out of range, a syntax
 // error), and the caller then decodes with encoding/json from scratch, so the
 // outcome, value or error, is always encoding/json's.
 
-// argDecoder decodes JSON objects into one struct type.
-type argDecoder struct {
+// Decoder decodes JSON objects into one struct type.
+type Decoder struct {
 	fields []argField
 	names  []string // the fields' JSON names, for the case-folding check
 }
@@ -43,15 +45,15 @@ var (
 	jsonNumberType      = reflect.TypeFor[json.Number]()
 )
 
-// newArgDecoder returns a decoder for t, or nil when t is not a struct made
+// For returns a decoder for t, or nil when t is not a struct made
 // only of fields it handles: exported, not embedded, of a string, bool,
 // integer or floating-point kind (or a pointer to one), with no custom
 // decoding (json.Number included), no ",string" option and unambiguous names.
-func newArgDecoder(t reflect.Type) *argDecoder {
+func For(t reflect.Type) *Decoder {
 	if t.Kind() != reflect.Struct || customDecoding(t) {
 		return nil
 	}
-	d := &argDecoder{}
+	d := &Decoder{}
 	seen := make(map[string]bool)
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
@@ -145,10 +147,10 @@ func scalarKind(k reflect.Kind) bool {
 	return false
 }
 
-// decode fills v (an addressable struct of the decoder's type) from the JSON
+// Decode fills v (an addressable struct of the decoder's type) from the JSON
 // object data. It reports false when encoding/json must decode instead; v
 // may then be partly written, and the caller resets it.
-func (d *argDecoder) decode(data []byte, v reflect.Value) bool {
+func (d *Decoder) Decode(data []byte, v reflect.Value) bool {
 	return jsonscan.EachMember(data, func(key []byte, escaped bool, value []byte) bool {
 		if escaped {
 			return false
@@ -163,7 +165,7 @@ func (d *argDecoder) decode(data []byte, v reflect.Value) bool {
 }
 
 // field returns the field named exactly key, or nil.
-func (d *argDecoder) field(key []byte) *argField {
+func (d *Decoder) field(key []byte) *argField {
 	for i := range d.fields {
 		if d.fields[i].name == string(key) {
 			return &d.fields[i]
@@ -351,4 +353,16 @@ func hex4(s []byte) rune {
 		r = r<<4 + rune(c)
 	}
 	return r
+}
+
+// Into decodes a typed tool's arguments into in: with d when it can (nil
+// means it never can), with encoding/json otherwise, so the outcome, value or
+// error, is always encoding/json's.
+func Into[T any](d *Decoder, args json.RawMessage, in *T) error {
+	if d != nil && d.Decode(args, reflect.ValueOf(in).Elem()) {
+		return nil
+	}
+	var zero T
+	*in = zero // what the fast decoder wrote does not count
+	return json.Unmarshal(args, in)
 }

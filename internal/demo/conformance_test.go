@@ -329,7 +329,7 @@ func TestSilentWAVHeader(t *testing.T) {
 // legacy version may call them: every message must still fit that version's schema
 // (wirecheck reports any that does not).
 func TestConformanceFixturesInEveryVersion(t *testing.T) {
-	for _, v := range protocol.LegacyVersions {
+	for _, v := range protocol.LegacyVersions() {
 		t.Run(v, func(t *testing.T) {
 			cs := connectFixtures(t, &mcp.ClientOptions{ProtocolVersion: v})
 			ctx := context.Background()

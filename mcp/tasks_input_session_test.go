@@ -12,7 +12,7 @@ import (
 
 // A 2025-11-25 task whose handler elicits: the request names the task in its
 // _meta and the task reads input_required while the client answers.
-func TestTaskLegacyInputMarksTheTask(t *testing.T) {
+func TestSessionTaskInputMarksTheTask(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	type seen struct {
 		related string

@@ -14,8 +14,8 @@ import (
 
 // SampleInput is the sample tool's input.
 type SampleInput struct {
-	Prompt    string `json:"prompt" description:"what to ask the client's language model"`
-	MaxTokens int    `json:"maxTokens,omitempty" description:"the most tokens to sample (default 100)"`
+	Prompt    string `json:"prompt" jsonschema:"what to ask the client's language model"`
+	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"the most tokens to sample (default 100)"`
 }
 
 // addInteractiveTools adds the tools that call back into the client: sampling,
@@ -76,7 +76,7 @@ func addInteractiveTools(s *mcp.Server, _ *Options) error {
 
 // TouchInput is the touch tool's input.
 type TouchInput struct {
-	URI string `json:"uri" description:"the resource to report as updated"`
+	URI string `json:"uri" jsonschema:"the resource to report as updated"`
 }
 
 // logoPNG is a 1×1 transparent PNG.

@@ -26,18 +26,18 @@ func taskSupport(level protocol.TaskSupport) *protocol.ToolExecution {
 
 // greetInput is the input of the greet tool.
 type greetInput struct {
-	Name string `json:"name" description:"who to greet"`
+	Name string `json:"name" jsonschema:"who to greet"`
 }
 
 // slowComputeInput is the input of slow_compute.
 type slowComputeInput struct {
-	Seconds float64 `json:"seconds" description:"how long the computation takes, in seconds (0 for at once)"`
-	Label   string  `json:"label,omitempty" description:"a name for the computation, echoed in the result"`
+	Seconds float64 `json:"seconds" jsonschema:"how long the computation takes, in seconds (0 for at once)"`
+	Label   string  `json:"label,omitempty" jsonschema:"a name for the computation, echoed in the result"`
 }
 
 // confirmDeleteInput is the input of confirm_delete.
 type confirmDeleteInput struct {
-	Filename string `json:"filename" description:"the file to delete once the user confirms"`
+	Filename string `json:"filename" jsonschema:"the file to delete once the user confirms"`
 }
 
 // taskConfirmForm asks the user for a yes or no.

@@ -1,11 +1,11 @@
-package mcpkit_test
+package httpguard_test
 
 import (
 	"net"
 	"testing"
 	"testing/synctest"
 
-	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 )
 
@@ -15,7 +15,7 @@ import (
 func TestLimitListener(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pn := testkit.NewPipeNet()
-		ln := mcpkit.LimitListener(pn, 2)
+		ln := httpguard.LimitListener(pn, 2)
 		accepted := make(chan net.Conn, 4)
 		acceptErr := make(chan error, 1)
 		go func() {

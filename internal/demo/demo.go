@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/requeststate"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // Version is the demo server's version as it reports it.
@@ -69,23 +70,23 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 
 // EchoInput is the echo tool's input.
 type EchoInput struct {
-	Message string `json:"message" description:"the text to echo back"`
+	Message string `json:"message" jsonschema:"the text to echo back"`
 }
 
 // CountInput is the count tool's input.
 type CountInput struct {
-	N int `json:"n" description:"how far to count; one progress notification per step"`
+	N int `json:"n" jsonschema:"how far to count; one progress notification per step"`
 }
 
 // AddInput is the add tool's input.
 type AddInput struct {
-	A float64 `json:"a" description:"the first number"`
-	B float64 `json:"b" description:"the second number"`
+	A float64 `json:"a" jsonschema:"the first number"`
+	B float64 `json:"b" jsonschema:"the second number"`
 }
 
 // AddOutput is the add tool's structured output.
 type AddOutput struct {
-	Sum float64 `json:"sum" description:"a + b"`
+	Sum float64 `json:"sum" jsonschema:"a + b"`
 }
 
 // errThrown is what test_throw fails with.
@@ -131,7 +132,7 @@ func addTools(s *mcp.Server, o *Options) error {
 			}),
 		mcp.AddTool(s, &protocol.Tool{Name: "whoami", Description: "Returns the authenticated principal (mcpkit serve --http --auth-issuer), or says there is none."},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-				if p := mcp.PrincipalFrom(ctx); p != "" {
+				if p := transport.PrincipalFrom(ctx); p != "" {
 					return p, nil
 				}
 				return "anonymous: no authenticated principal", nil

@@ -13,12 +13,12 @@ import (
 
 // samplingInput is test_sampling's input.
 type samplingInput struct {
-	Prompt string `json:"prompt" description:"The prompt to send to the LLM"`
+	Prompt string `json:"prompt" jsonschema:"The prompt to send to the LLM"`
 }
 
 // elicitationInput is test_elicitation's input.
 type elicitationInput struct {
-	Message string `json:"message" description:"The message to show the user"`
+	Message string `json:"message" jsonschema:"The message to show the user"`
 }
 
 // The requested schemas of the elicitation fixtures.

@@ -50,9 +50,9 @@ func taskFixtureServer(t *testing.T) (*mcp.Server, *taskFixtureStore) {
 	return srv, store
 }
 
-// legacyTaskClient connects a 2025-11-25 client that accepts every
+// sessionTaskClient connects a 2025-11-25 client that accepts every
 // elicitation with content.
-func legacyTaskClient(t *testing.T, srv *mcp.Server, content map[string]any) *mcp.ClientSession {
+func sessionTaskClient(t *testing.T, srv *mcp.Server, content map[string]any) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: protocol.Version20251125,
@@ -77,7 +77,7 @@ func awaitFixture(t *testing.T, cs *mcp.ClientSession, tool string, args any) (*
 
 func TestTaskFixturesLegacy(t *testing.T) {
 	srv, _ := taskFixtureServer(t)
-	cs := legacyTaskClient(t, srv, map[string]any{"confirm": true, "name": "Ada"})
+	cs := sessionTaskClient(t, srv, map[string]any{"confirm": true, "name": "Ada"})
 
 	for _, tc := range []struct {
 		tool string
@@ -122,7 +122,7 @@ func TestTaskFixturesLegacy(t *testing.T) {
 
 func TestTaskFixturesCancelSlowCompute(t *testing.T) {
 	srv, _ := taskFixtureServer(t)
-	cs := legacyTaskClient(t, srv, nil)
+	cs := sessionTaskClient(t, srv, nil)
 	ctx := testkit.Context(t)
 	task, err := cs.CallToolAsTask(ctx, "slow_compute", map[string]any{"seconds": 600, "label": "long"}, 0)
 	if err != nil {

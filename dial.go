@@ -116,7 +116,7 @@ func dialCommand(ctx context.Context, t Target, o *DialOptions) (transport.Conn,
 		CloseTimeout: o.StopTimeout, TermTimeout: o.StopTimeout,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", t.Command[0], err)
+		return nil, err // it says "stdio: starting NAME: ..."
 	}
 	return conn, nil
 }

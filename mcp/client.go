@@ -83,6 +83,10 @@ type ClientOptions struct {
 	Middleware []Middleware
 	// Logger receives the client's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
+	// SkipOutputValidation turns off the check of tool results against the
+	// outputSchema of tools the session has listed (see [OutputError]);
+	// [SkipOutputValidation] turns it off for one call.
+	SkipOutputValidation bool
 	// Extensions declares extensions (by identifier, with their settings; nil
 	// settings are sent as {}) in capabilities.extensions, in both eras, next
 	// to the capabilities the handlers above make the client declare (or next
@@ -133,6 +137,7 @@ type ClientSession struct {
 	progress  map[any]func(*protocol.ProgressParams) // by progress token
 	roots     []protocol.Root
 	listens   map[int64]*Subscription // open subscriptions/listen streams, by request id
+	outputs   outputChecks            // the listed tools' output schemas (client_output.go)
 }
 
 // Connect opens a session over conn — after detecting the server's era, unless
@@ -366,6 +371,7 @@ func (cs *ClientSession) dispatch(ctx context.Context, method string, raw json.R
 	// A change notification first drops the cached results it makes stale.
 	case protocol.NotificationToolsListChanged:
 		cs.invalidate(protocol.MethodToolsList)
+		cs.forgetTools()
 		cs.async(ctx, o.ToolListChangedHandler)
 	case protocol.NotificationPromptsListChanged:
 		cs.invalidate(protocol.MethodPromptsList)

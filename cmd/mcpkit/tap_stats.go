@@ -49,11 +49,21 @@ could be read: a failure in the capture is a finding, not an error of the comman
 }
 
 func runTapStats(path string, asJSON bool, opts timeline.Options, ropts timeline.ReportOptions) error {
-	_, recs, err := capture.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("tap stats: %w", err)
 	}
-	rep := timeline.Build(recs, opts).Report(ropts)
+	defer f.Close()
+	cr, err := capture.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("tap stats: %s: %w", path, err)
+	}
+	// The capture streams through the analysis: memory does not grow with it.
+	rep, err := timeline.ReportFrom(cr.Next, opts, ropts)
+	if err != nil {
+		return fmt.Errorf("tap stats: %s: %w", path, err)
+	}
+	warnCut(path, cr)
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -66,4 +76,12 @@ func runTapStats(path string, asJSON bool, opts timeline.Options, ropts timeline
 		return fmt.Errorf("tap stats: %w", err)
 	}
 	return nil
+}
+
+// warnCut says on stderr that a capture's last line was cut short (a crash, a
+// full disk) and left out.
+func warnCut(path string, cr *capture.Reader) {
+	if cr.Cut() {
+		fmt.Fprintf(os.Stderr, "mcpkit tap: %s: line %d is cut short (the tap was stopped or its disk filled up): read up to it\n", path, cr.Line())
+	}
 }

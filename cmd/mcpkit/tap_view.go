@@ -44,12 +44,22 @@ named; Host and Origin are checked) until interrupted.`,
 }
 
 func runTapView(ctx context.Context, path, webAddr string) error {
-	h, recs, err := capture.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("tap view: %w", err)
 	}
-	hub := view.NewHub(h, false, timeline.Options{Limit: -1, Schema: true})
-	hub.Load(recs)
+	defer f.Close()
+	cr, err := capture.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("tap view: %s: %w", path, err)
+	}
+	// The timeline keeps the newest entries, as a live view does: a capture
+	// of any size opens in bounded memory (the view counts what it evicted).
+	hub := view.NewHub(cr.Header(), false, timeline.Options{Schema: true})
+	if err := hub.LoadFrom(cr.Next); err != nil {
+		return fmt.Errorf("tap view: %s: %w", path, err)
+	}
+	warnCut(path, cr)
 	if webAddr != "" {
 		ln, err := listenView(webAddr)
 		if err != nil {

@@ -90,52 +90,90 @@ func records(entries []*Entry) []*capture.Record {
 // buildLanes groups the HTTP exchanges of entries into session lanes and flags
 // the failures they show.
 func buildLanes(entries []*Entry) ([]Lane, []Failure) {
-	exch := map[uint64]*LaneExchange{}
-	var order []*LaneExchange
-	transport := map[uint64]string{}
+	var l laneAcc
 	for _, r := range records(entries) {
-		if r.HTTP == nil || r.HTTP.Exchange == 0 {
-			continue
-		}
-		x := exch[r.HTTP.Exchange]
-		if x == nil {
-			x = &LaneExchange{Exchange: r.HTTP.Exchange, Method: r.HTTP.Method, Path: r.HTTP.Path, Start: r.Time, First: r.Seq}
-			exch[r.HTTP.Exchange] = x
-			order = append(order, x)
-			transport[x.Exchange] = r.Transport
-		}
-		x.Last, x.Duration = r.Seq, r.Time.Sub(x.Start)
-		if x.session == "" || (isConn(x.session) && r.Session != "" && !isConn(r.Session)) {
-			x.session = r.Session
-		}
-		if r.Dir == capture.ServerToClient && r.HTTP.Status != 0 && x.Status == 0 {
-			x.Status = r.HTTP.Status
-		}
-		switch r.Kind {
-		case "":
-			x.Messages++
-		case capture.KindStreamOpen:
-			x.Stream = true
-			x.Standalone = x.Method == http.MethodGet
-		case capture.KindStreamClose:
-			x.End, x.Events, x.LastEventID, x.closeSeq, x.closeRec = r.Text, r.Count, r.LastEventID, r.Seq, r
-		case capture.KindReconnect:
-			x.Resumed = r.LastEventID
-		case capture.KindHTTPError, capture.KindUpstreamError:
-			x.Error, x.errRec = r.Text, r
-		}
+		l.record(r)
 	}
 	for _, e := range entries {
-		if e.Kind == KindRequest && e.Dir == capture.ClientToServer && e.Exchange != 0 {
-			if x := exch[e.Exchange]; x != nil {
-				x.Requests++
-				x.requests = append(x.requests, e)
-			}
-		}
+		l.request(e, false)
 	}
+	return l.finish()
+}
+
+// laneAcc gathers the exchanges of lanes record by record (from a snapshot's
+// entries, or from a capture streaming through ReportFrom).
+type laneAcc struct {
+	exch      map[uint64]*LaneExchange
+	order     []*LaneExchange
+	transport map[uint64]string
+}
+
+// record accounts for one record of an exchange.
+func (l *laneAcc) record(r *capture.Record) {
+	if r.HTTP == nil || r.HTTP.Exchange == 0 {
+		return
+	}
+	if l.exch == nil {
+		l.exch, l.transport = map[uint64]*LaneExchange{}, map[uint64]string{}
+	}
+	x := l.exch[r.HTTP.Exchange]
+	if x == nil {
+		x = &LaneExchange{Exchange: r.HTTP.Exchange, Method: r.HTTP.Method, Path: r.HTTP.Path, Start: r.Time, First: r.Seq}
+		l.exch[r.HTTP.Exchange] = x
+		l.order = append(l.order, x)
+		l.transport[x.Exchange] = r.Transport
+	}
+	x.Last, x.Duration = r.Seq, r.Time.Sub(x.Start)
+	if x.session == "" || (isConn(x.session) && r.Session != "" && !isConn(r.Session)) {
+		x.session = r.Session
+	}
+	if r.Dir == capture.ServerToClient && r.HTTP.Status != 0 && x.Status == 0 {
+		x.Status = r.HTTP.Status
+	}
+	switch r.Kind {
+	case "":
+		x.Messages++
+	case capture.KindStreamOpen:
+		x.Stream = true
+		x.Standalone = x.Method == http.MethodGet
+	case capture.KindStreamClose:
+		x.End, x.Events, x.LastEventID, x.closeSeq, x.closeRec = r.Text, r.Count, r.LastEventID, r.Seq, r
+	case capture.KindReconnect:
+		x.Resumed = r.LastEventID
+	case capture.KindHTTPError, capture.KindUpstreamError:
+		x.Error, x.errRec = r.Text, r
+	}
+}
+
+// request accounts for a client's request entry on its exchange. slim keeps
+// only what the stream-cut check reads of it, and only for a stream, so that
+// the entry itself (its records, its messages) can go.
+func (l *laneAcc) request(e *Entry, slim bool) {
+	if e.Kind != KindRequest || e.Dir != capture.ClientToServer || e.Exchange == 0 {
+		return
+	}
+	x := l.exch[e.Exchange]
+	if x == nil {
+		return
+	}
+	x.Requests++
+	switch {
+	case !slim:
+		x.requests = append(x.requests, e)
+	case x.Stream:
+		s := &Entry{ID: e.ID, Kind: e.Kind, Method: e.Method, Message: &Message{ID: e.Message.ID}}
+		if seq := respSeq(e); seq != 0 {
+			s.Refusal = &capture.Record{Seq: seq}
+		}
+		x.requests = append(x.requests, s)
+	}
+}
+
+// finish groups the exchanges into lanes, in order, and flags their failures.
+func (l *laneAcc) finish() ([]Lane, []Failure) {
 	var lanes []Lane
 	laneOf := map[string]int{}
-	for _, x := range order {
+	for _, x := range l.order {
 		s := x.session
 		if isConn(s) {
 			s = ""
@@ -144,15 +182,15 @@ func buildLanes(entries []*Entry) ([]Lane, []Failure) {
 		if !ok {
 			i = len(lanes)
 			laneOf[s] = i
-			lanes = append(lanes, Lane{Session: s, Transport: transport[x.Exchange]})
+			lanes = append(lanes, Lane{Session: s, Transport: l.transport[x.Exchange]})
 		}
-		l := &lanes[i]
-		l.Exchanges = append(l.Exchanges, *x)
+		ln := &lanes[i]
+		ln.Exchanges = append(ln.Exchanges, *x)
 		if x.Stream {
-			l.Streams++
+			ln.Streams++
 		}
 		if x.Resumed != "" {
-			l.Resumptions++
+			ln.Resumptions++
 		}
 	}
 	var fails []Failure

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -39,7 +40,7 @@ integration asks first:
 could be read: a failure in the capture is a finding, not an error of the command.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTapStats(args[0], asJSON, timeline.Options{Schema: schema}, timeline.ReportOptions{Slow: slow})
+			return runTapStats(cmd.Context(), args[0], asJSON, timeline.Options{Schema: schema}, timeline.ReportOptions{Slow: slow})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -48,7 +49,7 @@ could be read: a failure in the capture is a finding, not an error of the comman
 	return cmd
 }
 
-func runTapStats(path string, asJSON bool, opts timeline.Options, ropts timeline.ReportOptions) error {
+func runTapStats(ctx context.Context, path string, asJSON bool, opts timeline.Options, ropts timeline.ReportOptions) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("tap stats: %w", err)
@@ -59,7 +60,14 @@ func runTapStats(path string, asJSON bool, opts timeline.Options, ropts timeline
 		return fmt.Errorf("tap stats: %s: %w", path, err)
 	}
 	// The capture streams through the analysis: memory does not grow with it.
-	rep, err := timeline.ReportFrom(cr.Next, opts, ropts)
+	// SIGINT and SIGTERM stop it (a large capture takes a while).
+	next := func() (*capture.Record, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return cr.Next()
+	}
+	rep, err := timeline.ReportFrom(next, opts, ropts)
 	if err != nil {
 		return fmt.Errorf("tap stats: %s: %w", path, err)
 	}

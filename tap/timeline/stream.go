@@ -19,11 +19,13 @@ var (
 // model that keeps a window of the newest entries, and each entry is folded
 // into the report as it leaves the window. The report's lists (failures,
 // first-progress delays, lanes, the exchanges of a lane) keep their first
-// 10,000 items; Omitted counts the rest. What still grows with the capture is
-// small per item: a duration per answered request (the percentiles are exact),
-// a lane exchange per HTTP exchange, a few words per request sent on an SSE
-// stream. A request answered more than the window's entries after it was made
-// is reported unanswered (and its answer as a response to no request).
+// 10,000 items (the exchanges of lanes: 10,000 over all lanes); Omitted counts
+// the rest. What still grows with the capture is small per item: a duration
+// per answered request (the percentiles are exact),
+// a little per session (its lane's state). HTTP exchanges are settled in the
+// order they began once 2,048 newer ones began (a stream once it closed). A
+// request answered more than the window's entries after it was made is
+// reported unanswered (and its answer as a response to no request).
 func ReportFrom(next func() (*capture.Record, error), opts Options, ropts ReportOptions) (*Report, error) {
 	if ropts.Slow == 0 {
 		ropts.Slow = DefaultSlow
@@ -32,12 +34,11 @@ func ReportFrom(next func() (*capture.Record, error), opts Options, ropts Report
 	m := New(opts)
 	rep := &Report{Failures: []Failure{}, keep: streamKeep}
 	acc := newEntryAcc(rep, ropts)
-	var lanes laneAcc
-	fold := func(e *Entry) {
+	lanes := laneAcc{model: m, keep: streamKeep}
+	m.onEvict = func(e *Entry) {
 		acc.add(e)
-		lanes.request(e, true)
+		lanes.evicted(e)
 	}
-	m.onEvict = fold
 	for {
 		r, err := next()
 		if errors.Is(err, io.EOF) {
@@ -51,11 +52,12 @@ func ReportFrom(next func() (*capture.Record, error), opts Options, ropts Report
 	}
 	snap := m.Snapshot()
 	for _, e := range snap.Entries {
-		fold(e)
+		acc.add(e)
 	}
 	acc.finish()
 	rep.Stats, rep.Summary = snap.Stats, snap.Summary
 	rep.Stats.Evicted = 0 // folded into the report, not lost
 	rep.end(lanes.finish())
+	rep.Omitted += lanes.omitted
 	return rep, nil
 }

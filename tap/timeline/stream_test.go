@@ -30,7 +30,20 @@ func TestReportFromMatchesSnapshotReport(t *testing.T) {
 	smallWindow(t)
 	for _, calls := range []int{200, 6 * streamWindow} {
 		b := newRecs()
+		// A standalone GET stream open throughout (then cut), second streams
+		// refused, POST streams cut with requests on them.
+		const get = uint64(1 << 40)
+		b.event(capture.KindStreamOpen, s2c, "s0", get, 200, "").HTTP.Method = "GET"
 		for i := range calls {
+			if i%500 == 9 {
+				b.event(capture.KindHTTPError, s2c, "s0", get+uint64(i), 409, "409 Conflict").HTTP.Method = "GET"
+			}
+			if i%900 == 13 {
+				x := get + 1<<20 + uint64(i)
+				b.http(c2s, "s1", x, "POST", 0, req("\"p"+strconv.Itoa(i)+"\"", "tools/call"))
+				b.event(capture.KindStreamOpen, s2c, "s1", x, 200, "")
+				b.event(capture.KindStreamClose, s2c, "s1", x, 200, capture.EndUpstreamLost+": reset")
+			}
 			id := strconv.Itoa(i)
 			exch := uint64(i + 1)
 			session := "s" + strconv.Itoa(i%7)
@@ -46,7 +59,15 @@ func TestReportFromMatchesSnapshotReport(t *testing.T) {
 				b.msg(c2s, "stdio", "not json")
 			}
 		}
+		b.event(capture.KindStreamClose, s2c, "s0", get, 200, capture.EndUpstreamLost+": reset").HTTP.Method = "GET"
 		want := Build(b.list, Options{}).Report(ReportOptions{})
+		names := map[string]int{}
+		for _, f := range want.Failures {
+			names[f.Name]++
+		}
+		if names[FailStreamCut] < 2 || names[FailSecondStreamRefused] == 0 || names[FailSessionLost] == 0 {
+			t.Fatalf("%d calls: the capture shows too few failures to compare: %v", calls, names)
+		}
 		got, err := ReportFrom(feed(b.list), Options{}, ReportOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 
 	"github.com/mcpkit/mcpkit/internal/jsonerr"
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
 	"github.com/mcpkit/mcpkit/transport"
@@ -86,8 +86,16 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *ToolRequest, i
 type serverTool struct {
 	tool      protocol.Tool
 	handler   ToolHandler
-	validator *schema.Validator
+	validator *schema.Validator      // nil for AddUncheckedTool
 	headers   []protocol.ParamHeader // x-mcp-header declarations, checked on stateless HTTP calls
+}
+
+// validate checks a call's arguments against the tool's input schema.
+func (t *serverTool) validate(args json.RawMessage) error {
+	if t.validator == nil {
+		return nil
+	}
+	return t.validator.Validate(args)
 }
 
 // AddTool registers a tool whose input schema is inferred from In (a struct: see
@@ -157,6 +165,18 @@ func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 	return s.addTool(&tool, h)
 }
 
+// AddUncheckedTool registers a tool whose arguments this server does not
+// check against t.InputSchema, which is listed as given and never compiled:
+// for a tool served elsewhere, whose own server checks its arguments (a
+// gateway's). The schema may then come from a peer, and validating against
+// it could cost exponential time: a chain of anyOf branches that refer
+// twice to the next applies 2^n subschemas to one value. Its x-mcp-header
+// declarations are still checked.
+func (s *Server) AddUncheckedTool(t *protocol.Tool, h ToolHandler) error {
+	tool := *t
+	return s.registerTool(&tool, h, false)
+}
+
 // checkHeaders compares the Mcp-Param-* headers of a stateless HTTP request with
 // the arguments (see checkParamHeaderSpecs).
 func (t *serverTool) checkHeaders(ss *ServerSession, args json.RawMessage) error {
@@ -171,15 +191,24 @@ func (t *serverTool) checkHeaders(ss *ServerSession, args json.RawMessage) error
 }
 
 func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
+	return s.registerTool(t, h, true)
+}
+
+// registerTool adds t; its arguments are validated when check is set (a nil
+// validator accepts everything).
+func (s *Server) registerTool(t *protocol.Tool, h ToolHandler, check bool) error {
 	if t.Name == "" {
 		return fmt.Errorf("mcp: a tool needs a name")
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	v, err := schema.Compile(t.InputSchema, nil)
-	if err != nil {
-		return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+	var v *schema.Validator
+	if check {
+		var err error
+		if v, err = schema.Compile(t.InputSchema, nil); err != nil {
+			return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+		}
 	}
 	// A tool whose x-mcp-header declarations are invalid would be dropped by
 	// every conforming client, so it is refused here, where the author sees it.
@@ -291,13 +320,15 @@ func (s *Server) runTool(ctx context.Context, req *ToolRequest, t *serverTool) (
 		args = emptyObject
 		req.Params.Arguments = args
 	}
-	if err := t.validator.Validate(args); err != nil {
+	if err := t.validate(args); err != nil {
 		return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", t.tool.Name, err))
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, "stack", string(debug.Stack()))
-			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error (panic: %v)", t.tool.Name, p))
+			// The panic's value and stack are the server's internals: they go
+			// to its log; the client learns only that the tool failed.
+			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, rpcconn.StackAttr())
+			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error", t.tool.Name))
 		}
 	}()
 	res, err := t.handler(ctx, req)

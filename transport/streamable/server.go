@@ -372,6 +372,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpguard.BoundBody(w, r, h.bodyTimeout) // whatever answers the request, its body has a deadline
 	if !h.enter() {
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
 		return

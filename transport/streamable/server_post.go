@@ -150,7 +150,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, in *incoming)
 		return tooLarge()
 	}
 	var err error
-	if httpguard.SetBodyDeadline(w, h.bodyTimeout) {
+	if h.bodyTimeout > 0 { // ServeHTTP set the deadline (httpguard.BoundBody)
 		defer httpguard.ClearBodyDeadline(w)
 	}
 	if r.ContentLength > 0 {

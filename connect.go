@@ -57,6 +57,11 @@ type ConnectOptions struct {
 	// client started a new one (see streamable.ClientOptions.OnSessionExpired).
 	OnSessionExpired func(oldSessionID, newSessionID string, err error)
 
+	// MaxMessageSize bounds one message from the server, in bytes: a larger
+	// one is dropped and the request it answers fails saying so. Zero means
+	// transport.DefaultClientMaxMessageSize (32 MiB).
+	MaxMessageSize int
+
 	// NoFallback speaks Streamable HTTP only: without it, a server that
 	// answers the first initialize with 400, 404 or 405 (as a 2024-11-05
 	// server does) is spoken to with the HTTP+SSE transport on the same URL.
@@ -86,10 +91,11 @@ func dialURL(ctx context.Context, url string, opts *ConnectOptions) (transport.C
 		Header:           o.Header,
 		Logger:           o.Logger,
 		OnSessionExpired: o.OnSessionExpired,
+		MaxMessageSize:   o.MaxMessageSize,
 	}
 	if !o.NoFallback {
 		copts.Fallback = func(ctx context.Context) (transport.Conn, error) {
-			return legacysse.Dial(ctx, url, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: o.Header, Logger: o.Logger})
+			return legacysse.Dial(ctx, url, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: o.Header, Logger: o.Logger, MaxMessageSize: o.MaxMessageSize})
 		}
 	}
 	conn, err := streamable.NewClientConn(ctx, url, copts)

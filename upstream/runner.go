@@ -202,7 +202,7 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 			}
 		}
 		conn, err := stdio.NewCommandConn(ctx, cmd, &stdio.CommandOptions{
-			Stderr: r.addStderr, Logger: r.log,
+			Stderr: r.addStderr, Logger: r.log, MaxMessageSize: r.sup.opts.MaxMessageSize,
 			CloseTimeout: r.sup.opts.StopTimeout, TermTimeout: r.sup.opts.StopTimeout,
 		})
 		if err != nil {
@@ -221,15 +221,16 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 			}
 		}
 		hc = r.watchedClient(hc)
-		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc}
+		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc, MaxMessageSize: r.sup.opts.MaxMessageSize}
 		if c.Transport == TransportSSE {
 			conn, err := legacysse.Dial(ctx, c.URL, sseOpts)
 			return conn, 0, err
 		}
 		conn, err := streamable.NewClientConn(ctx, c.URL, &streamable.ClientOptions{
-			Header:     header,
-			Logger:     r.log,
-			HTTPClient: hc,
+			Header:         header,
+			Logger:         r.log,
+			HTTPClient:     hc,
+			MaxMessageSize: r.sup.opts.MaxMessageSize,
 			OnSessionExpired: func(oldID, newID string, err error) {
 				if err == nil {
 					// A new session on the server: whatever it offers may differ.

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/stdio"
 )
 
@@ -36,6 +38,8 @@ type globalFlags struct {
 	elicitAnswers string
 	// oauth are the OAuth flags of --url targets.
 	oauth oauthFlags
+	// maxMessage bounds one message from the server (--max-message-bytes).
+	maxMessage int
 }
 
 // addClientFlags registers the flags of a command that talks to a target server.
@@ -49,6 +53,14 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
 	g.oauth.register(f, "oauth-port")
+	registerMaxMessage(f, &g.maxMessage)
+}
+
+// registerMaxMessage registers --max-message-bytes, the bound on one message
+// from a server, of the commands that are a client.
+func registerMaxMessage(f *pflag.FlagSet, v *int) {
+	f.IntVar(v, "max-message-bytes", transport.DefaultClientMaxMessageSize,
+		"the largest message accepted from a server, in bytes (a request whose answer is larger fails saying so)")
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With
@@ -134,7 +146,7 @@ func validProtocol(v string) error {
 }
 
 func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, target []string, logger *slog.Logger) (*mcp.ClientSession, error) {
-	copts := &stdio.CommandOptions{Logger: logger}
+	copts := &stdio.CommandOptions{Logger: logger, MaxMessageSize: g.maxMessage}
 	if g.verbose {
 		copts.Stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
 	} else {
@@ -183,9 +195,10 @@ func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client
 		done = cleanup
 	}
 	cs, err = mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
-		HTTPClient: hc,
-		Header:     header,
-		Logger:     logger,
+		HTTPClient:     hc,
+		Header:         header,
+		Logger:         logger,
+		MaxMessageSize: g.maxMessage,
 		OnSessionExpired: func(oldID, newID string, err error) {
 			if err == nil {
 				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)

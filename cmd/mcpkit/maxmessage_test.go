@@ -86,3 +86,15 @@ func TestGatewayListFailureDegraded(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // polling the status of a real process, bounded above
 	}
 }
+
+// TestConfigByteOrderMark: a configuration saved with a UTF-8 byte order mark
+// is read by the gateway (the one configuration reader: host and tap install
+// read through it too).
+func TestConfigByteOrderMark(t *testing.T) {
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"demo": map[string]any{"command": mcpkitBin, "args": []string{"serve"}}}})
+	cfg := writeFile(t, "bom.json", "\xef\xbb\xbf"+string(data))
+	out, errOut, code := runCLI(t, nil, "gateway", "--config", cfg, "--list")
+	if code != 0 || !strings.Contains(out, "demo__echo") {
+		t.Fatalf("gateway --list of a file with a BOM: exit %d\n%s%s", code, out, lastLines(errOut, 3))
+	}
+}

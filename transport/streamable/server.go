@@ -208,6 +208,7 @@ type Handler struct {
 	guard       httpguard.Policy
 	log         *slog.Logger
 	refusals    httpguard.Throttle // of the warning that limits refuse clients
+	relayJunk   httpguard.Throttle // of the warning about unreadable relay messages
 	now         func() time.Time   // the clock of idle timeouts; tests replace it
 	// endListens ends the server's listen streams with their final result, if
 	// the server can (see Shutdown); nil otherwise.

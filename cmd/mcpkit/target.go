@@ -156,12 +156,40 @@ func connectCommand(ctx context.Context, g *globalFlags, client *mcp.Client, tar
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", target[0], err)
 	}
-	cs, err := client.Connect(ctx, conn)
+	hctx, cancel := handshakeContext(ctx, g)
+	defer cancel()
+	cs, err := client.Connect(hctx, conn)
 	if err != nil {
 		_ = conn.Close()
-		return nil, err
+		return nil, handshakeError(hctx, err)
 	}
 	return cs, nil
+}
+
+// handshakeTimeoutError is the cause of a handshake that --timeout ended.
+type handshakeTimeoutError struct{ after time.Duration }
+
+func (e *handshakeTimeoutError) Error() string {
+	return fmt.Sprintf("the server did not complete the connection within %v (the era probe, initialize and any fallback together; --timeout sets the bound, 0 waits for ever)", e.after)
+}
+
+// handshakeContext bounds the whole handshake — the era probe, initialize, the
+// fallback to HTTP+SSE — by --timeout: the flag bounds what the user waits
+// for, not each of the handshake's requests in turn.
+func handshakeContext(ctx context.Context, g *globalFlags) (context.Context, context.CancelFunc) {
+	if g.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, g.timeout, &handshakeTimeoutError{g.timeout})
+}
+
+// handshakeError returns err, or the handshake's timeout when that ended it.
+func handshakeError(hctx context.Context, err error) error {
+	var te *handshakeTimeoutError
+	if cause := context.Cause(hctx); errors.As(cause, &te) {
+		return te
+	}
+	return err
 }
 
 // connectURL connects to --url: Streamable HTTP, falling back to the old HTTP+SSE
@@ -188,13 +216,21 @@ func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client
 		}
 		tr.Logger = logger
 		hc = &http.Client{Transport: tr}
-		if err := authorizeFirst(ctx, hc, clock, g.url, header); err != nil {
+		answered, err := pingFirst(ctx, hc, clock, g.url, header)
+		if err == nil && !answered {
+			// Silent for all of --timeout: the handshake would wait as long
+			// again, and the flag bounds the whole connection.
+			err = &handshakeTimeoutError{g.timeout}
+		}
+		if err != nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
 		}
 		done = cleanup
 	}
-	cs, err = mcpkit.ConnectURL(ctx, client, g.url, &mcpkit.ConnectOptions{
+	hctx, cancel := handshakeContext(ctx, g)
+	defer cancel()
+	cs, err = mcpkit.ConnectURL(hctx, client, g.url, &mcpkit.ConnectOptions{
 		HTTPClient:     hc,
 		Header:         header,
 		Logger:         logger,
@@ -207,7 +243,7 @@ func connectURL(ctx context.Context, g *globalFlags, clock *requestClock, client
 	})
 	if err != nil {
 		done()
-		return nil, nil, err
+		return nil, nil, handshakeError(hctx, err)
 	}
 	return cs, done, nil
 }

@@ -10,7 +10,8 @@
 // (an *mcp.Server is one). Optional interfaces let a Conn tell the server more:
 // [SessionlessConn] (a connection served without an initialize handshake),
 // [PeerConn] (the client's address), [HeaderConn] (the HTTP headers of a stateless
-// request), [EndpointConn] (the server a client reached), and [PushConn], through
+// request), [EndpointConn] (the server a client reached), [LegacyConn] (a
+// transport of the legacy era only), and [PushConn], through
 // which the transport hands each incoming message to a [Receiver] on its own
 // goroutine instead of being read. [WithHeader] lets the layer above add HTTP
 // headers to one message.
@@ -80,6 +81,17 @@ type PeerConn interface {
 type HeaderConn interface {
 	Conn
 	Header() http.Header
+}
+
+// LegacyConn is implemented by a server Conn whose transport carries the legacy
+// era only: the HTTP+SSE transport of 2024-11-05, on which the stateless
+// protocol (2026-07-28), defined over Streamable HTTP and stdio, has no
+// place. The server answers server/discover there as a server of that era
+// does — -32601, method not found — so that a dual-era client falls back to
+// initialize, and serves no request that names a stateless version.
+type LegacyConn interface {
+	Conn
+	LegacyOnly()
 }
 
 // EndpointConn is implemented by a client Conn that can name the server it

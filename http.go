@@ -295,6 +295,6 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	h.srv.EndSubscriptions()
 	tasksErr := h.srv.ShutdownTasks(ctx)
 	streamableErr := h.streamable.Shutdown(ctx)
-	sseErr := h.sse.Close()
+	sseErr := h.sse.Shutdown(ctx)
 	return errors.Join(tasksErr, streamableErr, sseErr)
 }

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // TestLongStreamsSurviveTheLimits serves with Serve's settings (the

@@ -11,24 +11,25 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport/stdio"
 )
 
 // The recommended settings of an http.Server serving MCP (NewHTTPServer), and
-// the defaults of Serve and ListenAndServe.
+// the defaults of Serve and ListenAndServe. The tap's listener uses the same.
 const (
 	// DefaultReadHeaderTimeout bounds the reading of a request's header: a
 	// connection that opens and sends nothing, or trickles its header, is
 	// closed after it.
-	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadHeaderTimeout = httpguard.DefaultReadHeaderTimeout
 	// DefaultConnIdleTimeout closes a kept-alive connection that waits this
 	// long for its next request (http.Server.IdleTimeout).
-	DefaultConnIdleTimeout = 60 * time.Second
+	DefaultConnIdleTimeout = httpguard.DefaultConnIdleTimeout
 	// DefaultMaxHeaderBytes bounds a request's header: room for large
 	// Authorization and Mcp-Param-* headers, while a thousand connections
 	// trickling headers hold 64 MiB at most, not a GiB (net/http's default).
-	DefaultMaxHeaderBytes = 64 << 10
+	DefaultMaxHeaderBytes = httpguard.DefaultMaxHeaderBytes
 	// DefaultMaxConnections caps the connections Serve holds open.
-	DefaultMaxConnections = 4096
+	DefaultMaxConnections = httpguard.DefaultMaxConnections
 	// DefaultShutdownTimeout bounds a graceful shutdown.
 	DefaultShutdownTimeout = 5 * time.Second
 )
@@ -57,20 +58,16 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server {
 // Listen listens on the TCP address addr ("host:port"). An address without a
 // host (":8080") binds 127.0.0.1, so that a server is reachable from other
 // machines only when a host says so.
-func Listen(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen address %q: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return nil, err
-	}
-	return ln, nil
-}
+func Listen(addr string) (net.Listener, error) { return httpguard.Listen(addr) }
+
+// LimitListener returns a listener that lets at most n connections accepted
+// from ln be open at once: while n are open, Accept waits for one to close,
+// and new clients wait in the kernel's accept queue. A flood of idle or slow
+// connections then costs the server n descriptors at most, and never makes
+// accept fail with "too many open files" (on which net/http retries in a
+// loop), while the server's timeouts close the idle ones and let waiting
+// clients in.
+func LimitListener(ln net.Listener, n int) net.Listener { return httpguard.LimitListener(ln, n) }
 
 // ListenAndServe serves srv over HTTP at addr (see Listen: an address without
 // a host binds 127.0.0.1) until ctx ends, then shuts down gracefully; see
@@ -173,4 +170,16 @@ func connectionCap(n int, logger *slog.Logger) int {
 		}
 	}
 	return n
+}
+
+// ServeStdio serves srv on standard input and output (one session, with the
+// client that started this process) until the client goes away or ctx ends;
+// either way it returns nil. Standard output then carries protocol messages
+// only: log to standard error.
+func ServeStdio(ctx context.Context, srv *mcp.Server) error {
+	err := srv.Run(ctx, stdio.NewProcessServerConn(nil))
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpkit/mcpkit/auth/tokenstore"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
@@ -38,7 +39,7 @@ func startProtected(t *testing.T, as *authtest.Server, prm func(*auth.ProtectedR
 		if info == nil {
 			return "", errors.New("no token in the context")
 		}
-		return mcp.PrincipalFrom(ctx) + " " + strings.Join(info.Scopes, ","), nil
+		return transport.PrincipalFrom(ctx) + " " + strings.Join(info.Scopes, ","), nil
 	}
 	for _, name := range []string{"whoami", "admin"} {
 		if err := mcp.AddTool(srv, &protocol.Tool{Name: name, Description: name}, whoami); err != nil {
@@ -157,7 +158,7 @@ func TestEndToEndLegacySSE(t *testing.T) {
 	p := startProtected(t, as, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	conn, err := legacysse.Dial(ctx, p.url+"/sse", &legacysse.ClientOptions{HTTPClient: &http.Client{Transport: newTransport(nil)}})
+	conn, err := legacysse.NewClientConn(ctx, p.url+"/sse", &legacysse.ClientOptions{HTTPClient: &http.Client{Transport: newTransport(nil)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/store/redistest"
 )
 
 // runTimeout bounds each run of an example.
@@ -31,9 +33,22 @@ type run struct {
 	fails         bool     // a non-zero exit status is expected
 	stdout        []string // regular expressions, each must match
 	stderr        []string
+	// setup, when set, starts what the run needs (an authorization server, a
+	// redis-server) and returns more arguments; it may skip the run.
+	setup func(t *testing.T) []string
 }
 
 var runs = []run{
+	{name: "apps", program: "apps", args: []string{"-addr", "127.0.0.1:0", "-demo"}, stdout: []string{
+		`(?m)^serving MCP Apps at http://127\.0\.0\.1:\d+/mcp$`,
+		`(?m)^host sees tool temperature_chart, _meta\.ui map\[resourceUri:ui://temperature/chart\.html\]$`,
+		`(?m)^host sees tool temperature_next, _meta\.ui map\[resourceUri:ui://temperature/chart\.html visibility:\[app\]\]$`,
+		`(?m)^host reads ui://temperature/chart\.html: text/html;profile=mcp-app, \d+ bytes of HTML, _meta\.ui map\[csp:map\[resourceDomains:\[https://unpkg\.com\]\] prefersBorder:true\]$`,
+		`(?m)^host calls temperature_chart: 12 points for the view; text: Lyon: 12 readings, min 7\.2 °C, max 14\.5 °C, last 7\.2 °C \(reading 1000\)$`,
+		`(?m)^the view polls temperature_next: reading 1001 is 7\.1 °C$`,
+		`(?m)^plain client sees tool temperature_chart, _meta map\[\]$`,
+		`(?m)^plain client reads: Lyon: 12 readings`,
+	}},
 	{name: "typed-tools", program: "typed-tools", args: []string{"-demo"}, stdout: []string{
 		`(?m)^tool greet: input \{.*"description":"Who to greet\.".*"enum":\["en","fr","es"\]`,
 		`(?m)^tool stats: output \{.*"count":\{"type":"integer"`,
@@ -85,6 +100,51 @@ var runs = []run{
 			`level=INFO msg=call method=tools/call direction=incoming duration=\S+ tool=echo isError=true\n`,
 			`level=WARN msg="call failed" method=tools/call direction=incoming duration=\S+ tool=delete_all error=`,
 		}},
+	{name: "host-provider", program: "host-provider", stdout: []string{
+		`(?m)^model calls add \{"a":2,"b":3\}$`,
+		`(?m)^tool answers 5$`,
+		`(?m)^answer after 2 model requests: The tool said: 5$`,
+	}},
+	{name: "gateway", program: "gateway", args: []string{"-addr", "127.0.0.1:0", "-demo"}, stdout: []string{
+		`(?m)^tool clock__zone → zone of clock$`,
+		`(?m)^tool weather__forecast → forecast of weather$`,
+		`(?m)^instructions: This server is a gateway to several MCP servers`,
+		`(?m)^weather__forecast: sunny in Lisbon$`,
+		`(?m)^clock__zone: Asia/Tokyo$`,
+	}},
+	{name: "tap-capture", program: "tap-capture", args: []string{"-demo"}, stdout: []string{
+		`(?m)^capture of a http tap, \d+ records$`,
+		`(?m)^#1 c2s initialize streamable-http$`,
+		`(?m)^#\d+ answers #\d+ \(tools/call\): ok$`,
+		`(?m)^#\d+ answers #\d+ \(tools/call\): error: Unknown tool`,
+		`(?m)^summary: 4 requests, 4 responses, 1 notifications, 0 unanswered$`,
+	}},
+	{name: "oauth", program: "oauth", setup: startAuthorizationServer, stdout: []string{
+		`(?m)^without a token: 401 Unauthorized$`,
+		`(?m)^with auth.Transport: connected, token from http://127\.0\.0\.1:\d+$`,
+		`(?m)^whoami: principal \S+, client example-client, scopes \[.*\]$`,
+	}},
+	{name: "redis-replicas", program: "redis-replicas", setup: startRedis, stdout: []string{
+		`(?m)^connected through the balancer, protocol 2025-11-25$`,
+		`(?m)^whoami: answered by replica1$`, // the session is served by both
+		`(?m)^whoami: answered by replica2$`,
+		`(?m)^  client: asked "What is your name\?", answers Ada$`,
+		// The answer to the elicitation went to replica2 and was relayed.
+		`(?m)^greet: hello Ada \(the call waited on replica1\)$`,
+	}},
+}
+
+// startRedis runs a redis-server for the redis-replicas example; without one
+// installed the run is skipped, unless CI=true (see store/redistest).
+func startRedis(t *testing.T) []string {
+	return []string{"-redis", redistest.Start(t).URL()}
+}
+
+// startAuthorizationServer runs auth/authtest's authorization server for the
+// oauth example, with its client registered.
+func startAuthorizationServer(t *testing.T) []string {
+	as := authtest.New(t, authtest.Options{Clients: map[string]string{"example-client": "s3cret"}})
+	return []string{"-issuer", as.Issuer, "-client-id", "example-client", "-client-secret", "s3cret"}
 }
 
 // TestExamples builds every example and runs each as listed in runs, within
@@ -97,6 +157,9 @@ func TestExamples(t *testing.T) {
 			args := make([]string, len(r.args))
 			for i, a := range r.args {
 				args[i] = strings.ReplaceAll(a, "{bin}", bin)
+			}
+			if r.setup != nil {
+				args = append(args, r.setup(t)...)
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
 			defer cancel()

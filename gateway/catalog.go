@@ -13,6 +13,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/upstream"
@@ -239,13 +240,13 @@ type named[T any] struct {
 // the item's name) its name on the gateway, in server then list order. A
 // server that lists a name twice has the first one counted.
 func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name func(T) string) []named[T] {
-	var refs []Ref
+	var refs []llm.ToolRef
 	for _, n := range names {
 		for _, it := range items(g.servers[n]) {
-			refs = append(refs, Ref{Server: n, Name: name(it)})
+			refs = append(refs, llm.ToolRef{Server: n, Name: name(it)})
 		}
 	}
-	assigned := AssignNames(refs)
+	assigned := llm.ToolNames(refs)
 	var out []named[T]
 	for _, n := range names {
 		u := g.servers[n]
@@ -254,7 +255,7 @@ func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name 
 			original := name(it)
 			if !seen[original] {
 				seen[original] = true
-				out = append(out, named[T]{u, it, original, assigned[Ref{Server: n, Name: original}]})
+				out = append(out, named[T]{u, it, original, assigned[llm.ToolRef{Server: n, Name: original}]})
 			}
 		}
 	}
@@ -272,17 +273,9 @@ func (g *Gateway) wantTools(names []string) []wanted {
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
 			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},
 			add: func() error {
-				h := g.toolHandler(u, original)
-				err := g.srv.AddRawTool(&tool, h)
-				if err == nil {
-					return nil
-				}
-				// A schema this SDK cannot compile still deserves to be
-				// offered: the server checks the arguments itself.
-				g.log.Warn("gateway: tool schema not usable; offering the tool with an open schema", "server", u.name, "tool", original, "error", err)
-				open := tool
-				open.InputSchema = json.RawMessage(`{"type":"object"}`)
-				return g.srv.AddRawTool(&open, h)
+				// The schema is the server's, advertised as it is; the server
+				// checks the arguments itself.
+				return g.srv.AddForwardedTool(&tool, g.toolHandler(u, original))
 			},
 		})
 	}

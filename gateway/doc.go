@@ -16,8 +16,8 @@
 // Tools and prompts are offered as "<server>__<name>", sanitized to
 // ^[a-zA-Z0-9_-]{1,64}$ (the names OpenAI and Anthropic accept); a name that
 // is too long or would clash with another gets a short deterministic hash
-// suffix instead of failing (see AssignNames: the names `mcpkit host` gives
-// a model too, llm.ToolNames). Resource
+// suffix instead of failing: [llm.ToolNames], the names `mcpkit host` gives a
+// model too. Resource
 // URIs keep their server's form unless two servers share one (see URIScheme).
 // Entries lists the mapping; `mcpkit gateway --list` prints it.
 //

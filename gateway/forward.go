@@ -374,8 +374,7 @@ func ownMeta(m protocol.Meta) protocol.Meta {
 	return m
 }
 
-// middleware sees every request of the gateway's clients: it gives initialize
-// and server/discover the servers' instructions, and passes logging/setLevel,
+// middleware sees every request of the gateway's clients: it passes logging/setLevel,
 // resources/subscribe and unsubscribe, and the resources of
 // subscriptions/listen on to the servers (subs.go).
 func (g *Gateway) middleware(next mcp.Invoker) mcp.Invoker {
@@ -384,18 +383,6 @@ func (g *Gateway) middleware(next mcp.Invoker) mcp.Invoker {
 			return next(ctx, call)
 		}
 		switch call.Method {
-		case protocol.MethodInitialize:
-			res, err := next(ctx, call)
-			if r, ok := res.(*protocol.InitializeResult); ok && err == nil {
-				r.Instructions = g.instructions()
-			}
-			return res, err
-		case protocol.MethodServerDiscover:
-			res, err := next(ctx, call)
-			if r, ok := res.(*protocol.DiscoverResult); ok && err == nil {
-				r.Instructions = g.instructions()
-			}
-			return res, err
 		case protocol.MethodLoggingSetLevel:
 			res, err := next(ctx, call)
 			var p protocol.SetLevelParams

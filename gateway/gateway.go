@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/upstream"
@@ -22,8 +23,8 @@ type Options struct {
 	// {Name: "mcpkit-gateway"}.
 	Info protocol.Implementation
 	// Server holds options of the gateway's *mcp.Server (Keyring, Cache,
-	// PageSize, Middleware...). Its Capabilities, Logger and
-	// RootsListChangedHandler are set by the gateway; its Middleware runs
+	// PageSize, Middleware...). Its Capabilities, Logger, InstructionsFunc
+	// and RootsListChangedHandler are set by the gateway; its Middleware runs
 	// inside the gateway's own.
 	Server mcp.ServerOptions
 	// Supervisor holds the options of the supervisor of the configured
@@ -95,6 +96,9 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
+	// The gateway's lines, its server's and its supervisor's have the
+	// configuration's secrets redacted (upstream.Config.RedactHandler).
+	g.log = slog.New(cfg.RedactHandler(g.log.Handler()))
 	if g.info.Name == "" {
 		g.info = protocol.Implementation{Name: "mcpkit-gateway", Version: "0"}
 	}
@@ -121,8 +125,11 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	}
 	if so.Logger == nil {
 		so.Logger = g.log
+	} else {
+		so.Logger = slog.New(cfg.RedactHandler(so.Logger.Handler()))
 	}
 	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
+	so.InstructionsFunc = func(context.Context) string { return g.instructions() }
 	so.Middleware = append([]mcp.Middleware{g.middleware}, so.Middleware...)
 	g.srv = mcp.NewServer(g.info, &so)
 
@@ -322,7 +329,7 @@ func (g *Gateway) stopListRetries() {
 func (g *Gateway) instructions() string {
 	var b strings.Builder
 	b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
-		"<server>" + Separator + "<name>; a name that would be too long or clash ends with a short hash.")
+		"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
 	for _, name := range sortedServerNames(g.servers) {
 		st, _ := g.sup.Status(name)
 		if st.State == upstream.StateDisabled {

@@ -2,8 +2,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/mcpkit/mcpkit/internal/testkit"
 	"log/slog"
 	"os"
 	"slices"
@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/testkit"
+
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -42,6 +44,16 @@ func TestMain(m *testing.M) {
 		}
 	case "probe":
 		if err := probeServer().Run(context.Background(), stdio.NewProcessServerConn(nil)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	case "doubling": // a tool whose schema doubles at each of 40 references
+		srv := mcp.NewServer(protocol.Implementation{Name: "doubling", Version: "1"}, nil)
+		_ = srv.AddForwardedTool(&protocol.Tool{Name: "doubling", InputSchema: doublingSchema(40)},
+			func(context.Context, *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+				return protocol.NewToolResultText("ok"), nil
+			})
+		if err := srv.Run(context.Background(), stdio.NewProcessServerConn(nil)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -81,6 +93,12 @@ func probeServer() *mcp.Server {
 		return fmt.Sprint(cancelled.Load()), nil
 	})
 	_ = mcp.AddTool(srv, &protocol.Tool{Name: "read.me"}, func(ctx context.Context, req *mcp.ToolRequest, _ none) (string, error) { return "read", nil })
+	// A schema this SDK cannot compile, as a server in another language may
+	// advertise; the tool answers with the arguments it got.
+	_ = srv.AddForwardedTool(&protocol.Tool{Name: "lookbehind", InputSchema: json.RawMessage(lookbehindSchema)},
+		func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+			return protocol.NewToolResultText(string(req.Params.Arguments)), nil
+		})
 	return srv
 }
 

@@ -17,9 +17,9 @@ import (
 	"github.com/mcpkit/mcpkit/upstream"
 )
 
-// legacyTasksServer is the demo server spoken to at 2025-11-25, where the
+// sessionTasksServer is the demo server spoken to at 2025-11-25, where the
 // gateway's client can ask it for tasks.
-func legacyTasksServer(name string) *upstream.ServerConfig {
+func sessionTasksServer(name string) *upstream.ServerConfig {
 	s := testServer(name, "demo")
 	s.ProtocolVersion = "2025-11-25"
 	return s
@@ -67,9 +67,9 @@ func (f forwardedTasks) Handle(_ context.Context, r slog.Record) error {
 // completion, it gives the server's result; cancelled, it cancels the
 // server's task. Another client does not see it, and a tool whose server
 // takes no tasks refuses a task as the specification says.
-func TestGatewayForwardsLegacyTasks(t *testing.T) {
+func TestGatewayForwardsSessionTasks(t *testing.T) {
 	forwarded := make(forwardedTasks, 8)
-	gw := startGatewayLogged(t, slog.New(forwarded), legacyTasksServer("d"), testServer("p", "probe"))
+	gw := startGatewayLogged(t, slog.New(forwarded), sessionTasksServer("d"), testServer("p", "probe"))
 	cs := connectClient(t, gw, &mcp.ClientOptions{ProtocolVersion: "2025-11-25"})
 	ctx := testkit.Context(t)
 
@@ -216,7 +216,7 @@ func (r *rawClient) result(id int) map[string]any {
 // the server's task.
 func TestGatewayForwardsTasksToStatelessClients(t *testing.T) {
 	forwarded := make(forwardedTasks, 8)
-	gw := startGatewayLogged(t, slog.New(forwarded), legacyTasksServer("d"))
+	gw := startGatewayLogged(t, slog.New(forwarded), sessionTasksServer("d"))
 	rc := connectRaw(t, gw)
 
 	rc.send(1, "tools/call", `"name":"d__slow_compute","arguments":{"seconds":0.05,"label":"stateless"}`)

@@ -35,7 +35,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 //     version that has the Streamable HTTP transport;
 //   - `sse` mode (the 2024-11-05 HTTP+SSE transport), with streamable.NewClientConn
 //     whose Fallback dials legacysse (the client must recognise the older server
-//     from the refused POST and switch), and with legacysse.Dial directly.
+//     from the refused POST and switch), and with legacysse.NewClientConn directly.
 //
 // Each session lists tools, calls echo and get-sum, gets the progress of
 // trigger-long-running-operation in order before its result, and reads a resource.
@@ -64,7 +64,7 @@ func TestMcpkitClientAgainstServerEverythingHTTP(t *testing.T) {
 		out := newEventLog()
 		base := startHTTPPeer(ctx, t, node, out, entry, "sse")
 		t.Run("fallback from streamable", func(t *testing.T) { testEverythingSSEFallback(ctx, t, base+"/sse", out) })
-		t.Run("legacysse.Dial", func(t *testing.T) { testEverythingSSEDirect(ctx, t, base+"/sse", out) })
+		t.Run("legacysse.NewClientConn", func(t *testing.T) { testEverythingSSEDirect(ctx, t, base+"/sse", out) })
 	})
 }
 
@@ -162,7 +162,7 @@ func testEverythingSSEFallback(ctx context.Context, t *testing.T, streamURL stri
 		Logger:     logTo(clientLog),
 		Fallback: func(ctx context.Context) (transport.Conn, error) {
 			fallbacks.Add(1)
-			return legacysse.Dial(ctx, streamURL, &legacysse.ClientOptions{HTTPClient: hc, Logger: logTo(clientLog)})
+			return legacysse.NewClientConn(ctx, streamURL, &legacysse.ClientOptions{HTTPClient: hc, Logger: logTo(clientLog)})
 		},
 	})
 	if err != nil {
@@ -202,7 +202,7 @@ func testEverythingSSEDirect(ctx context.Context, t *testing.T, streamURL string
 	clientLog := newEventLog()
 	dumpOnFailure(t, "mcpkit client log", clientLog)
 	hc, rec := newRecordingClient(t)
-	conn, err := legacysse.Dial(ctx, streamURL, &legacysse.ClientOptions{HTTPClient: hc, Logger: logTo(clientLog)})
+	conn, err := legacysse.NewClientConn(ctx, streamURL, &legacysse.ClientOptions{HTTPClient: hc, Logger: logTo(clientLog)})
 	if err != nil {
 		t.Fatalf("dialling %s: %v", streamURL, err)
 	}

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
-	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 

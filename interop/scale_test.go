@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/store/redistest"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/streamable"
@@ -251,7 +251,7 @@ func TestReplicaStreamsBehindRoundRobinOnRedis(t *testing.T) {
 	}
 
 	// HTTP+SSE: the stream on one replica, the POSTs on all three.
-	sseConn, err := legacysse.Dial(ctx, url+"/sse", &legacysse.ClientOptions{Logger: slog.New(slog.DiscardHandler)})
+	sseConn, err := legacysse.NewClientConn(ctx, url+"/sse", &legacysse.ClientOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func (cs *ClientSession) open(ctx context.Context, endpoint string) error {
 		_, err := cs.probeStateless(ctx, want, true)
 		return err
 	}
-	return fmt.Errorf("mcp: protocol version %q is not supported (this client supports %v)", want, protocol.SupportedVersions)
+	return fmt.Errorf("mcp: protocol version %q is not supported (this client supports %v)", want, protocol.SupportedVersions())
 }
 
 // openAt opens the session at a version known to work with this server.

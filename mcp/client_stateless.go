@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -69,7 +70,7 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 	m := cs.stateless
 	if out.cacheKey != "" && m.cache != nil {
 		if raw, ok := m.cache.get(out.cacheKey); ok {
-			return decodeResult(out.method, raw, result)
+			return rpcconn.DecodeResult(out.method, raw, result)
 		}
 	}
 	var base protocol.Meta
@@ -134,7 +135,7 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 		}
 		switch kind {
 		case "", protocol.ResultTypeComplete:
-			if err := decodeResult(out.method, raw, result); err != nil {
+			if err := rpcconn.DecodeResult(out.method, raw, result); err != nil {
 				return err
 			}
 			if out.cacheKey != "" && m.cache != nil && rounds == 0 {
@@ -275,22 +276,6 @@ func resultTypeValue(v []byte, escaped bool, quoted []byte) protocol.ResultType 
 		return protocol.ResultTypeInputRequired
 	}
 	return protocol.ResultType(v)
-}
-
-// decodeResult decodes a raw result into result (nil discards it; a
-// *json.RawMessage keeps it raw).
-func decodeResult(method string, raw json.RawMessage, result any) error {
-	switch r := result.(type) {
-	case nil:
-		return nil
-	case *json.RawMessage:
-		*r = raw
-		return nil
-	}
-	if err := json.Unmarshal(raw, result); err != nil {
-		return fmt.Errorf("mcp: decoding the result of %s: %w", method, err)
-	}
-	return nil
 }
 
 // cacheHintOf returns the caching fields of a decoded cacheable result, or nil.

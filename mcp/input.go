@@ -65,7 +65,7 @@ func (r *Request) bind(ctx context.Context, name string, args []byte, state stri
 		return
 	}
 	in := r.stateless.input
-	in.method, in.name, in.args, in.principal = r.stateless.method, name, args, PrincipalFrom(ctx)
+	in.method, in.name, in.args, in.principal = r.stateless.method, name, args, transport.PrincipalFrom(ctx)
 	in.state, in.newResponses = state, responses
 }
 
@@ -379,18 +379,3 @@ func (r *Request) askOne(ctx context.Context, prefix string, req protocol.InputR
 	}
 	return nil
 }
-
-// WithPrincipal returns a context that names the authenticated caller. HTTP
-// authentication middleware sets it on the request's context (the HTTP handlers
-// pass the request's values on to the handler's context); the stateless engine
-// binds every requestState it seals to it ([requeststate.NewBinding]), so a state
-// minted for one caller is refused for another, and tasks are owned by it (see
-// [TaskOptions]). [PrincipalFrom] reads it. The key is transport's
-// ([transport.WithPrincipal]), so that a transport sharing sessions between
-// replicas binds each session to its principal.
-func WithPrincipal(ctx context.Context, principal string) context.Context {
-	return transport.WithPrincipal(ctx, principal)
-}
-
-// PrincipalFrom returns the principal set by WithPrincipal ("" when none).
-func PrincipalFrom(ctx context.Context) string { return transport.PrincipalFrom(ctx) }

@@ -41,10 +41,10 @@ func serverMethods() map[string]serverMethod {
 		protocol.MethodPromptsList:            {fn: listPrompts},
 		protocol.MethodPromptsGet:             {fn: getPrompt},
 		protocol.MethodCompletionComplete:     {fn: complete},
-		protocol.MethodTasksGet:               {fn: getTaskLegacy},
-		protocol.MethodTasksResult:            {fn: taskResultLegacy},
-		protocol.MethodTasksList:              {fn: listTasksLegacy},
-		protocol.MethodTasksCancel:            {fn: cancelTaskLegacy},
+		protocol.MethodTasksGet:               {fn: getSessionTask},
+		protocol.MethodTasksResult:            {fn: sessionTaskResult},
+		protocol.MethodTasksList:              {fn: listSessionTasks},
+		protocol.MethodTasksCancel:            {fn: cancelSessionTask},
 	}
 }
 
@@ -79,12 +79,11 @@ func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, erro
 		return nil, err
 	}
 	s := ss.server
-	caps := s.capabilities()
 	return &protocol.InitializeResult{
 		ProtocolVersion: st.version,
-		Capabilities:    *caps.ForVersion(st.version),
+		Capabilities:    *s.capabilitiesFor(st.version),
 		ServerInfo:      *s.info.ForVersion(st.version),
-		Instructions:    s.opts.Instructions,
+		Instructions:    s.instructions(ctx),
 	}, nil
 }
 

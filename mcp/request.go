@@ -27,8 +27,8 @@ type Request struct {
 	// Meta is the request's _meta object (may be nil).
 	Meta protocol.Meta
 
-	stateless  *statelessCall // nil in the legacy era
-	legacyTask *taskRun       // the 2025-11-25 task the handler runs in, if any
+	stateless   *statelessCall // nil in the legacy era
+	sessionTask *taskRun       // the 2025-11-25 task the handler runs in, if any
 }
 
 // IsStateless reports whether the request belongs to the stateless era
@@ -105,7 +105,7 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 // answer (see Input).
 func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
 	if r.stateless == nil {
-		if r.legacyTask != nil {
+		if r.sessionTask != nil {
 			return r.taskCreateMessage(ctx, p)
 		}
 		return r.Session.CreateMessage(ctx, p)
@@ -124,7 +124,7 @@ func (r *Request) CreateMessage(ctx context.Context, p *protocol.CreateMessagePa
 // brings the answer (see Input).
 func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {
 	if r.stateless == nil {
-		if r.legacyTask != nil {
+		if r.sessionTask != nil {
 			return r.taskElicit(ctx, p)
 		}
 		return r.Session.Elicit(ctx, p)
@@ -142,7 +142,7 @@ func (r *Request) Elicit(ctx context.Context, p *protocol.ElicitParams) (*protoc
 // answer (see Input).
 func (r *Request) ListRoots(ctx context.Context) (*protocol.ListRootsResult, error) {
 	if r.stateless == nil {
-		if r.legacyTask != nil {
+		if r.sessionTask != nil {
 			return r.taskListRoots(ctx)
 		}
 		return r.Session.ListRoots(ctx)

@@ -19,8 +19,14 @@ import (
 // ServerOptions configures a Server. The zero value is ready to use.
 type ServerOptions struct {
 	// Instructions tell the client how to use the server; sent with the
-	// initialize result.
+	// initialize result (legacy era) and the server/discover result
+	// (stateless era).
 	Instructions string
+	// InstructionsFunc, when set, computes the instructions for each
+	// initialize and server/discover instead of Instructions: for a server
+	// whose guidance changes while it runs (a gateway whose servers come and
+	// go). ctx is the request's.
+	InstructionsFunc func(ctx context.Context) string
 	// Capabilities, when set, are declared as they are. Otherwise the server
 	// declares what it has: tools, resources and prompts (with listChanged, and
 	// subscribe for resources) once any is registered, completions once a
@@ -102,8 +108,10 @@ type Server struct {
 	listenEnd   chan struct{}   // closed by EndSubscriptions
 	infoJSON    json.RawMessage // info, encoded once for every stateless result's _meta
 	tasks       *taskManager
-	batching    int      // Batch calls running
-	batched     []string // list_changed methods held back until they end
+	batching    int                       // Batch calls running
+	batched     []string                  // list_changed methods held back until they end
+	extensions  map[string]map[string]any // declared with AddExtension
+	custom      customMethods             // custom methods (extensions.go), read without the lock
 }
 
 // NewServer returns a server that introduces itself as info, configured by opts
@@ -252,13 +260,16 @@ func (s *Server) Sessions() []*ServerSession {
 	return out
 }
 
-// capabilities returns what the server declares in its initialize result.
+// capabilities returns what the server declares, before it is adapted to a
+// version (capabilitiesFor).
 func (s *Server) capabilities() protocol.ServerCapabilities {
-	if s.opts.Capabilities != nil {
-		return *s.opts.Capabilities
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.opts.Capabilities != nil {
+		caps := *s.opts.Capabilities
+		s.declareExtensionsLocked(&caps)
+		return caps
+	}
 	caps := protocol.ServerCapabilities{Logging: &protocol.Supported{}}
 	if s.tools.len() > 0 {
 		caps.Tools = &protocol.ToolsCapability{ListChanged: true}
@@ -273,6 +284,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		caps.Completions = &protocol.Supported{}
 	}
 	s.declareTasksLocked(&caps)
+	s.declareExtensionsLocked(&caps)
 	return caps
 }
 
@@ -331,4 +343,13 @@ func errorf(code int64, format string, args ...any) *jsonrpc.Error {
 		}
 	}
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// instructions returns what initialize and server/discover answer with (see
+// ServerOptions.InstructionsFunc).
+func (s *Server) instructions(ctx context.Context) string {
+	if f := s.opts.InstructionsFunc; f != nil {
+		return f(ctx)
+	}
+	return s.opts.Instructions
 }

@@ -157,10 +157,13 @@ func isStatelessVersion(v string) bool {
 // supportedVersions lists what the server speaks: the stateless versions, then
 // the legacy ones reached through initialize.
 func supportedVersions() []string {
-	out := make([]string, 0, len(statelessVersions)+len(protocol.LegacyVersions))
+	out := make([]string, 0, len(statelessVersions)+len(legacyVersions))
 	out = append(out, statelessVersions...)
-	return append(out, protocol.LegacyVersions...)
+	return append(out, legacyVersions...)
 }
+
+// legacyVersions are protocol.LegacyVersions, read once.
+var legacyVersions = protocol.LegacyVersions()
 
 func unsupportedVersion(requested string) *jsonrpc.Error {
 	return (&jsonrpc.Error{Code: protocol.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version"}).
@@ -198,6 +201,9 @@ func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Messa
 	}
 	fn, ok := s.stateless[msg.Method]
 	if !ok {
+		if cm := s.custom.get(msg.Method); cm != nil {
+			return ss.statelessCustom(ctx, msg, cm, mr)
+		}
 		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
 	}
 	switch msg.Method {
@@ -302,64 +308,36 @@ func (h CacheHint) apply(c *protocol.CacheHint) {
 // copies what it changes, so results a handler keeps and returns again are not
 // modified.
 func (s *Server) finishStateless(res any) any {
-	co := &s.opts.Cache
-	switch v := res.(type) {
-	case *protocol.InputRequiredResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeInputRequired, s.resultMeta(v.Meta)
-		return &c
-	case *protocol.CallToolResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		return &c
-	case *protocol.ListToolsResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		co.Tools.apply(&c.CacheHint)
-		return &c
-	case *protocol.ListPromptsResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		co.Prompts.apply(&c.CacheHint)
-		return &c
-	case *protocol.GetPromptResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		return &c
-	case *protocol.ListResourcesResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		co.Resources.apply(&c.CacheHint)
-		return &c
-	case *protocol.ListResourceTemplatesResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		co.ResourceTemplates.apply(&c.CacheHint)
-		return &c
-	case *protocol.ReadResourceResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		co.Read.apply(&c.CacheHint)
-		return &c
-	case *protocol.CompleteResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		return &c
-	case *protocol.DiscoverResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		co.Discover.apply(&c.CacheHint)
-		return &c
-	case *protocol.SubscriptionsListenResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		return &c
-	case *protocol.EmptyResult:
-		c := *v
-		c.ResultType, c.Meta = protocol.ResultTypeComplete, s.resultMeta(v.Meta)
-		return &c
+	r, ok := res.(protocol.StatelessResult)
+	if !ok {
+		return res // a tasks extension result, stamped where it is made
 	}
-	return res
+	out := r.Stamped(s.resultMeta(r.ResultMeta()))
+	if c, ok := out.(interface{ CacheFields() *protocol.CacheHint }); ok {
+		s.opts.Cache.hintFor(out).apply(c.CacheFields())
+	}
+	return out
+}
+
+// hintFor returns the option that sets the caching hint of a cacheable result.
+// TestEveryCacheableResultHasAnOption makes sure every cacheable result type
+// of protocol has one.
+func (co *CacheOptions) hintFor(res any) CacheHint {
+	switch res.(type) {
+	case *protocol.DiscoverResult:
+		return co.Discover
+	case *protocol.ListToolsResult:
+		return co.Tools
+	case *protocol.ListPromptsResult:
+		return co.Prompts
+	case *protocol.ListResourcesResult:
+		return co.Resources
+	case *protocol.ListResourceTemplatesResult:
+		return co.ResourceTemplates
+	case *protocol.ReadResourceResult:
+		return co.Read
+	}
+	return CacheHint{} // immediately stale and private, the safe hint
 }
 
 // resultMeta returns a copy of m with the server's identity added. The
@@ -378,10 +356,9 @@ func (s *Server) resultMeta(m protocol.Meta) protocol.Meta {
 // discover answers server/discover: versions, capabilities, identity.
 func discover(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
 	s := r.server()
-	caps := s.capabilities()
 	return &protocol.DiscoverResult{
 		SupportedVersions: supportedVersions(),
-		Capabilities:      *caps.ForVersion(r.ProtocolVersion()),
-		Instructions:      s.opts.Instructions,
+		Capabilities:      *s.capabilitiesFor(r.ProtocolVersion()),
+		Instructions:      s.instructions(ctx),
 	}, nil
 }

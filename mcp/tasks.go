@@ -51,7 +51,7 @@ type TaskOptions struct {
 	// one second.
 	PollInterval time.Duration
 	// MaxPerRequestor is how many unfinished tasks one requestor (an
-	// authenticated principal, see WithPrincipal; else a legacy session) may
+	// authenticated principal, see [transport.WithPrincipal]; else a legacy session) may
 	// have at once. Requestors the server cannot identify share one quota.
 	// Zero means 100; negative means no limit.
 	MaxPerRequestor int
@@ -189,7 +189,7 @@ func (s *Server) tasksDeclared() bool {
 // when there is one; otherwise the legacy session, when it lives across
 // requests; otherwise nobody ("": the task id is the only protection).
 func (m *taskManager) owner(ctx context.Context, r *Request) string {
-	if p := PrincipalFrom(ctx); p != "" {
+	if p := transport.PrincipalFrom(ctx); p != "" {
 		return "principal:" + p
 	}
 	ss := r.Session
@@ -273,8 +273,8 @@ func (m *taskManager) storeError(err error) error {
 	return errorf(CodeInternalError, "internal error: the task store failed")
 }
 
-// legacyTask reports a task in the 2025-11-25 shape.
-func legacyTask(rec *taskstore.Record) protocol.Task {
+// task20251125 reports a task in the 2025-11-25 shape.
+func task20251125(rec *taskstore.Record) protocol.Task {
 	return protocol.Task{
 		TaskID:        rec.ID,
 		Status:        rec.Status,

@@ -19,8 +19,8 @@ func init() {
 	rpcshared.RegisterMethodNames(protocol.MethodTasksUpdate, protocol.NotificationTasksStatus, protocol.NotificationTasks)
 }
 
-// requireLegacyTasks fails the 2025-11-25 task methods at versions without them.
-func requireLegacyTasks(r *Request, method string) error {
+// requireSessionTasks fails the 2025-11-25 task methods at versions without them.
+func requireSessionTasks(r *Request, method string) error {
 	if !protocol.HasTasks(r.ProtocolVersion()) {
 		return errorf(CodeMethodNotFound, "Method not found: %s", method)
 	}
@@ -39,9 +39,9 @@ func findTask(ctx context.Context, r *Request, raw json.RawMessage, p any, id *s
 	return m, rec, err
 }
 
-// getTaskLegacy answers tasks/get (2025-11-25).
-func getTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	if err := requireLegacyTasks(r, protocol.MethodTasksGet); err != nil {
+// getSessionTask answers tasks/get (2025-11-25).
+func getSessionTask(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireSessionTasks(r, protocol.MethodTasksGet); err != nil {
 		return nil, err
 	}
 	var p protocol.GetTaskParams
@@ -49,14 +49,14 @@ func getTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return &protocol.GetTaskResult{Task: legacyTask(rec)}, nil
+	return &protocol.GetTaskResult{Task: task20251125(rec)}, nil
 }
 
-// taskResultLegacy answers tasks/result (2025-11-25): it waits for the task to
+// sessionTaskResult answers tasks/result (2025-11-25): it waits for the task to
 // end, then returns exactly what the call would have returned — its result,
 // tagged with the task in _meta, or its JSON-RPC error.
-func taskResultLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	if err := requireLegacyTasks(r, protocol.MethodTasksResult); err != nil {
+func sessionTaskResult(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireSessionTasks(r, protocol.MethodTasksResult); err != nil {
 		return nil, err
 	}
 	var p protocol.GetTaskPayloadParams
@@ -108,12 +108,12 @@ func withRelatedTask(result json.RawMessage, id string) (json.RawMessage, error)
 	return json.Marshal(obj)
 }
 
-// listTasksLegacy answers tasks/list (2025-11-25): the requestor's tasks,
+// listSessionTasks answers tasks/list (2025-11-25): the requestor's tasks,
 // oldest first, a page at a time. A requestor the server cannot identify (no
 // principal, no session) lists nothing: tasks it cannot bind are reachable by
 // id only.
-func listTasksLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	if err := requireLegacyTasks(r, protocol.MethodTasksList); err != nil {
+func listSessionTasks(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireSessionTasks(r, protocol.MethodTasksList); err != nil {
 		return nil, err
 	}
 	var p protocol.ListTasksParams
@@ -134,16 +134,16 @@ func listTasksLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any,
 	}
 	res := &protocol.ListTasksResult{Tasks: make([]protocol.Task, len(recs)), NextCursor: protocol.Cursor(next)}
 	for i, rec := range recs {
-		res.Tasks[i] = legacyTask(rec)
+		res.Tasks[i] = task20251125(rec)
 	}
 	return res, nil
 }
 
-// cancelTaskLegacy answers tasks/cancel (2025-11-25): the task moves to
+// cancelSessionTask answers tasks/cancel (2025-11-25): the task moves to
 // cancelled before the answer, which is the task; cancelling a finished task
 // is an error.
-func cancelTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	if err := requireLegacyTasks(r, protocol.MethodTasksCancel); err != nil {
+func cancelSessionTask(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
+	if err := requireSessionTasks(r, protocol.MethodTasksCancel); err != nil {
 		return nil, err
 	}
 	var p protocol.CancelTaskParams
@@ -158,7 +158,7 @@ func cancelTaskLegacy(ctx context.Context, r *Request, raw json.RawMessage) (any
 	if !cancelled {
 		return nil, errorf(CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", rec.Status)
 	}
-	return &protocol.CancelTaskResult{Task: legacyTask(rec)}, nil
+	return &protocol.CancelTaskResult{Task: task20251125(rec)}, nil
 }
 
 // requireTasksExtension fails the extension's methods for a client that did not

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/taskstore"
@@ -139,7 +139,7 @@ func (m *taskManager) startForCall(ctx context.Context, r *Request, t *serverToo
 	if len(args) == 0 || string(args) == "null" {
 		args = emptyObject
 	}
-	if r.stateless != nil && t.validator.Validate(args) != nil {
+	if r.stateless != nil && t.validate(args) != nil {
 		return nil, false, nil // the usual path reports invalid arguments at once
 	}
 	// A 2025-11-25 client that asked for a task gets one even then: the
@@ -163,7 +163,7 @@ func (m *taskManager) createdResult(rec *taskstore.Record) any {
 			ExtensionTask: extensionTask(rec),
 		}
 	}
-	return &protocol.CreateTaskResult{Task: legacyTask(rec)}
+	return &protocol.CreateTaskResult{Task: task20251125(rec)}
 }
 
 // taskSpec is what a task runs: a tool handler and the call's params.
@@ -298,7 +298,7 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 	req.task.inside = true
 	var in *inputRound
 	if t.stateless == nil {
-		req.legacyTask = t
+		req.sessionTask = t
 	} else {
 		in = &inputRound{loaded: true, responses: maps.Clone(responses)}
 		if in.responses == nil {
@@ -309,7 +309,7 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 		req.stateless = &mc
 	}
 	if tool := t.spec.tool; tool != nil {
-		if err := tool.validator.Validate(params.Arguments); err != nil {
+		if err := tool.validate(params.Arguments); err != nil {
 			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", tool.tool.Name, err)), in, nil
 		}
 	}
@@ -321,8 +321,8 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 func (s *Server) callToolHandler(ctx context.Context, h ToolHandler, req *ToolRequest) (res *protocol.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("mcp: tool handler panicked in a task", "tool", req.Params.Name, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, errorf(CodeInternalError, "tool %q failed: internal error (panic: %v)", req.Params.Name, p)
+			s.log.Error("mcp: tool handler panicked in a task", "tool", req.Params.Name, "panic", p, rpcconn.StackAttr())
+			res, err = nil, errorf(CodeInternalError, "tool %q failed: internal error", req.Params.Name)
 		}
 	}()
 	res, err = h(ctx, req)
@@ -482,7 +482,7 @@ func (t *taskRun) notifyStatus(rec *taskstore.Record) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := ss.notify(ctx, protocol.NotificationTasksStatus, &protocol.TaskStatusParams{Task: legacyTask(rec)}); err != nil {
+	if err := ss.notify(ctx, protocol.NotificationTasksStatus, &protocol.TaskStatusParams{Task: task20251125(rec)}); err != nil {
 		t.m.s.log.Debug("mcp: task status notification failed", "task", t.id, "error", err)
 	}
 }

@@ -347,7 +347,7 @@ func TestRunAsTaskInLegacySession(t *testing.T) {
 func principalConn(t *testing.T, srv *mcp.Server, principal string) transport.Conn {
 	t.Helper()
 	c, s := memory.NewPair()
-	ss, err := srv.Connect(mcp.WithPrincipal(testkit.Context(t), principal), s)
+	ss, err := srv.Connect(transport.WithPrincipal(testkit.Context(t), principal), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,7 +213,7 @@ func rpcCode(err error) int64 {
 	return 0
 }
 
-func TestTaskLegacyLifecycle(t *testing.T) {
+func TestSessionTaskLifecycle(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, statuses := legacyClient(t, f.srv, protocol.Version20251125)
 	ctx := testkit.Context(t)
@@ -259,7 +259,7 @@ func TestTaskLegacyLifecycle(t *testing.T) {
 	}
 }
 
-func TestTaskLegacyNegotiation(t *testing.T) {
+func TestSessionTaskNegotiation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	ctx := testkit.Context(t)
@@ -305,7 +305,7 @@ func TestTaskLegacyNegotiation(t *testing.T) {
 	}
 }
 
-func TestTaskLegacyCancel(t *testing.T) {
+func TestSessionTaskCancel(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, statuses := legacyClient(t, f.srv, protocol.Version20251125)
 	ctx := testkit.Context(t)
@@ -339,7 +339,7 @@ func TestTaskLegacyCancel(t *testing.T) {
 	}
 }
 
-func TestTaskLegacyFailures(t *testing.T) {
+func TestSessionTaskFailures(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	ctx := testkit.Context(t)
@@ -375,7 +375,7 @@ func TestTaskLegacyFailures(t *testing.T) {
 	}
 }
 
-func TestTaskLegacyIsolation(t *testing.T) {
+func TestSessionTaskIsolation(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	alice, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	bob, _ := legacyClient(t, f.srv, protocol.Version20251125)
@@ -397,7 +397,7 @@ func TestTaskLegacyIsolation(t *testing.T) {
 	}
 }
 
-func TestTaskLegacyListPages(t *testing.T) {
+func TestSessionTaskListPages(t *testing.T) {
 	f := newTaskFixture(t, &mcp.ServerOptions{PageSize: 2}, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20251125)
 	ctx := testkit.Context(t)
@@ -434,7 +434,7 @@ func TestTaskLegacyListPages(t *testing.T) {
 	}
 }
 
-func TestTaskLegacyOlderVersion(t *testing.T) {
+func TestSessionTaskOlderVersion(t *testing.T) {
 	f := newTaskFixture(t, nil, nil)
 	cs, _ := legacyClient(t, f.srv, protocol.Version20250618)
 	ctx := testkit.Context(t)

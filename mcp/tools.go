@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 
+	"github.com/mcpkit/mcpkit/internal/argdecode"
 	"github.com/mcpkit/mcpkit/internal/jsonerr"
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/schema"
 	"github.com/mcpkit/mcpkit/transport"
@@ -86,8 +87,16 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *ToolRequest, i
 type serverTool struct {
 	tool      protocol.Tool
 	handler   ToolHandler
-	validator *schema.Validator
+	validator *schema.Validator      // nil for a forwarded tool: the server behind validates
 	headers   []protocol.ParamHeader // x-mcp-header declarations, checked on stateless HTTP calls
+}
+
+// validate checks a call's arguments against the tool's input schema.
+func (t *serverTool) validate(args json.RawMessage) error {
+	if t.validator == nil {
+		return nil
+	}
+	return t.validator.Validate(args)
 }
 
 // AddTool registers a tool whose input schema is inferred from In (a struct: see
@@ -116,14 +125,14 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 		}
 		structured = len(tool.OutputSchema) > 0
 	}
-	dec := newArgDecoder(reflect.TypeFor[In]())
+	dec := argdecode.For(reflect.TypeFor[In]())
 	return s.addTool(&tool, func(ctx context.Context, req *ToolRequest) (*protocol.CallToolResult, error) {
 		var in In
 		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = emptyObject
 		}
-		if err := decodeArgs(dec, args, &in); err != nil {
+		if err := argdecode.Into(dec, args, &in); err != nil {
 			return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %s", req.Params.Name, jsonerr.Message(err))), nil
 		}
 		out, err := h(ctx, req, in)
@@ -137,17 +146,6 @@ func AddTool[In, Out any](s *Server, t *protocol.Tool, h TypedToolHandler[In, Ou
 	})
 }
 
-// decodeArgs decodes a typed tool's arguments into in: with dec when it can
-// (nil means it never can), with encoding/json otherwise.
-func decodeArgs[In any](dec *argDecoder, args json.RawMessage, in *In) error {
-	if dec != nil && dec.decode(args, reflect.ValueOf(in).Elem()) {
-		return nil
-	}
-	var zero In
-	*in = zero // what the fast decoder wrote does not count
-	return json.Unmarshal(args, in)
-}
-
 var emptyObject = json.RawMessage("{}")
 
 // AddRawTool registers a tool with an explicit input schema (t.InputSchema; an empty
@@ -155,6 +153,26 @@ var emptyObject = json.RawMessage("{}")
 func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 	tool := *t
 	return s.addTool(&tool, h)
+}
+
+// AddForwardedTool registers a tool that h forwards to another server, which
+// validates the arguments itself: its input schema is advertised exactly as
+// given, whether or not this package can compile it, and no call is checked
+// against it here (a proxy that checked would refuse what the server behind it
+// accepts, and pay for the validation twice). Mcp-Param-* headers are still
+// checked against the arguments when the tool declares them validly; invalid
+// declarations are advertised as they are. Otherwise it is [Server.AddRawTool].
+func (s *Server) AddForwardedTool(t *protocol.Tool, h ToolHandler) error {
+	tool := *t
+	if tool.Name == "" {
+		return fmt.Errorf("mcp: a tool needs a name")
+	}
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	headers, _ := paramHeaderSpecs(&tool) // the server behind declared them
+	s.register(&serverTool{tool: tool, handler: h, headers: headers})
+	return nil
 }
 
 // checkHeaders compares the Mcp-Param-* headers of a stateless HTTP request with
@@ -187,11 +205,16 @@ func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
 	if err != nil {
 		return fmt.Errorf("mcp: tool %q: x-mcp-header: %w", t.Name, err)
 	}
+	s.register(&serverTool{tool: *t, handler: h, validator: v, headers: headers})
+	return nil
+}
+
+// register adds (or replaces) a tool and tells connected clients.
+func (s *Server) register(t *serverTool) {
 	s.mu.Lock()
-	s.tools.add(t.Name, &serverTool{tool: *t, handler: h, validator: v, headers: headers})
+	s.tools.add(t.tool.Name, t)
 	s.mu.Unlock()
 	s.notifyAll(protocol.NotificationToolsListChanged, nil)
-	return nil
 }
 
 // RemoveTools unregisters tools by name; connected clients are told the list changed.
@@ -291,13 +314,15 @@ func (s *Server) runTool(ctx context.Context, req *ToolRequest, t *serverTool) (
 		args = emptyObject
 		req.Params.Arguments = args
 	}
-	if err := t.validator.Validate(args); err != nil {
+	if err := t.validate(args); err != nil {
 		return protocol.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q: %v", t.tool.Name, err))
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, "stack", string(debug.Stack()))
-			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error (panic: %v)", t.tool.Name, p))
+			// The panic's value and stack are the server's internals: they go
+			// to its log; the client learns only that the tool failed.
+			s.log.Error("mcp: tool handler panicked", "tool", t.tool.Name, "panic", p, rpcconn.StackAttr())
+			res = protocol.NewToolResultError(fmt.Sprintf("tool %q failed: internal error", t.tool.Name))
 		}
 	}()
 	res, err := t.handler(ctx, req)

@@ -16,7 +16,7 @@ func TestErrorDataValidates(t *testing.T) {
 		{Version20260728, "MissingRequiredClientCapabilityError", CodeMissingClientCapability, MissingClientCapabilityData{
 			RequiredCapabilities: ClientCapabilities{Elicitation: &ElicitationCapability{}}}},
 		{Version20260728, "UnsupportedProtocolVersionError", CodeUnsupportedProtocolVersion, UnsupportedProtocolVersionData{
-			Requested: "2099-01-01", Supported: SupportedVersions}},
+			Requested: "2099-01-01", Supported: SupportedVersions()}},
 		{Version20260728, "UnsupportedProtocolVersionError", CodeUnsupportedProtocolVersion, UnsupportedProtocolVersionData{Requested: "x"}},
 		{Version20260728, "HeaderMismatchError", CodeHeaderMismatch, nil},
 	}

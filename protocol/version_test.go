@@ -6,11 +6,11 @@ import (
 )
 
 func TestVersionRegistry(t *testing.T) {
-	if !slices.Equal(SupportedVersions[1:], LegacyVersions) || SupportedVersions[0] != Latest || LegacyVersions[0] != LatestLegacy {
-		t.Errorf("registry inconsistent: %v %v", SupportedVersions, LegacyVersions)
+	if !slices.Equal(SupportedVersions()[1:], LegacyVersions()) || SupportedVersions()[0] != Latest || LegacyVersions()[0] != LatestLegacy {
+		t.Errorf("registry inconsistent: %v %v", SupportedVersions(), LegacyVersions())
 	}
-	for i := 1; i < len(SupportedVersions); i++ {
-		if Compare(SupportedVersions[i-1], SupportedVersions[i]) != 1 || Compare(SupportedVersions[i], SupportedVersions[i-1]) != -1 {
+	for i := 1; i < len(SupportedVersions()); i++ {
+		if Compare(SupportedVersions()[i-1], SupportedVersions()[i]) != 1 || Compare(SupportedVersions()[i], SupportedVersions()[i-1]) != -1 {
 			t.Errorf("not newest first at %d", i)
 		}
 	}
@@ -96,5 +96,15 @@ func TestTaskStatusTerminal(t *testing.T) {
 	enum, _ := loadSchema(t, Version20251125).def("TaskStatus")["enum"].([]any)
 	if len(enum) != 5 {
 		t.Errorf("schema TaskStatus enum %v", enum)
+	}
+}
+
+// TestVersionListsAreCopies: a caller changing the list it got does not change
+// what the next caller gets.
+func TestVersionListsAreCopies(t *testing.T) {
+	LegacyVersions()[0] = "x"
+	SupportedVersions()[0] = "x"
+	if LegacyVersions()[0] != LatestLegacy || SupportedVersions()[0] != Latest {
+		t.Errorf("the version lists changed: %v %v", LegacyVersions(), SupportedVersions())
 	}
 }

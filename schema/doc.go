@@ -92,7 +92,7 @@
 // example:
 //
 //	type SearchInput struct {
-//		Query string   `json:"query" description:"What to look for."`
+//		Query string   `json:"query" jsonschema:"What to look for."`
 //		Limit int      `json:"limit,omitempty" jsonschema:"minimum=1,maximum=100,default=10"`
 //		Sort  string   `json:"sort,omitempty" jsonschema:"enum=relevance|date"`
 //		Tags  []string `json:"tags,omitempty" jsonschema:"pattern=^[a-z]+$,maxItems=5"`

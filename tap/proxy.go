@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
@@ -19,6 +20,12 @@ import (
 // DefaultMaxMessage is how much of one message the taps keep for the capture by
 // default; the relay always carries all of it.
 const DefaultMaxMessage = 128 << 20
+
+// DefaultMaxBody bounds a request body the HTTP tap takes from a client by
+// default: eight times the 4 MiB that mcpkit's and the TypeScript SDK's servers
+// accept, so that the tap refuses nothing its server would have taken, while one
+// request cannot make it hold more than this.
+const DefaultMaxBody = 32 << 20
 
 // HTTPOptions configures an HTTP tap.
 type HTTPOptions struct {
@@ -44,6 +51,15 @@ type HTTPOptions struct {
 	// MaxMessage bounds what is kept of one message for the capture (default
 	// DefaultMaxMessage).
 	MaxMessage int
+	// MaxBody bounds a request's body (default DefaultMaxBody). The tap holds a
+	// request body whole before relaying it (to record it, and to send it again
+	// when the upstream asks for authorization), so a larger one is answered
+	// with 413 and not relayed: checked against Content-Length before anything
+	// is read, against the chunk sizes as they come.
+	MaxBody int64
+	// Logger hears what the tap refuses (an oversized body), at most once a
+	// minute; nil logs nothing. The capture records every refusal.
+	Logger *slog.Logger
 	// Authorizer, when set, makes the tap authorize to the upstream itself
 	// (see Authorizer): the client's Authorization and DPoP fields are not
 	// relayed, the tap's own credentials are, and a request the upstream
@@ -52,8 +68,10 @@ type HTTPOptions struct {
 	// Without it the tap relays the client's fields as they are.
 	Authorizer Authorizer
 	// ReadHeaderTimeout, IdleTimeout and MaxConnections bound the clients of
-	// the tap's listener (defaults DefaultReadHeaderTimeout,
-	// DefaultIdleTimeout and DefaultMaxConnections; negative: no bound).
+	// the tap's listener; the defaults are those of an mcpkit server
+	// ([github.com/mcpkit/mcpkit.DefaultReadHeaderTimeout],
+	// [github.com/mcpkit/mcpkit.DefaultConnIdleTimeout] and
+	// [github.com/mcpkit/mcpkit.DefaultMaxConnections]); negative: no bound.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
 	MaxConnections    int
@@ -78,25 +96,25 @@ type HTTPTap struct {
 	dialAddr string           // host:port
 	useTLS   bool
 	maxKeep  int
+	maxBody  int64
+
+	refusals httpguard.Throttle // of the warnings logged about refused requests
 
 	exchanges atomic.Uint64
 	conns     atomic.Uint64
 
-	slots   chan struct{} // one per client connection served; nil: no cap
-	closing chan struct{} // closed by Close
-
-	mu       sync.Mutex
-	ln       net.Listener
-	active   map[*proxyConn]struct{}
-	closed   bool
-	legacy   map[string]struct{} // HTTP+SSE session ids seen in endpoint events
-	legacyQ  []string            // the same, oldest first, to bound the map
-	wg       sync.WaitGroup
-	shutdown atomic.Bool
+	mu          sync.Mutex
+	ln          net.Listener
+	active      map[*proxyConn]struct{}
+	closed      bool
+	sseSessions map[string]struct{} // HTTP+SSE session ids seen in endpoint events
+	sseQueue    []string            // the same, oldest first, to bound the map
+	wg          sync.WaitGroup
+	shutdown    atomic.Bool
 }
 
-// maxLegacySessions bounds how many HTTP+SSE session ids the tap remembers.
-const maxLegacySessions = 10000
+// maxSSESessions bounds how many HTTP+SSE session ids the tap remembers.
+const maxSSESessions = 10000
 
 // NewHTTPTap returns a tap relaying to opts.Upstream. Serve starts it.
 func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
@@ -110,27 +128,27 @@ func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = DefaultMaxMessage
 	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
 	if opts.ReadHeaderTimeout == 0 {
-		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
+		opts.ReadHeaderTimeout = httpguard.DefaultReadHeaderTimeout
 	}
 	if opts.IdleTimeout == 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
+		opts.IdleTimeout = httpguard.DefaultConnIdleTimeout
 	}
 	if opts.MaxConnections == 0 {
-		opts.MaxConnections = DefaultMaxConnections
+		opts.MaxConnections = httpguard.DefaultMaxConnections
 	}
 	p := &HTTPTap{
-		opts:    opts,
-		policy:  httpguard.Policy{AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts},
-		upHost:  u.Host,
-		useTLS:  u.Scheme == "https",
-		maxKeep: opts.MaxMessage,
-		active:  map[*proxyConn]struct{}{},
-		legacy:  map[string]struct{}{},
-		closing: make(chan struct{}),
-	}
-	if opts.MaxConnections > 0 {
-		p.slots = make(chan struct{}, opts.MaxConnections)
+		opts:        opts,
+		policy:      httpguard.Policy{AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts},
+		upHost:      u.Host,
+		useTLS:      u.Scheme == "https",
+		maxKeep:     opts.MaxMessage,
+		maxBody:     opts.MaxBody,
+		active:      map[*proxyConn]struct{}{},
+		sseSessions: map[string]struct{}{},
 	}
 	p.dialAddr = u.Host
 	if u.Port() == "" {
@@ -152,18 +170,17 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 		p.mu.Unlock()
 		return errors.New("tap: serve after close")
 	}
+	if p.opts.MaxConnections > 0 {
+		ln = httpguard.LimitListener(ln, p.opts.MaxConnections)
+	}
 	p.ln = ln
 	p.wg.Add(1) // this loop
 	p.mu.Unlock()
 	defer p.wg.Done()
 	var delay time.Duration
 	for {
-		if !p.takeSlot() {
-			return nil // closed
-		}
-		conn, err := ln.Accept()
+		conn, err := ln.Accept() // waits for a free slot under the cap
 		if err != nil {
-			p.releaseSlot()
 			if p.shutdown.Load() {
 				return nil
 			}
@@ -181,8 +198,7 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
-			_ = conn.Close()
-			p.releaseSlot()
+			_ = conn.Close() // frees its slot
 			continue
 		}
 		p.active[c] = struct{}{}
@@ -190,8 +206,7 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 		p.mu.Unlock()
 		go func() {
 			defer p.wg.Done()
-			defer p.releaseSlot()
-			c.serve()
+			c.serve() // closes conn, which frees its slot
 			p.mu.Lock()
 			delete(p.active, c)
 			p.mu.Unlock()
@@ -203,9 +218,6 @@ func (p *HTTPTap) Serve(ln net.Listener) error {
 // recorded as such), and waits until every goroutine of the tap has returned.
 func (p *HTTPTap) Close() error {
 	p.mu.Lock()
-	if !p.closed {
-		close(p.closing)
-	}
 	p.closed = true
 	p.shutdown.Store(true)
 	ln := p.ln
@@ -225,27 +237,6 @@ func (p *HTTPTap) Close() error {
 	return err
 }
 
-// takeSlot waits for the connection cap to allow one more client connection;
-// false means that the tap closed meanwhile.
-func (p *HTTPTap) takeSlot() bool {
-	if p.slots == nil {
-		return true
-	}
-	select {
-	case p.slots <- struct{}{}:
-		return true
-	case <-p.closing:
-		return false
-	}
-}
-
-// releaseSlot gives back a connection's slot.
-func (p *HTTPTap) releaseSlot() {
-	if p.slots != nil {
-		<-p.slots
-	}
-}
-
 // record hands r to the recorder, if any.
 func (p *HTTPTap) record(r *capture.Record) {
 	if p.opts.Recorder != nil {
@@ -253,25 +244,25 @@ func (p *HTTPTap) record(r *capture.Record) {
 	}
 }
 
-// learnLegacySession remembers an HTTP+SSE session id from an endpoint event, so
+// learnSSESession remembers an HTTP+SSE session id from an endpoint event, so
 // that the client's posts to it are recognised.
-func (p *HTTPTap) learnLegacySession(id string) {
+func (p *HTTPTap) learnSSESession(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.legacy[id]; ok {
+	if _, ok := p.sseSessions[id]; ok {
 		return
 	}
-	p.legacy[id] = struct{}{}
-	p.legacyQ = append(p.legacyQ, id)
-	if len(p.legacyQ) > maxLegacySessions {
-		delete(p.legacy, p.legacyQ[0])
-		p.legacyQ = p.legacyQ[1:]
+	p.sseSessions[id] = struct{}{}
+	p.sseQueue = append(p.sseQueue, id)
+	if len(p.sseQueue) > maxSSESessions {
+		delete(p.sseSessions, p.sseQueue[0])
+		p.sseQueue = p.sseQueue[1:]
 	}
 }
 
-// legacySession returns the HTTP+SSE session a request target posts to, if its
+// sseSession returns the HTTP+SSE session a request target posts to, if its
 // query names one the tap saw in an endpoint event.
-func (p *HTTPTap) legacySession(target string) (string, bool) {
+func (p *HTTPTap) sseSession(target string) (string, bool) {
 	_, query, ok := strings.Cut(target, "?")
 	if !ok {
 		return "", false
@@ -281,7 +272,7 @@ func (p *HTTPTap) legacySession(target string) (string, bool) {
 		return "", false
 	}
 	p.mu.Lock()
-	_, known := p.legacy[id]
+	_, known := p.sseSessions[id]
 	p.mu.Unlock()
 	return id, known
 }

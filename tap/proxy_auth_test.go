@@ -15,7 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/internal/testkit"
-	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // protectedUpstream is an OAuth-protected server that answers a POST with the
@@ -25,7 +25,7 @@ func protectedUpstream(t *testing.T, as *authtest.Server) string {
 	t.Helper()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		answer := mcp.PrincipalFrom(r.Context()) + "|" + string(body)
+		answer := transport.PrincipalFrom(r.Context()) + "|" + string(body)
 		if strings.Contains(string(body), "stream") {
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprintf(w, "event: message\ndata: %s\n\n", answer)

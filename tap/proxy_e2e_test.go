@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -153,7 +153,7 @@ func TestHTTPTapLegacySSEEndToEnd(t *testing.T) {
 	up := demoUpstream(t)
 	capt := newTestCapture(t)
 	addr, tp := startTap(t, up+"/sse", capt, HTTPOptions{})
-	conn, err := legacysse.Dial(testkit.Context(t), "http://"+addr+"/sse", nil)
+	conn, err := legacysse.NewClientConn(testkit.Context(t), "http://"+addr+"/sse", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

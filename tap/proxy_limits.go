@@ -6,22 +6,6 @@ import (
 	"time"
 )
 
-// The defaults of the HTTP tap's listener: those of mcpkit.NewHTTPServer and
-// mcpkit.Serve, for the same reasons (a client that connects and sends nothing,
-// or trickles its header, or keeps a connection idle, holds it for ever
-// otherwise; a flood of connections would exhaust the descriptors).
-const (
-	// DefaultReadHeaderTimeout bounds the reading of a request's header, from
-	// its first byte (or, for a connection's first request, from the accept).
-	DefaultReadHeaderTimeout = 10 * time.Second
-	// DefaultIdleTimeout closes a client connection that waits this long for its
-	// next request while no response is under way.
-	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxConnections caps the client connections served at once; more
-	// wait in the kernel's accept queue.
-	DefaultMaxConnections = 4096
-)
-
 // awaitRequest waits for the first byte of the client's next request: for the
 // connection's first request at most ReadHeaderTimeout, later ones at most
 // IdleTimeout while no response is under way (relayResponses arms it when the

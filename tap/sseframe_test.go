@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpkit/mcpkit/sse"
+	"github.com/mcpkit/mcpkit/internal/sse"
 )
 
 // framingVariants are event streams as real servers write them.

@@ -7,14 +7,31 @@
 // HTTP) and legacysse (the 2024-11-05 HTTP+SSE transport).
 //
 // A multi-session transport (an HTTP handler) hands each new session to a [Server]
-// (an *mcp.Server is one). Optional interfaces let a Conn tell the server more:
-// [SessionlessConn] (a connection served without an initialize handshake),
-// [PeerConn] (the client's address), [HeaderConn] (the HTTP headers of a stateless
-// request), [EndpointConn] (the server a client reached), [LegacyConn] (a
-// transport of the legacy era only), and [PushConn], through
-// which the transport hands each incoming message to a [Receiver] on its own
-// goroutine instead of being read. [WithHeader] lets the layer above add HTTP
-// headers to one message.
+// (an *mcp.Server is one). A Conn tells the server more through optional
+// interfaces, all declared in this file:
+//
+//	interface        implemented by the Conn of              the server uses it to
+//	SessionlessConn  sessionless Streamable HTTP, or one     serve it without initialize,
+//	                 2026-07-28 request                      at ProtocolVersion
+//	PeerConn         an HTTP transport                       know the client's address
+//	HeaderConn       one 2026-07-28 HTTP request             check the Mcp-Param-* headers
+//	EndpointConn     a client (a URL, a command line)        remember a server's era
+//	PushConn         an HTTP transport                       take each message on the POST's
+//	                                                         goroutine (a Receiver)
+//	StatefulConn     a legacy session shared by replicas     restore and save its SessionState
+//	RequestIDConn    a transport shared by replicas          make server-to-client request ids
+//	LegacyConn       HTTP+SSE (2024-11-05)                   refuse the stateless era there
+//
+// See [SessionlessConn], [PeerConn], [HeaderConn], [EndpointConn], [PushConn],
+// [StatefulConn], [RequestIDConn] and [LegacyConn].
+//
+// Context values cross the layers in both directions: [WithHeader] lets the
+// layer above add HTTP headers to one message, and [WithPrincipal] names the
+// authenticated caller (set by HTTP middleware, read with [PrincipalFrom]).
+// [Limits] is the budget of sessions and streams the HTTP handlers share.
+// What replicas behind a load balancer share — the [Relay] between them, the
+// [SessionState] of a legacy session, [PrincipalDigest], [UnavailableErrorData]
+// — is in replica.go.
 package transport
 
 import (
@@ -131,4 +148,35 @@ type Receiver interface {
 type PushConn interface {
 	Conn
 	Bind(r Receiver)
+}
+
+// StatefulConn is implemented by the Conn of a legacy session whose transport
+// shares sessions between replicas (Streamable HTTP with a session store).
+// The server restores the session from RestoredState when it accepts the
+// connection, and calls SaveState each time the state changes.
+type StatefulConn interface {
+	Conn
+	// RestoredState returns the latest state of the session the transport
+	// read from (or saved to) its store: when the server accepts the
+	// connection, that of a session created on another replica, or nil for a
+	// new session. Another replica may change the state later (a
+	// logging/setLevel served there); the server compares the pointer with
+	// the one it last applied where it reads the log level and subscriptions.
+	// The returned state must not be modified.
+	RestoredState() *SessionState
+	// SaveState stores the session's state; the server calls it, with the
+	// context of the request that changed it, before answering that request.
+	// An error fails the request.
+	SaveState(ctx context.Context, s *SessionState) error
+}
+
+// RequestIDConn is implemented by a Conn whose transport makes the ids of the
+// requests the server sends to the client (sampling, elicitation, roots/list):
+// a transport shared by replicas gives ids that name the replica waiting for
+// the answer. The server uses NewRequestID for every such request; without
+// it, ids count from 1.
+type RequestIDConn interface {
+	Conn
+	// NewRequestID returns a fresh id, never returned before on this Conn.
+	NewRequestID() jsonrpc.ID
 }

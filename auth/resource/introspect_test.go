@@ -14,6 +14,7 @@ import (
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
@@ -89,7 +90,7 @@ func whoamiHandler(t *testing.T, info func(*resource.TokenInfo) string) http.Han
 	t.Helper()
 	srv := mcp.NewServer(protocol.Implementation{Name: "whoami", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
 	err := mcp.AddTool(srv, &protocol.Tool{Name: "whoami", Description: "the caller"}, func(ctx context.Context, _ *mcp.ToolRequest, _ struct{}) (string, error) {
-		return mcp.PrincipalFrom(ctx) + " " + info(resource.TokenInfoFrom(ctx)), nil
+		return transport.PrincipalFrom(ctx) + " " + info(resource.TokenInfoFrom(ctx)), nil
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@
 //
 // It wraps the transports' handlers (streamable.NewHandler, legacysse) and is
 // never imported by them. The verified principal reaches handlers through the
-// request context: mcp.PrincipalFrom and TokenInfoFrom.
+// request context: transport.PrincipalFrom and TokenInfoFrom.
 package resource
 
 import (
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // Options configure Middleware.
@@ -87,7 +87,7 @@ func (t *TokenInfo) Principal() string {
 
 // Middleware returns a middleware that lets a request through only with a valid
 // bearer token that grants the scopes the request needs. The request's context
-// then carries the token (TokenInfoFrom) and the principal (mcp.PrincipalFrom).
+// then carries the token (TokenInfoFrom) and the principal (transport.PrincipalFrom).
 // CORS preflight requests (OPTIONS) pass without a token.
 func Middleware(o Options) func(http.Handler) http.Handler {
 	if o.MaxBodySize <= 0 {
@@ -145,7 +145,7 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 			}
 			principal := info.Principal()
 			ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
-			ctx = mcp.WithPrincipal(ctx, principal)
+			ctx = transport.WithPrincipal(ctx, principal)
 			r = r.WithContext(ctx)
 			if o.NoSessionBinding {
 				next.ServeHTTP(w, r)

@@ -19,7 +19,7 @@ import (
 	"github.com/mcpkit/mcpkit/auth/authtest"
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/internal/testkit"
-	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 const audience = "http://127.0.0.1:1/mcp"
@@ -43,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	})
 	return &fixture{as: as, v: v, h: mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		_, _ = io.WriteString(w, mcp.PrincipalFrom(r.Context())+"|"+resource.TokenInfoFrom(r.Context()).ClientID+"|"+string(body))
+		_, _ = io.WriteString(w, transport.PrincipalFrom(r.Context())+"|"+resource.TokenInfoFrom(r.Context()).ClientID+"|"+string(body))
 	}))}
 }
 

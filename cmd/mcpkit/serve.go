@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpkit/mcpkit"
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/transport"

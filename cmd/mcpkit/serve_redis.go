@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit"
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/store/redisstore"
 )

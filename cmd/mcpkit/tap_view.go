@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
@@ -44,14 +45,15 @@ named; Host and Origin are checked) until interrupted.`,
 }
 
 func runTapView(ctx context.Context, path, webAddr string) error {
-	h, recs, err := capture.ReadFile(path)
+	// The views show their first screen while the capture loads; a line that
+	// cannot be read is shown, not fatal.
+	hub, feed, err := view.OpenFile(path, timeline.Options{Limit: -1, Schema: true})
 	if err != nil {
 		return fmt.Errorf("tap view: %w", err)
 	}
-	hub := view.NewHub(h, false, timeline.Options{Limit: -1, Schema: true})
-	hub.Load(recs)
+	go feed()
 	if webAddr != "" {
-		ln, err := listenView(webAddr)
+		ln, err := mcpkit.Listen(webAddr)
 		if err != nil {
 			return fmt.Errorf("tap view: %w", err)
 		}
@@ -62,18 +64,6 @@ func runTapView(ctx context.Context, path, webAddr string) error {
 		return fmt.Errorf("tap view: %w", err)
 	}
 	return nil
-}
-
-// listenView listens for a view's page: loopback unless a host is named.
-func listenView(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--web %q: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.Listen("tcp", net.JoinHostPort(host, port))
 }
 
 // tapViews are the live views of a running tap (--ui, --web).
@@ -102,7 +92,7 @@ func startTapViews(ctx context.Context, f *tapFlags, httpMode bool, header captu
 	var ln net.Listener
 	if f.web != "" {
 		var err error
-		if ln, err = listenView(f.web); err != nil {
+		if ln, err = mcpkit.Listen(f.web); err != nil {
 			if v.tty != nil {
 				_ = v.tty.Close()
 			}

@@ -59,7 +59,7 @@ func logCalls(logger *slog.Logger) mcp.Middleware {
 // client gets for an unknown tool's invalid params (-32602); the handler
 // never runs. (To hide a tool from everyone, Server.RemoveTools is simpler;
 // middleware suits rules that depend on the call, such as who is calling:
-// mcp.PrincipalFrom(ctx).)
+// transport.PrincipalFrom(ctx).)
 func denyTools(names ...string) mcp.Middleware {
 	return func(next mcp.Invoker) mcp.Invoker {
 		return func(ctx context.Context, call *mcp.Call) (any, error) {

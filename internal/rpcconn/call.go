@@ -22,6 +22,12 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return err
 	}
+	return DecodeResult(method, raw, result)
+}
+
+// DecodeResult decodes the raw result of method into result: nil discards it,
+// a *json.RawMessage keeps it raw, anything else is decoded with encoding/json.
+func DecodeResult(method string, raw json.RawMessage, result any) error {
 	switch r := result.(type) {
 	case nil:
 		return nil

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/internal/wire"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // streamEvent is the data of one Messages streaming event; its fields are

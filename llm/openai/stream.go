@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/internal/wire"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // chunk is one chat.completion.chunk (or an error object, which some servers

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/store/redistest"
 )
 

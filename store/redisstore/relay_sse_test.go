@@ -77,7 +77,7 @@ func TestLegacySSEAcrossReplicas(t *testing.T) {
 	}
 	rr := &roundRobin{hosts: hosts, sent: map[string]int{}}
 	ctx := testkit.Context(t)
-	conn, err := legacysse.Dial(ctx, urls[0]+"/sse", &legacysse.ClientOptions{HTTPClient: &http.Client{Transport: rr}, Logger: slog.New(slog.DiscardHandler)})
+	conn, err := legacysse.NewClientConn(ctx, urls[0]+"/sse", &legacysse.ClientOptions{HTTPClient: &http.Client{Transport: rr}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

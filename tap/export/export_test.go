@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap"
@@ -86,7 +86,7 @@ func recordTap(t *testing.T, legacy bool, version string) (capture.Header, []*ca
 
 	var conn transport.Conn
 	if legacy {
-		conn, err = legacysse.Dial(ctx, "http://"+ln.Addr().String()+"/sse", nil)
+		conn, err = legacysse.NewClientConn(ctx, "http://"+ln.Addr().String()+"/sse", nil)
 	} else {
 		conn, err = streamable.NewClientConn(ctx, "http://"+ln.Addr().String()+"/mcp?api_key=sekrit-key",
 			&streamable.ClientOptions{Header: http.Header{"Authorization": {"Bearer sekrit-token"}}})

@@ -6,15 +6,21 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
 // WriteText writes the report for a person: counts, latency by method, time to
-// first progress, session lanes, then the failures by name.
+// first progress, session lanes, then the failures by name. Every string a peer
+// chose is escaped for a terminal (capture.TermSafe).
 func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := rep.Summary
 	fmt.Fprintf(&b, "%d records, %d messages (%d client→server, %d server→client); %d requests, %d refused, %d unanswered",
 		rep.Stats.Records, s.Messages, s.C2S, s.S2C, s.Requests, s.Refused, len(s.Unanswered))
+	if rep.Probes > 0 {
+		fmt.Fprintf(&b, " (%d of them client probes: not failures)", rep.Probes)
+	}
 	if rep.Stats.Evicted > 0 || rep.Stats.Dropped > 0 {
 		fmt.Fprintf(&b, "; %d entries evicted, %d records dropped", rep.Stats.Evicted, rep.Stats.Dropped)
 	}
@@ -25,7 +31,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "dir\tmethod\tcount\terrors\trefused\tunanswered\tp50\tp90\tp99\tmax\t")
 		for _, m := range rep.Methods {
 			p := m.Latency
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", m.Dir, m.Method, m.Count, m.Errors, m.Refused, m.Unanswered,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", m.Dir, capture.TermSafe(m.Method), m.Count, m.Errors, m.Refused, m.Unanswered,
 				msText(p.P50, p.Count), msText(p.P90, p.Count), msText(p.P99, p.Count), msText(p.Max, p.Count))
 		}
 		_ = tw.Flush()
@@ -38,11 +44,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  … and %d more\n", len(rep.FirstProgress)-10)
 				break
 			}
-			fmt.Fprintf(&b, "  #%s %s (session %s): %s\n", d.Entry, d.Method, d.Session, msText(d.Delay, 1))
+			fmt.Fprintf(&b, "  #%s %s (session %s): %s\n", d.Entry, capture.TermSafe(d.Method), capture.TermSafe(d.Session), msText(d.Delay, 1))
 		}
 	}
 	for _, l := range rep.Lanes {
-		name := l.Session
+		name := capture.TermSafe(l.Session)
 		if name == "" {
 			name = "(no session: stateless or sessionless)"
 		}
@@ -55,16 +61,26 @@ func (rep *Report) WriteText(w io.Writer) error {
 		b.WriteString("\nNo failures found.\n")
 	} else {
 		fmt.Fprintf(&b, "\nFailures (%d)\n", len(rep.Failures))
-		for _, f := range rep.Failures {
-			fmt.Fprintf(&b, "  %-22s %s", f.Name, f.Detail)
-			if f.Session != "" {
-				fmt.Fprintf(&b, " [session %s]", f.Session)
+		for _, g := range rep.Groups() {
+			fmt.Fprintf(&b, "  %s (%d)\n", capture.TermSafe(g.Name), g.Count)
+			for _, f := range g.Failures {
+				b.WriteString("    ")
+				if f.Count > 1 {
+					fmt.Fprintf(&b, "%d× ", f.Count)
+				}
+				b.WriteString(capture.TermSafe(f.Detail))
+				if f.Session != "" {
+					fmt.Fprintf(&b, " [session %s]", capture.TermSafe(f.Session))
+				}
+				if len(f.Records) > 0 {
+					fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
+				}
+				b.WriteString("\n")
 			}
-			if len(f.Records) > 0 {
-				fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
-			}
-			b.WriteString("\n")
 		}
+	}
+	if rep.Probes > 0 {
+		fmt.Fprintf(&b, "\n%d client probes refused by the server (server/discover, a ping without a session): answers, not failures\n", rep.Probes)
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
@@ -76,7 +92,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 // line describes an exchange in one line.
 func (x *LaneExchange) line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s", x.Exchange, x.Method, x.Path)
+	fmt.Fprintf(&b, "#%d %s %s", x.Exchange, capture.TermSafe(x.Method), capture.TermSafe(x.Path))
 	if x.Status != 0 {
 		fmt.Fprintf(&b, " → %d", x.Status)
 	}
@@ -87,7 +103,7 @@ func (x *LaneExchange) line() string {
 		b.WriteString(" SSE")
 	}
 	if x.Resumed != "" {
-		fmt.Fprintf(&b, " resumed from %s", x.Resumed)
+		fmt.Fprintf(&b, " resumed from %s", capture.TermSafe(x.Resumed))
 	}
 	if x.Requests > 0 {
 		fmt.Fprintf(&b, ", %d requests", x.Requests)
@@ -102,11 +118,11 @@ func (x *LaneExchange) line() string {
 		}
 		fmt.Fprintf(&b, ", %s after %s, %d events", end, x.Duration.Round(time.Millisecond), x.Events)
 		if x.LastEventID != "" {
-			fmt.Fprintf(&b, " (last id %s)", x.LastEventID)
+			fmt.Fprintf(&b, " (last id %s)", capture.TermSafe(x.LastEventID))
 		}
 	}
 	if x.Error != "" {
-		fmt.Fprintf(&b, ", error: %s", firstLine(x.Error))
+		fmt.Fprintf(&b, ", error: %s", capture.TermSafe(firstLine(x.Error)))
 	}
 	fmt.Fprintf(&b, " [records %d–%d]", x.First, x.Last)
 	return b.String()

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 )
 
-// BenchmarkToolCall measures one tools/call round trip through Dial and the handler:
+// BenchmarkToolCall measures one tools/call round trip through NewClientConn and the handler:
 // a POST to the handler, the demo server's echo tool, and the reply on the stream.
 func BenchmarkToolCall(b *testing.B) {
 	url, _ := serveDemo(b, nil)
@@ -35,7 +35,7 @@ func BenchmarkRawRoundTrip(b *testing.B) {
 	h := legacysse.NewHandler(srv, &legacysse.HandlerOptions{Logger: quiet})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	conn, err := legacysse.Dial(context.Background(), ts.URL+"/sse", &legacysse.ClientOptions{Logger: quiet})
+	conn, err := legacysse.NewClientConn(context.Background(), ts.URL+"/sse", &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,19 +14,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// DefaultEndpointTimeout bounds how long Dial waits for the endpoint event.
+// DefaultEndpointTimeout bounds how long NewClientConn waits for the endpoint event.
 const DefaultEndpointTimeout = 10 * time.Second
 
 // closeTimeout bounds how long Close waits for the stream reader to stop once the
 // stream's request has been cancelled (it normally stops at once).
 const closeTimeout = 5 * time.Second
 
-// ClientOptions configures [Dial]. The zero value (and nil) gives the defaults.
+// ClientOptions configures [NewClientConn]. The zero value (and nil) gives the defaults.
 type ClientOptions struct {
 	// HTTPClient sends the stream's GET and the message POSTs. Nil means
 	// http.DefaultClient. Its Timeout, if any, must not be shorter than the session:
@@ -47,7 +47,7 @@ type ClientOptions struct {
 	MaxMessageSize int
 
 	// AllowCrossOriginEndpoint lets the endpoint event name a URL on another scheme,
-	// host or port than the stream's. By default Dial refuses it, so that a server
+	// host or port than the stream's. By default NewClientConn refuses it, so that a server
 	// cannot make the client send its messages (and Header) elsewhere.
 	AllowCrossOriginEndpoint bool
 
@@ -80,14 +80,14 @@ func newStatusError(method string, resp *http.Response) *StatusError {
 	return &StatusError{Method: method, StatusCode: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(body))}
 }
 
-// ErrEndpointTimeout is wrapped by the error Dial returns when the endpoint event
+// ErrEndpointTimeout is wrapped by the error NewClientConn returns when the endpoint event
 // did not arrive within ClientOptions.EndpointTimeout.
 var ErrEndpointTimeout = errors.New("legacysse: timed out waiting for the endpoint event")
 
 var errConnClosed = errors.New("legacysse: connection closed")
 
-// Dial opens the event stream at streamURL, waits for the server's endpoint event, and
-// returns a connection that reads the stream's "message" events and POSTs each
+// NewClientConn opens the event stream at streamURL, waits for the server's endpoint
+// event, and returns a connection that reads the stream's "message" events and POSTs each
 // written message to the endpoint.
 //
 // ctx bounds only the connection attempt; the connection lasts until Close or until
@@ -99,7 +99,7 @@ var errConnClosed = errors.New("legacysse: connection closed")
 // the connection: Write returns nil and Read returns a JSON-RPC error response for
 // each of them (code -32603, with the status in the error's data). For a
 // notification or a response, Write returns a *StatusError instead.
-func Dial(ctx context.Context, streamURL string, opts *ClientOptions) (transport.Conn, error) {
+func NewClientConn(ctx context.Context, streamURL string, opts *ClientOptions) (*ClientConn, error) {
 	var o ClientOptions
 	if opts != nil {
 		o = *opts
@@ -143,7 +143,7 @@ func Dial(ctx context.Context, streamURL string, opts *ClientOptions) (transport
 		}
 		return nil, err
 	}
-	c := &clientConn{
+	c := &ClientConn{
 		client:     o.HTTPClient,
 		header:     o.Header,
 		endpoint:   endpoint,
@@ -227,10 +227,12 @@ type readResult struct {
 	err  error
 }
 
-var _ transport.Conn = (*clientConn)(nil)
+var _ transport.Conn = (*ClientConn)(nil)
 
-// clientConn is the transport.Conn Dial returns.
-type clientConn struct {
+// ClientConn is a client's connection over HTTP+SSE, the [transport.Conn]
+// NewClientConn returns: Read returns the stream's "message" events, Write POSTs
+// each message to the endpoint the server named.
+type ClientConn struct {
 	client   *http.Client
 	header   http.Header
 	endpoint string
@@ -250,7 +252,7 @@ type clientConn struct {
 }
 
 // readLoop decodes the stream until it ends or the connection is closed.
-func (c *clientConn) readLoop(body io.ReadCloser, dec *sse.Decoder) {
+func (c *ClientConn) readLoop(body io.ReadCloser, dec *sse.Decoder) {
 	defer close(c.readerDone)
 	defer body.Close()
 	for {
@@ -279,7 +281,7 @@ func (c *clientConn) readLoop(body io.ReadCloser, dec *sse.Decoder) {
 	}
 }
 
-func (c *clientConn) push(r readResult) bool {
+func (c *ClientConn) push(r readResult) bool {
 	select {
 	case c.incoming <- r:
 		return true
@@ -291,7 +293,7 @@ func (c *clientConn) push(r readResult) bool {
 // Read returns the next message from the stream, or a synthesized error response for
 // a request the server refused. It returns io.EOF after Close or once the server has
 // ended the stream and everything it sent has been read.
-func (c *clientConn) Read(ctx context.Context) ([]byte, error) {
+func (c *ClientConn) Read(ctx context.Context) ([]byte, error) {
 	for {
 		select {
 		case <-c.closed:
@@ -323,7 +325,7 @@ func (c *clientConn) Read(ctx context.Context) ([]byte, error) {
 	}
 }
 
-func (c *clientConn) popSynthetic() []byte {
+func (c *ClientConn) popSynthetic() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.pending) == 0 {
@@ -335,7 +337,7 @@ func (c *clientConn) popSynthetic() []byte {
 	return msg
 }
 
-func (c *clientConn) pushSynthetic(msgs [][]byte) {
+func (c *ClientConn) pushSynthetic(msgs [][]byte) {
 	c.mu.Lock()
 	c.pending = append(c.pending, msgs...)
 	c.mu.Unlock()
@@ -345,8 +347,8 @@ func (c *clientConn) pushSynthetic(msgs [][]byte) {
 	}
 }
 
-// Write POSTs msg to the endpoint. See Dial for how a refused POST is reported.
-func (c *clientConn) Write(ctx context.Context, msg []byte) error {
+// Write POSTs msg to the endpoint. See NewClientConn for how a refused POST is reported.
+func (c *ClientConn) Write(ctx context.Context, msg []byte) error {
 	select {
 	case <-c.closed:
 		return fmt.Errorf("legacysse: write on a closed connection: %w", io.ErrClosedPipe)
@@ -413,7 +415,7 @@ func refusalReplies(msg []byte, serr *StatusError) [][]byte {
 // Close cancels the stream and POSTs in progress, and waits (boundedly) for the
 // stream reader to stop. Read then returns io.EOF and Write fails. It returns nil
 // and may be called more than once.
-func (c *clientConn) Close() error {
+func (c *ClientConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.cancel(errConnClosed)

@@ -46,9 +46,9 @@ func dial(t *testing.T, url string, opts *legacysse.ClientOptions) transport.Con
 		opts = &legacysse.ClientOptions{}
 	}
 	opts.Logger = quiet
-	conn, err := legacysse.Dial(testkit.Context(t), url, opts)
+	conn, err := legacysse.NewClientConn(testkit.Context(t), url, opts)
 	if err != nil {
-		t.Fatalf("Dial: %v", err)
+		t.Fatalf("NewClientConn: %v", err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
@@ -165,23 +165,23 @@ func TestDialFailures(t *testing.T) {
 		<-r.Context().Done()
 	}, nil)
 	start := time.Now()
-	_, err := legacysse.Dial(testkit.Context(t), silent.URL+"/sse", &legacysse.ClientOptions{EndpointTimeout: 50 * time.Millisecond, Logger: quiet})
+	_, err := legacysse.NewClientConn(testkit.Context(t), silent.URL+"/sse", &legacysse.ClientOptions{EndpointTimeout: 50 * time.Millisecond, Logger: quiet})
 	if !errors.Is(err, legacysse.ErrEndpointTimeout) {
 		t.Errorf("no endpoint: %v, want ErrEndpointTimeout", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Dial took %v despite a 50ms endpoint timeout", d)
+		t.Errorf("NewClientConn took %v despite a 50ms endpoint timeout", d)
 	}
 
 	ctx, cancel := context.WithCancel(testkit.Context(t))
 	cancel()
-	if _, err := legacysse.Dial(ctx, silent.URL+"/sse", nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled Dial: %v, want context.Canceled", err)
+	if _, err := legacysse.NewClientConn(ctx, silent.URL+"/sse", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled NewClientConn: %v, want context.Canceled", err)
 	}
 
 	notFound := testkit.NewServer(t, http.NotFoundHandler())
 	var serr *legacysse.StatusError
-	if _, err := legacysse.Dial(testkit.Context(t), notFound.URL+"/sse", nil); !errors.As(err, &serr) || serr.StatusCode != 404 || serr.Method != "GET" {
+	if _, err := legacysse.NewClientConn(testkit.Context(t), notFound.URL+"/sse", nil); !errors.As(err, &serr) || serr.StatusCode != 404 || serr.Method != "GET" {
 		t.Errorf("404 stream: %v, want a GET 404 StatusError", err)
 	}
 
@@ -189,7 +189,7 @@ func TestDialFailures(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{}`)
 	}, nil)
-	if _, err := legacysse.Dial(testkit.Context(t), jsonServer.URL+"/sse", nil); err == nil || !strings.Contains(err.Error(), "content type") {
+	if _, err := legacysse.NewClientConn(testkit.Context(t), jsonServer.URL+"/sse", nil); err == nil || !strings.Contains(err.Error(), "content type") {
 		t.Errorf("JSON answer: %v, want a content type error", err)
 	}
 
@@ -197,18 +197,18 @@ func TestDialFailures(t *testing.T) {
 		sendEvents(w, "event: endpoint\ndata: http://attacker.example/collect\n\n")
 		<-r.Context().Done()
 	}, nil)
-	if _, err := legacysse.Dial(testkit.Context(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil || !strings.Contains(err.Error(), "origin") {
+	if _, err := legacysse.NewClientConn(testkit.Context(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil || !strings.Contains(err.Error(), "origin") {
 		t.Errorf("cross-origin endpoint: %v, want it refused", err)
 	}
-	conn, err := legacysse.Dial(testkit.Context(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{AllowCrossOriginEndpoint: true, Logger: quiet})
+	conn, err := legacysse.NewClientConn(testkit.Context(t), elsewhere.URL+"/sse", &legacysse.ClientOptions{AllowCrossOriginEndpoint: true, Logger: quiet})
 	if err != nil {
 		t.Errorf("cross-origin endpoint allowed by option: %v", err)
 	} else {
 		_ = conn.Close()
 	}
 
-	if _, err := legacysse.Dial(testkit.Context(t), "http://127.0.0.1:1/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil {
-		t.Error("Dial to a closed port succeeded")
+	if _, err := legacysse.NewClientConn(testkit.Context(t), "http://127.0.0.1:1/sse", &legacysse.ClientOptions{Logger: quiet}); err == nil {
+		t.Error("NewClientConn to a closed port succeeded")
 	}
 }
 

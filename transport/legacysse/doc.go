@@ -12,7 +12,7 @@
 //
 // [NewHandler] serves a [transport.Server] (such as *mcp.Server) over this
 // transport, one session per stream: the returned [Handler] is an [net/http.Handler]
-// to mount at both paths (see [HandlerOptions]). [Dial] connects to such a server and
+// to mount at both paths (see [HandlerOptions]). [NewClientConn] connects to such a server and
 // returns a [transport.Conn] for an MCP client (see [ClientOptions]). Both follow the
 // WHATWG event-stream rules through package [sse], so they interoperate with servers
 // that frame events with CRLF, omit the space after the colon, send comment

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/demo"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -91,9 +91,9 @@ func (r *recordingConn) kinds() []string {
 func connectClient(t testing.TB, url string) (*mcp.ClientSession, *recordingConn) {
 	t.Helper()
 	ctx := testkit.Context(t)
-	conn, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
+	conn, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
-		t.Fatalf("Dial: %v", err)
+		t.Fatalf("NewClientConn: %v", err)
 	}
 	// Closed even when the test fails before the session owns it (wirecheck.Wrap and
 	// Connect below can end the test): an open stream must not outlive the test.

@@ -7,20 +7,32 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/mcpkit/mcpkit/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 )
 
+// echoServer is a server with one tool, echo, that answers "hello " and its
+// message.
+func echoServer() *mcp.Server {
+	srv := mcp.NewServer(mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	type echoIn struct {
+		Message string `json:"message" jsonschema:"the text to echo back"`
+	}
+	err := mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes a message."}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
+		return "hello " + in.Message, nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv
+}
+
 // ExampleNewHandler serves an MCP server over the 2024-11-05 HTTP+SSE transport,
 // mounted under /mcp/: clients open the stream at /mcp/sse and post to the URL the
 // endpoint event gives them, /mcp/messages?sessionId=....
 func ExampleNewHandler() {
-	srv, err := demo.NewServer(nil)
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := echoServer()
 	h := legacysse.NewHandler(srv, &legacysse.HandlerOptions{PathPrefix: "/mcp"})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp/", http.StripPrefix("/mcp", h))
@@ -37,20 +49,17 @@ func ExampleNewHandler() {
 	// Output: text/event-stream
 }
 
-// ExampleDial connects an MCP client to a server that speaks the old HTTP+SSE
-// transport and calls a tool.
-func ExampleDial() {
-	srv, err := demo.NewServer(nil)
-	if err != nil {
-		log.Fatal(err)
-	}
+// ExampleNewClientConn connects an MCP client to a server that speaks the old
+// HTTP+SSE transport and calls a tool.
+func ExampleNewClientConn() {
+	srv := echoServer()
 	h := legacysse.NewHandler(srv, nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()
 
 	ctx := context.Background()
-	conn, err := legacysse.Dial(ctx, ts.URL+"/sse", nil)
+	conn, err := legacysse.NewClientConn(ctx, ts.URL+"/sse", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -158,9 +158,9 @@ func TestDialFramingVariants(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			ts := testkit.NewServer(t, oldServer(t, f))
 			ctx := testkit.Context(t)
-			conn, err := legacysse.Dial(ctx, ts.URL+f.streamPath, &legacysse.ClientOptions{Logger: quiet})
+			conn, err := legacysse.NewClientConn(ctx, ts.URL+f.streamPath, &legacysse.ClientOptions{Logger: quiet})
 			if err != nil {
-				t.Fatalf("Dial: %v", err)
+				t.Fatalf("NewClientConn: %v", err)
 			}
 			cs, err := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{Logger: quiet}).Connect(ctx, conn)
 			if err != nil {

@@ -1,6 +1,7 @@
 package legacysse
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -228,11 +229,39 @@ func (h *Handler) SessionCount() int {
 	return len(h.sessions)
 }
 
+// Shutdown ends every session, as Close does, and waits until ctx ends at most
+// for their streams to send what is queued for them: it returns ctx's error
+// when some did not finish in time (they still end, bounded by WriteTimeout).
+// An HTTP+SSE session has no requests of its own to drain: its answers travel on
+// the stream, so ending the stream is the end of the session. Later streams are
+// refused with 503. It may be called more than once, also after Close.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.endSessions()
+	done := make(chan struct{})
+	go func() {
+		h.streams.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("legacysse: streams still open: %w", context.Cause(ctx))
+	}
+}
+
 // Close ends every session: each stream sends the messages already queued for it and
 // then ends, and the sessions' Conns read io.EOF. New streams are refused with 503.
 // Close waits for the streams to finish, which WriteTimeout bounds. It returns nil and
 // may be called more than once.
 func (h *Handler) Close() error {
+	h.endSessions()
+	h.streams.Wait()
+	return nil
+}
+
+// endSessions refuses new streams and ends every open session.
+func (h *Handler) endSessions() {
 	h.mu.Lock()
 	h.closed = true
 	open := make([]*session, 0, len(h.sessions))
@@ -243,8 +272,6 @@ func (h *Handler) Close() error {
 	for _, s := range open {
 		_ = s.Close()
 	}
-	h.streams.Wait()
-	return nil
 }
 
 // register adds s to the open sessions, unless the handler is closed.

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/sse"
 	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
 )
@@ -377,7 +377,18 @@ func TestServerClosesSession(t *testing.T) {
 	h.waitFreed(t)
 }
 
+// TestCloseEndsAllStreams: Close and Shutdown end every session after its
+// queued messages, and later streams are refused.
 func TestCloseEndsAllStreams(t *testing.T) {
+	for name, stop := range map[string]func(h served) error{
+		"Close":    func(h served) error { return h.Close() },
+		"Shutdown": func(h served) error { return h.Shutdown(testkit.Context(t)) },
+	} {
+		t.Run(name, func(t *testing.T) { testStopEndsAllStreams(t, stop) })
+	}
+}
+
+func testStopEndsAllStreams(t *testing.T, stop func(h served) error) {
 	ts, h, srv := serveRaw(t, nil)
 	_, st1 := openRawStream(t, ts.URL+"/sse", nil)
 	c1 := srv.next(t)
@@ -386,7 +397,7 @@ func TestCloseEndsAllStreams(t *testing.T) {
 	if err := c1.Write(testkit.Context(t), []byte(`{"jsonrpc":"2.0","method":"last"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Close(); err != nil {
+	if err := stop(h); err != nil {
 		t.Fatal(err)
 	}
 	if n := h.SessionCount(); n != 0 {
@@ -413,8 +424,8 @@ func TestCloseEndsAllStreams(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("GET after Close = %s, want 503", resp.Status)
 	}
-	if err := h.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
+	if err := stop(h); err != nil {
+		t.Errorf("second stop: %v", err)
 	}
 }
 

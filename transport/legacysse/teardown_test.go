@@ -18,12 +18,12 @@ func TestTeardownWithAStreamLeftOpen(t *testing.T) {
 	servers := &testkit.DeferredCleanups{TB: t}
 	url, h := serveDemo(servers, nil)
 	proxy := relay(servers, strings.TrimSuffix(url, "/sse"), nil)
-	conn, err := legacysse.Dial(testkit.Context(t), proxy.URL+"/sse", &legacysse.ClientOptions{Logger: quiet})
+	conn, err := legacysse.NewClientConn(testkit.Context(t), proxy.URL+"/sse", &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
-		t.Fatalf("Dial: %v", err)
+		t.Fatalf("NewClientConn: %v", err)
 	}
 	defer conn.Close() // only once the teardown has been checked
-	// Dial returned on the endpoint event, which the server sends once the session is open.
+	// NewClientConn returned on the endpoint event, which the server sends once the session is open.
 	if n := h.SessionCount(); n != 1 {
 		t.Fatalf("%d sessions behind the proxy, want 1", n)
 	}

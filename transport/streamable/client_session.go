@@ -8,9 +8,9 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // reinitialize replaces a session the server answered 404 for. gen is the session

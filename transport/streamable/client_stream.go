@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // clientStreamState is what survives the reconnections of one SSE stream.

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // streamMode is how a stream is written to its HTTP response.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // blockingServer has a tool "block" that reports progress 1 and 2, waits until

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/llm"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // Endpoint is where a provider sends its requests.

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/chromium"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
@@ -64,7 +65,8 @@ func checkAnalysisAndTokens(t *testing.T, tab context.Context, step func(string,
 
 	total := func() int {
 		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#tokens-body tr.total td.num`)))
+		// One evaluation: the panel is redrawn when a count (re)arrives.
+		s, err := chromedp.Run(tab, chromedp.Evaluate[string](`(document.querySelector("#tokens-body tr.total td.num") || {}).innerText || ""`))
 		if err != nil {
 			t.Fatalf("token total: %v", err)
 		}
@@ -140,7 +142,7 @@ func TestWebViewSchemaFlag(t *testing.T) {
 		t.Fatalf("detail sections = %+v", d.Sections)
 	}
 
-	tab := startChromium(t, t.Context())
+	tab := chromium.Start(t, t.Context())
 	sctx, cancel := context.WithTimeout(tab, 20*time.Second)
 	defer cancel()
 	err = chromedp.Do(sctx,

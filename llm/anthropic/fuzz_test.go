@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/llm"
-	"github.com/mcpkit/mcpkit/sse"
 )
 
 // FuzzDecoder feeds the stream decoder events of any content, as a model

@@ -246,7 +246,7 @@ func TestMountedUnderSubPath(t *testing.T) {
 func TestStatelessEraRefusedOnSSE(t *testing.T) {
 	url, _ := serveDemo(t, nil)
 	ctx := testkit.Context(t)
-	conn, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
+	conn, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestStatelessEraRefusedOnSSE(t *testing.T) {
 		t.Fatalf("server/discover over HTTP+SSE: %s, want -32601", msg)
 	}
 
-	conn2, err := legacysse.Dial(ctx, url, &legacysse.ClientOptions{Logger: quiet})
+	conn2, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

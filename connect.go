@@ -2,39 +2,21 @@ package mcpkit
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"os/exec"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/legacysse"
-	"github.com/mcpkit/mcpkit/transport/stdio"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
-
-// ServeStdio serves srv on standard input and output (one session, with the
-// client that started this process) until the client goes away or ctx ends;
-// either way it returns nil. Standard output then carries protocol messages
-// only: log to standard error.
-func ServeStdio(ctx context.Context, srv *mcp.Server) error {
-	err := srv.Run(ctx, stdio.NewProcessServerConn(nil))
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return nil
-	}
-	return err
-}
 
 // ConnectCommand starts the server command name with args as a subprocess and
 // connects c to it over its standard input and output; closing the session
 // stops the server. The server's standard error is logged to slog.Default()
 // at debug level (transport/stdio.NewCommandConn does more).
 func ConnectCommand(ctx context.Context, c *mcp.Client, name string, args ...string) (*mcp.ClientSession, error) {
-	conn, err := stdio.NewCommandConn(ctx, exec.Command(name, args...), nil)
+	conn, err := Dial(ctx, Target{Command: append([]string{name}, args...)}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", name, err)
+		return nil, err
 	}
 	return connect(ctx, c, conn)
 }
@@ -68,39 +50,19 @@ type ConnectOptions struct {
 // to speak only that. The session is in the era the server speaks: stateless
 // 2026-07-28 if it does, a legacy session otherwise (see mcp.Client.Connect).
 func ConnectURL(ctx context.Context, c *mcp.Client, url string, opts *ConnectOptions) (*mcp.ClientSession, error) {
-	conn, err := dialURL(ctx, url, opts)
-	if err != nil {
-		return nil, err
-	}
-	return connect(ctx, c, conn)
-}
-
-// dialURL returns the transport ConnectURL connects on.
-func dialURL(ctx context.Context, url string, opts *ConnectOptions) (transport.Conn, error) {
 	var o ConnectOptions
 	if opts != nil {
 		o = *opts
 	}
-	copts := &streamable.ClientOptions{
-		HTTPClient:       o.HTTPClient,
-		Header:           o.Header,
-		Logger:           o.Logger,
-		OnSessionExpired: o.OnSessionExpired,
+	t := Target{URL: url, Header: o.Header}
+	if o.NoFallback {
+		t.Transport = TransportHTTP
 	}
-	if !o.NoFallback {
-		copts.Fallback = func(ctx context.Context) (transport.Conn, error) {
-			c, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: o.Header, Logger: o.Logger})
-			if err != nil {
-				return nil, err // not a nil *ClientConn in an interface
-			}
-			return c, nil
-		}
-	}
-	conn, err := streamable.NewClientConn(ctx, url, copts)
+	conn, err := Dial(ctx, t, &DialOptions{HTTPClient: o.HTTPClient, Logger: o.Logger, OnSessionExpired: o.OnSessionExpired})
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", url, err)
+		return nil, err
 	}
-	return conn, nil
+	return connect(ctx, c, conn)
 }
 
 // connect opens c's session on conn, closing conn if that fails.

@@ -12,9 +12,9 @@
 //     your own ([NewHTTPServer] has the recommended settings, and
 //     [LimitListener] caps the connections), with a Shutdown that stops
 //     everything in order;
-//   - [ConnectCommand] starts a server subprocess and connects to it, and
-//     [ConnectURL] connects to a server's URL, by Streamable HTTP or, for an old
-//     server, HTTP+SSE.
+//   - [Dial] reaches a server given as a [Target] (a command to start, or a
+//     URL spoken to by Streamable HTTP or, for an old server, HTTP+SSE);
+//     [ConnectCommand] and [ConnectURL] dial and connect a client in one call.
 //
 // A complete server:
 //

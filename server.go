@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/transport/stdio"
 )
 
 // The recommended settings of an http.Server serving MCP (NewHTTPServer), and
@@ -162,4 +163,16 @@ func connectionCap(n int, logger *slog.Logger) int {
 		}
 	}
 	return n
+}
+
+// ServeStdio serves srv on standard input and output (one session, with the
+// client that started this process) until the client goes away or ctx ends;
+// either way it returns nil. Standard output then carries protocol messages
+// only: log to standard error.
+func ServeStdio(ctx context.Context, srv *mcp.Server) error {
+	err := srv.Run(ctx, stdio.NewProcessServerConn(nil))
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
 }

@@ -39,6 +39,16 @@ type run struct {
 }
 
 var runs = []run{
+	{name: "apps", program: "apps", args: []string{"-addr", "127.0.0.1:0", "-demo"}, stdout: []string{
+		`(?m)^serving MCP Apps at http://127\.0\.0\.1:\d+/mcp$`,
+		`(?m)^host sees tool temperature_chart, _meta\.ui map\[resourceUri:ui://temperature/chart\.html\]$`,
+		`(?m)^host sees tool temperature_next, _meta\.ui map\[resourceUri:ui://temperature/chart\.html visibility:\[app\]\]$`,
+		`(?m)^host reads ui://temperature/chart\.html: text/html;profile=mcp-app, \d+ bytes of HTML, _meta\.ui map\[csp:map\[resourceDomains:\[https://unpkg\.com\]\] prefersBorder:true\]$`,
+		`(?m)^host calls temperature_chart: 12 points for the view; text: Lyon: 12 readings, min 7\.2 °C, max 14\.5 °C, last 7\.2 °C \(reading 1000\)$`,
+		`(?m)^the view polls temperature_next: reading 1001 is 7\.1 °C$`,
+		`(?m)^plain client sees tool temperature_chart, _meta map\[\]$`,
+		`(?m)^plain client reads: Lyon: 12 readings`,
+	}},
 	{name: "typed-tools", program: "typed-tools", args: []string{"-demo"}, stdout: []string{
 		`(?m)^tool greet: input \{.*"description":"Who to greet\.".*"enum":\["en","fr","es"\]`,
 		`(?m)^tool stats: output \{.*"count":\{"type":"integer"`,

@@ -261,9 +261,10 @@ func (g *Gateway) wantTools(names []string) []wanted {
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
 			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},
 			add: func() error {
-				// The schema is the server's, advertised as it is; the server
-				// checks the arguments itself.
-				return g.srv.AddForwardedTool(&tool, g.toolHandler(u, original))
+				// The server checks the arguments against its own schema: the
+				// gateway lists the schema as given and never compiles it (a
+				// peer's schema can make validation cost exponential time).
+				return g.srv.AddUncheckedTool(&tool, g.toolHandler(u, original))
 			},
 		})
 	}

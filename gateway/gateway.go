@@ -95,6 +95,9 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
+	// The gateway's lines, its server's and its supervisor's have the
+	// configuration's secrets redacted (upstream.Config.RedactHandler).
+	g.log = slog.New(cfg.RedactHandler(g.log.Handler()))
 	if g.info.Name == "" {
 		g.info = protocol.Implementation{Name: "mcpkit-gateway", Version: "0"}
 	}

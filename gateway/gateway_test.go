@@ -47,6 +47,16 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	case "doubling": // a tool whose schema doubles at each of 40 references
+		srv := mcp.NewServer(protocol.Implementation{Name: "doubling", Version: "1"}, nil)
+		_ = srv.AddUncheckedTool(&protocol.Tool{Name: "doubling", InputSchema: doublingSchema(40)},
+			func(context.Context, *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+				return protocol.NewToolResultText("ok"), nil
+			})
+		if err := srv.Run(context.Background(), stdio.NewProcessServerConn(nil)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	case "leaky": // a server that prints its token and dies
 		fmt.Fprintf(os.Stderr, "fatal: token %s refused\n", os.Getenv("API_TOKEN"))
 		os.Exit(1)
@@ -85,7 +95,7 @@ func probeServer() *mcp.Server {
 	_ = mcp.AddTool(srv, &protocol.Tool{Name: "read.me"}, func(ctx context.Context, req *mcp.ToolRequest, _ none) (string, error) { return "read", nil })
 	// A schema this SDK cannot compile, as a server in another language may
 	// advertise; the tool answers with the arguments it got.
-	_ = srv.AddForwardedTool(&protocol.Tool{Name: "lookbehind", InputSchema: json.RawMessage(lookbehindSchema)},
+	_ = srv.AddUncheckedTool(&protocol.Tool{Name: "lookbehind", InputSchema: json.RawMessage(lookbehindSchema)},
 		func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 			return protocol.NewToolResultText(string(req.Params.Arguments)), nil
 		})

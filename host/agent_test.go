@@ -113,7 +113,7 @@ func TestRunParallelToolCalls(t *testing.T) {
 			llmtest.Reply{Body: p.stream("", llmtest.Call{ID: "p1", Name: "meet", Args: `{"who":"first"}`}, llmtest.Call{ID: "p2", Name: "meet", Args: `{"who":"second"}`})},
 			llmtest.Reply{Body: p.stream("Both met.")})
 		cs := connect(t, srvMCP, nil)
-		a := host.New(host.NewSessionSource(host.Server{Name: "r", Session: host.FixedSession(cs)}), host.Options{Provider: p.client(llmSrv), Model: "m"})
+		a := host.New(host.NewSessionSource(host.Server{Name: "r", Session: fixedSession(cs)}), host.Options{Provider: p.client(llmSrv), Model: "m"})
 		res, err := a.Run(t.Context(), "meet twice")
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -170,7 +171,7 @@ func newAgent(t *testing.T, p provider, srv *llmtest.Server, opts host.Options) 
 	cs := demoSession(t, model)
 	rec := &recorder{}
 	opts.Provider, opts.Model, opts.OnEvent = model, "test-model", rec.on
-	return host.New(host.NewSessionSource(host.Server{Name: "demo", Session: host.FixedSession(cs)}), opts), rec
+	return host.New(host.NewSessionSource(host.Server{Name: "demo", Session: fixedSession(cs)}), opts), rec
 }
 
 func resultText(r *protocol.CallToolResult) string {
@@ -181,4 +182,9 @@ func resultText(r *protocol.CallToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// fixedSession is a host.Server's Session that always returns cs.
+func fixedSession(cs *mcp.ClientSession) func(context.Context) (*mcp.ClientSession, error) {
+	return func(context.Context) (*mcp.ClientSession, error) { return cs, nil }
 }

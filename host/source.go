@@ -44,11 +44,6 @@ type Server struct {
 	Allow func(tool string) bool
 }
 
-// FixedSession returns a Session function that always returns cs.
-func FixedSession(cs *mcp.ClientSession) func(context.Context) (*mcp.ClientSession, error) {
-	return func(context.Context) (*mcp.ClientSession, error) { return cs, nil }
-}
-
 // SessionSource is a ToolSource over MCP client sessions. With one server its
 // tools keep their names; with several, each is named "<server>__<tool>".
 // Names are then made valid for models and distinct (llm.ToolNames): the

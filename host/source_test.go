@@ -32,10 +32,10 @@ func toolServer(t *testing.T, name string, tools ...string) *mcp.ClientSession {
 // tool of the right server.
 func TestSessionSourceNames(t *testing.T) {
 	src := host.NewSessionSource(
-		host.Server{Name: "fs", Session: host.FixedSession(toolServer(t, "fs", "read.file", "read_file", "secret")),
+		host.Server{Name: "fs", Session: fixedSession(toolServer(t, "fs", "read.file", "read_file", "secret")),
 			Allow: func(tool string) bool { return tool != "secret" }},
-		host.Server{Name: "x__y", Session: host.FixedSession(toolServer(t, "x__y", "z"))},
-		host.Server{Name: "x", Session: host.FixedSession(toolServer(t, "x", "y__z"))},
+		host.Server{Name: "x__y", Session: fixedSession(toolServer(t, "x__y", "z"))},
+		host.Server{Name: "x", Session: fixedSession(toolServer(t, "x", "y__z"))},
 	)
 	tools, err := src.Tools(t.Context())
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -104,7 +105,14 @@ func (r *tsReport) errorCode(t *testing.T, name string) (int64, *tsError) {
 // when the tests have it, and returns the binary's path.
 func buildMcpkit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcpkit")
+	return buildProgram(t, "github.com/mcpkit/mcpkit/cmd/mcpkit")
+}
+
+// buildProgram builds the main package pkg into a temporary directory, with the
+// race detector when the tests have it, and returns the binary's path.
+func buildProgram(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), path.Base(pkg))
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
@@ -112,7 +120,7 @@ func buildMcpkit(t *testing.T) string {
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	args = append(args, "github.com/mcpkit/mcpkit/cmd/mcpkit")
+	args = append(args, pkg)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -48,47 +48,86 @@ func (o *object) del(key string) {
 	*o = slices.DeleteFunc(*o, func(m member) bool { return m.key == key })
 }
 
-// parseTree decodes JSON text into a tree.
-func parseTree(data []byte) (any, error) {
+// maxDepth is the deepest nesting parseTree accepts (encoding/json's own
+// limit).
+const maxDepth = 10_000
+
+// errTooDeep is parseTree's error for a value nested deeper than maxDepth.
+var errTooDeep = fmt.Errorf("nests deeper than %d levels", maxDepth)
+
+// parseTree decodes JSON text into a tree. size is what the tree costs to
+// walk (see cost).
+func parseTree(data []byte) (v any, size int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := parseValue(dec)
+	p := parser{dec: dec}
+	v, err = p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the JSON value")
+		return nil, 0, errors.New("unexpected data after the JSON value")
 	}
-	return v, nil
+	return v, p.size, nil
 }
 
-func parseValue(dec *json.Decoder) (any, error) {
+// parser reads a tree from a decoder, counting its cost.
+type parser struct {
+	dec  *json.Decoder
+	size int
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errTooDeep
+	}
+	dec := p.dec
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
+	p.size += cost(tok)
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {
 		case '{':
 			o := object{}
+			var index map[string]int // of a large object's keys, to find a repeated key in constant time
 			for dec.More() {
 				k, err := dec.Token()
 				if err != nil {
 					return nil, err
 				}
-				v, err := parseValue(dec)
+				p.size += cost(k)
+				v, err := p.value(depth + 1)
 				if err != nil {
 					return nil, err
 				}
-				o.set(k.(string), v) // a repeated key keeps its last value, as encoding/json does
+				key := k.(string)
+				// A repeated key keeps its last value, as encoding/json does.
+				if index == nil && len(o) < 16 {
+					o.set(key, v)
+					continue
+				}
+				if index == nil {
+					index = make(map[string]int, 2*len(o))
+					for i, mem := range o {
+						index[mem.key] = i
+					}
+				}
+				if i, ok := index[key]; ok {
+					o[i].val = v
+				} else {
+					index[key] = len(o)
+					o = append(o, member{key, v})
+				}
 			}
 			_, err := dec.Token() // '}'
 			return o, err
 		case '[':
 			a := []any{}
 			for dec.More() {
-				v, err := parseValue(dec)
+				v, err := p.value(depth + 1)
 				if err != nil {
 					return nil, err
 				}

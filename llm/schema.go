@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -40,13 +41,26 @@ type SchemaOptions struct {
 //
 // opts.InlineRefs inlines local references for providers that cannot follow
 // them.
+//
+// The schema comes from a peer, so the work is bounded: an input nesting
+// deeper than 10,000 levels is an error, and inlining stops at a budget of
+// about twice the input's size plus 20,000 nodes (strings counted by their
+// length) or 64 nested references. A schema whose references expand past
+// that (a chain of definitions each referring twice to the next doubles at
+// every step) is mapped as if InlineRefs were off: its $ref and $defs are
+// kept as the server wrote them, so the result stays the size of the input.
 func MapSchema(schema []byte, opts SchemaOptions) (json.RawMessage, error) {
 	var root object
+	var size int
 	if len(strings.TrimSpace(string(schema))) > 0 {
-		tree, err := parseTree(schema)
+		tree, n, err := parseTree(schema)
+		if errors.Is(err, errTooDeep) {
+			return nil, fmt.Errorf("llm: the input schema %w", err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("llm: the input schema is not valid JSON: %w", err)
 		}
+		size = n
 		switch t := tree.(type) {
 		case object:
 			root = t
@@ -59,8 +73,27 @@ func MapSchema(schema []byte, opts SchemaOptions) (json.RawMessage, error) {
 			return nil, fmt.Errorf("llm: the input schema is a JSON %s, not an object", jsonTypeName(tree))
 		}
 	}
-	m := &mapper{root: clone(root).(object), inline: opts.InlineRefs}
-	out := m.root
+	limit := 2*size + inlineAllowance
+	out, ok := mapTree(root, opts.InlineRefs, limit)
+	if !ok && opts.InlineRefs {
+		// The references expand past the budget: keep them.
+		out, _ = mapTree(root, false, limit)
+	}
+	return appendTree(nil, out)
+}
+
+// Bounds of the mapping of a schema (see MapSchema).
+const (
+	inlineAllowance = 20_000 // work units beyond twice the input's size
+	maxRefNesting   = 64     // references expanded inside one another
+)
+
+// mapTree maps root (left unchanged) within limit work units. ok is false if
+// the budget ran out; the result is still a valid schema, references past
+// the budget kept as they are.
+func mapTree(root object, inline bool, limit int) (out object, ok bool) {
+	m := &mapper{root: clone(root).(object), inline: inline, limit: limit, refs: map[string]resolved{}}
+	out = m.root
 	if m.inline {
 		out = m.walk(out, []string{"#"}).(object)
 		if m.kept {
@@ -89,11 +122,7 @@ func MapSchema(schema []byte, opts SchemaOptions) (json.RawMessage, error) {
 	}
 	out.del("$schema")
 	m.foldRoot(&out)
-	b, err := appendTree(nil, out)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return out, !m.over
 }
 
 // mapper holds the original root (for resolving references) during a mapping.
@@ -101,10 +130,42 @@ type mapper struct {
 	root   object
 	inline bool
 	kept   bool // a reference could not be inlined (recursion)
+	// work counts what the mapping has done (nodes visited or copied,
+	// members scanned); past limit, over is set and no reference is expanded
+	// any more.
+	work, limit int
+	over        bool
+	refs        map[string]resolved // resolve's answers
+}
+
+// resolved is what a reference points to.
+type resolved struct {
+	v  any
+	ok bool
+}
+
+// spend adds n work units; it reports whether the budget still holds.
+func (m *mapper) spend(n int) bool {
+	m.work += n
+	if m.work > m.limit {
+		m.over = true
+	}
+	return !m.over
 }
 
 // resolve returns what the local reference ref points to in the original root.
 func (m *mapper) resolve(ref string) (any, bool) {
+	if r, ok := m.refs[ref]; ok {
+		return r.v, r.ok
+	}
+	v, ok := m.lookup(ref)
+	m.refs[ref] = resolved{v, ok}
+	return v, ok
+}
+
+// lookup follows the JSON pointer of ref, counting the members it scans.
+func (m *mapper) lookup(ref string) (any, bool) {
+	m.spend(1 + len(ref)/32)
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil, false
@@ -123,14 +184,15 @@ func (m *mapper) resolve(ref string) (any, bool) {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case object:
+			m.spend(len(c))
 			v, ok := c.get(tok)
 			if !ok {
 				return nil, false
 			}
 			cur = v
 		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(c) {
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
 				return nil, false
 			}
 			cur = c[i]
@@ -144,7 +206,15 @@ func (m *mapper) resolve(ref string) (any, bool) {
 // mergeRef returns node with its $ref replaced by a copy of the target (with
 // its references walked when inlining), node's other keywords taking
 // precedence. stack holds the references being expanded, to stop recursion.
+// Past the budget, node is returned as it is.
 func (m *mapper) mergeRef(node object, ref string, stack []string) object {
+	if m.over {
+		return node
+	}
+	if len(stack) > maxRefNesting {
+		m.over = true
+		return node
+	}
 	target, ok := m.resolve(ref)
 	if !ok || slices.Contains(stack, ref) {
 		if ok {
@@ -153,12 +223,17 @@ func (m *mapper) mergeRef(node object, ref string, stack []string) object {
 		return node
 	}
 	var out object
-	switch t := clone(target).(type) {
+	switch t := target.(type) {
 	case object:
 		if m.inline {
-			out = m.walk(t, append(stack[:len(stack):len(stack)], ref)).(object)
+			// walk copies what it visits (the values of data keywords, never
+			// changed, are shared); past the budget it returns t itself, so
+			// the members below are set on a copy.
+			out = slices.Clone(m.walk(t, append(stack[:len(stack):len(stack)], ref)).(object))
+		} else if c, ok := m.clone(t); ok {
+			out = c.(object)
 		} else {
-			out = t
+			return node
 		}
 		if ref != "#" {
 			out.del("$defs")
@@ -179,7 +254,11 @@ func (m *mapper) mergeRef(node object, ref string, stack []string) object {
 
 // walk inlines the local references in v. Values of keywords that hold data,
 // not schemas (enum, const, default, examples), are left alone.
+// Past the budget, what is left is returned as it is.
 func (m *mapper) walk(v any, stack []string) any {
+	if !m.spend(cost(v)) {
+		return v
+	}
 	switch t := v.(type) {
 	case object:
 		if ref, ok := t.get("$ref"); ok {
@@ -189,6 +268,7 @@ func (m *mapper) walk(v any, stack []string) any {
 		}
 		out := make(object, 0, len(t))
 		for _, mem := range t {
+			m.spend(len(mem.key) / 64)
 			switch mem.key {
 			case "enum", "const", "default", "examples", "$defs", "definitions":
 				out = append(out, mem)
@@ -207,15 +287,61 @@ func (m *mapper) walk(v any, stack []string) any {
 	return v
 }
 
+// cost is what visiting or copying v costs: one unit, and one per 64 bytes
+// of a string or number.
+func cost(v any) int {
+	switch t := v.(type) {
+	case string:
+		return 1 + len(t)/64
+	case json.Number:
+		return 1 + len(t)/64
+	}
+	return 1
+}
+
+// clone copies v deeply, within the budget.
+func (m *mapper) clone(v any) (any, bool) {
+	if !m.spend(cost(v)) {
+		return nil, false
+	}
+	switch t := v.(type) {
+	case object:
+		c := make(object, len(t))
+		for i, mem := range t {
+			m.spend(len(mem.key) / 64)
+			val, ok := m.clone(mem.val)
+			if !ok {
+				return nil, false
+			}
+			c[i] = member{mem.key, val}
+		}
+		return c, true
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			val, ok := m.clone(e)
+			if !ok {
+				return nil, false
+			}
+			c[i] = val
+		}
+		return c, true
+	}
+	return v, true
+}
+
 // foldRoot makes the root a plain object schema (see MapSchema).
 func (m *mapper) foldRoot(root *object) {
 	var notes []string
 	if all, ok := root.get("allOf"); ok {
-		for _, b := range m.branches(all) {
-			mergeProperties(root, b)
-			if req := requiredOf(b); len(req) > 0 {
-				root.set("required", toAny(union(requiredOf(*root), req)))
-			}
+		branches := m.branches(all)
+		mergeProperties(root, branches)
+		var req []string
+		for _, b := range branches {
+			req = append(req, requiredOf(b)...)
+		}
+		if len(req) > 0 {
+			root.set("required", toAny(union(requiredOf(*root), req)))
 		}
 		root.del("allOf")
 	}
@@ -225,9 +351,9 @@ func (m *mapper) foldRoot(root *object) {
 			continue
 		}
 		branches := m.branches(v)
+		mergeProperties(root, branches)
 		var common []string
 		for i, b := range branches {
-			mergeProperties(root, b)
 			if i == 0 {
 				common = requiredOf(b)
 			} else {
@@ -296,7 +422,9 @@ func (m *mapper) branches(v any) []object {
 			if s, isStr := ref.(string); isStr {
 				save := m.inline
 				m.inline = true
-				b = m.mergeRef(b, s, nil)
+				if merged := m.mergeRef(b, s, nil); !m.over {
+					b = merged // else the budget ran out: the reference stays
+				}
 				m.inline = save
 			}
 		}
@@ -305,21 +433,33 @@ func (m *mapper) branches(v any) []object {
 	return out
 }
 
-// mergeProperties adds b's properties that root does not have.
-func mergeProperties(root *object, b object) {
-	bp, _ := b.get("properties")
-	bprops, _ := bp.(object)
-	if len(bprops) == 0 {
-		return
-	}
+// mergeProperties adds the branches' properties that root does not have, in
+// their order (in time linear in their number: the lists come from a peer).
+func mergeProperties(root *object, branches []object) {
 	rp, _ := root.get("properties")
 	rprops, _ := rp.(object)
-	for _, mem := range bprops {
-		if _, has := rprops.get(mem.key); !has {
-			rprops = append(rprops, mem)
+	var have map[string]bool
+	added := false
+	for _, b := range branches {
+		bp, _ := b.get("properties")
+		bprops, _ := bp.(object)
+		for _, mem := range bprops {
+			if have == nil {
+				have = make(map[string]bool, len(rprops))
+				for _, r := range rprops {
+					have[r.key] = true
+				}
+			}
+			if !have[mem.key] {
+				have[mem.key] = true
+				rprops = append(rprops, mem)
+				added = true
+			}
 		}
 	}
-	root.set("properties", rprops)
+	if added {
+		root.set("properties", rprops)
+	}
 }
 
 // summarize describes a branch of anyOf/oneOf in a few words.
@@ -363,20 +503,30 @@ func requiredOf(o object) []string {
 	return out
 }
 
+// union returns a's strings then b's that a lacks, each once.
 func union(a, b []string) []string {
-	out := slices.Clone(a)
-	for _, s := range b {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, list := range [][]string{a, b} {
+		for _, s := range list {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
 		}
 	}
 	return out
 }
 
+// intersect returns a's strings that b holds.
 func intersect(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
 	var out []string
 	for _, s := range a {
-		if slices.Contains(b, s) {
+		if in[s] {
 			out = append(out, s)
 		}
 	}

@@ -83,6 +83,16 @@ type ClientOptions struct {
 	Middleware []Middleware
 	// Logger receives the client's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
+	// SkipOutputValidation turns off the check of tool results against the
+	// outputSchema of tools the session has listed (see [OutputError]);
+	// [SkipOutputValidation] turns it off for one call.
+	SkipOutputValidation bool
+	// Extensions declares extensions (by identifier, with their settings; nil
+	// settings are sent as {}) in capabilities.extensions, in both eras, next
+	// to the capabilities the handlers above make the client declare (or next
+	// to Capabilities, when set). ClientSession.ServerExtension reads what the
+	// server declared.
+	Extensions map[string]map[string]any
 }
 
 // Client connects to MCP servers. One Client may hold many sessions: each
@@ -93,6 +103,8 @@ type Client struct {
 	log  *slog.Logger
 	now  func() time.Time // the clock of the result cache
 	eras sync.Map         // endpoint → protocol version it was found to speak
+
+	custom customMethods // custom methods the server may call (extensions_client.go)
 }
 
 // NewClient returns a client that introduces itself as info, configured by opts
@@ -125,6 +137,7 @@ type ClientSession struct {
 	progress  map[any]func(*protocol.ProgressParams) // by progress token
 	roots     []protocol.Root
 	listens   map[int64]*Subscription // open subscriptions/listen streams, by request id
+	outputs   outputChecks            // the listed tools' output schemas (client_output.go)
 }
 
 // Connect opens a session over conn — after detecting the server's era, unless
@@ -176,7 +189,7 @@ func (cs *ClientSession) initialize(ctx context.Context, version string) error {
 // and sampling with tools from 2025-11-25).
 func (c *Client) capabilities(version string) protocol.ClientCapabilities {
 	if c.opts.Capabilities != nil {
-		return *c.opts.Capabilities
+		return c.withExtensions(*c.opts.Capabilities)
 	}
 	var caps protocol.ClientCapabilities
 	if c.opts.Roots != nil || c.opts.RootsHandler != nil {
@@ -197,7 +210,7 @@ func (c *Client) capabilities(version string) protocol.ClientCapabilities {
 			}
 		}
 	}
-	return caps
+	return c.withExtensions(caps)
 }
 
 // ProtocolVersion returns the protocol version in use: the one the server chose in
@@ -277,6 +290,9 @@ func (cs *ClientSession) sendCancelled(id jsonrpc.ID, cause error) {
 // roots, and notifications.
 func (cs *ClientSession) handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 	h := cs.dispatch
+	if cm := cs.client.custom.get(msg.Method); cm != nil {
+		h = cs.customHandler(cm, msg.IsNotification())
+	}
 	if mws := cs.client.opts.Middleware; len(mws) > 0 {
 		call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Notification: msg.IsNotification(), Session: cs}
 		return chain(mws, func(ctx context.Context, c *Call) (any, error) { return h(ctx, c.Method, c.Params) })(ctx, call)
@@ -355,6 +371,7 @@ func (cs *ClientSession) dispatch(ctx context.Context, method string, raw json.R
 	// A change notification first drops the cached results it makes stale.
 	case protocol.NotificationToolsListChanged:
 		cs.invalidate(protocol.MethodToolsList)
+		cs.forgetTools()
 		cs.async(ctx, o.ToolListChangedHandler)
 	case protocol.NotificationPromptsListChanged:
 		cs.invalidate(protocol.MethodPromptsList)

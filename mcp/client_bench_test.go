@@ -21,6 +21,17 @@ func benchSession(b *testing.B, version string, cache mcp.CacheOptions) *mcp.Cli
 	}); err != nil {
 		b.Fatal(err)
 	}
+	type weather struct {
+		City    string  `json:"city"`
+		Celsius float64 `json:"celsius"`
+	}
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "weather"}, func(ctx context.Context, req *mcp.ToolRequest, in struct {
+		City string `json:"city"`
+	}) (weather, error) {
+		return weather{City: in.City, Celsius: 21.5}, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	c, s := memory.NewPair()
 	ss, _ := srv.Connect(ctx, s)
@@ -63,6 +74,31 @@ func BenchmarkClientListToolsCached(b *testing.B) {
 		res, err := cs.ListTools(ctx, nil)
 		if err != nil || len(res.Tools) != 1 {
 			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkClientToolCallListed is BenchmarkClientToolCallByEra after the
+// session listed the tools, so that the call looks up the tool's output schema:
+// "echo" has none (the lookup must not allocate), "weather" has one, and its
+// structuredContent is checked against it.
+func BenchmarkClientToolCallListed(b *testing.B) {
+	for _, era := range []struct{ name, version string }{{"legacy", protocol.LatestLegacy}, {"stateless", protocol.Version20260728}} {
+		for _, tool := range []struct{ name, args string }{{"echo", `{"message":"world"}`}, {"weather", `{"city":"Lyon"}`}} {
+			b.Run(era.name+"/"+tool.name, func(b *testing.B) {
+				cs := benchSession(b, era.version, mcp.CacheOptions{})
+				ctx := context.Background()
+				if _, err := cs.ListTools(ctx, nil); err != nil {
+					b.Fatal(err)
+				}
+				params := &protocol.CallToolParams{Name: tool.name, Arguments: json.RawMessage(tool.args)}
+				b.ReportAllocs()
+				for b.Loop() {
+					if res, err := cs.CallToolParams(ctx, params); err != nil || len(res.Content) != 1 {
+						b.Fatal(res, err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 type RequestOption func(*requestConfig)
 
 type requestConfig struct {
-	progress func(*protocol.ProgressParams)
-	timeout  time.Duration
+	progress   func(*protocol.ProgressParams)
+	timeout    time.Duration
+	skipOutput bool // SkipOutputValidation
 }
 
 // WithProgress asks the server for progress notifications and passes each one to f,
@@ -29,12 +30,23 @@ func WithTimeout(d time.Duration) RequestOption {
 	return func(c *requestConfig) { c.timeout = d }
 }
 
+// applyOptions returns the configuration opts make. The options see a
+// configuration on the heap (they are unknown functions), so the common call
+// without options allocates nothing.
+func applyOptions(opts []RequestOption) requestConfig {
+	if len(opts) == 0 {
+		return requestConfig{}
+	}
+	c := new(requestConfig)
+	for _, o := range opts {
+		o(c)
+	}
+	return *c
+}
+
 // request sends out with its options applied, in the session's era.
 func (cs *ClientSession) request(ctx context.Context, out *outgoing, result any, opts []RequestOption) error {
-	var cfg requestConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := applyOptions(opts)
 	if cfg.timeout == 0 {
 		cfg.timeout = cs.client.opts.RequestTimeout
 	}
@@ -73,11 +85,16 @@ func (cs *ClientSession) Ping(ctx context.Context, opts ...RequestOption) error 
 
 // ListTools returns one page of tools. In the stateless era, tools whose
 // x-mcp-header declarations are invalid are left out (with a warning in the log),
-// as the specification requires, and the page may come from the cache.
+// as the specification requires, and the page may come from the cache. The
+// output schemas of the listed tools are compiled, for checking their results
+// (see [OutputError]).
 func (cs *ClientSession) ListTools(ctx context.Context, p *protocol.ListToolsParams, opts ...RequestOption) (*protocol.ListToolsResult, error) {
 	res, err := fetchPage[protocol.ListToolsResult](ctx, cs, protocol.MethodToolsList, p, opts)
 	if err == nil && cs.stateless != nil {
 		res.Tools = cs.keepValidTools(res.Tools)
+	}
+	if err == nil {
+		cs.learnTools(res.Tools)
 	}
 	return res, err
 }

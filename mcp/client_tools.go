@@ -20,7 +20,8 @@ import (
 //
 // A tool that ran and failed returns a result with IsError set, not an error;
 // an error means the call could not be made (unknown tool, invalid params,
-// connection lost). [CallToolAs] turns the first into an error too and decodes
+// connection lost), or that the result breaks the tool's outputSchema (an
+// [*OutputError], for tools the session has listed). [CallToolAs] turns the first into an error too and decodes
 // the output into a Go value. In the stateless era the server's requests for
 // input are answered through the client's handlers and the call retried until
 // it completes. [ClientSession.CallToolParams] sends params the caller builds
@@ -44,7 +45,8 @@ func (cs *ClientSession) CallToolParams(ctx context.Context, p *protocol.CallToo
 // server sent it, undecoded: a JSON object (in the stateless era the final,
 // complete one, after any rounds of input). It is what a program passing the
 // result on needs (a gateway: [ToolRequest.RawResult]); it keeps every member
-// the server wrote, resultType and _meta included.
+// the server wrote, resultType and _meta included, and it is not checked against
+// the tool's outputSchema (the receiver of the result does that).
 func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (json.RawMessage, error) {
 	params := *p
 	var raw json.RawMessage
@@ -62,6 +64,9 @@ func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolPa
 func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption) (*protocol.CallToolResult, error) {
 	var res protocol.CallToolResult
 	if err := cs.request(ctx, toolCallOut(&params), &res, opts); err != nil {
+		return nil, err
+	}
+	if err := cs.checkOutput(params.Name, &res, opts); err != nil {
 		return nil, err
 	}
 	return &res, nil

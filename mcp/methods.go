@@ -79,10 +79,9 @@ func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, erro
 		return nil, err
 	}
 	s := ss.server
-	caps := s.capabilities()
 	return &protocol.InitializeResult{
 		ProtocolVersion: st.version,
-		Capabilities:    *caps.ForVersion(st.version),
+		Capabilities:    *s.capabilitiesFor(st.version),
 		ServerInfo:      *s.info.ForVersion(st.version),
 		Instructions:    s.instructions(ctx),
 	}, nil

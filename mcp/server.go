@@ -108,8 +108,10 @@ type Server struct {
 	listenEnd   chan struct{}   // closed by EndSubscriptions
 	infoJSON    json.RawMessage // info, encoded once for every stateless result's _meta
 	tasks       *taskManager
-	batching    int      // Batch calls running
-	batched     []string // list_changed methods held back until they end
+	batching    int                       // Batch calls running
+	batched     []string                  // list_changed methods held back until they end
+	extensions  map[string]map[string]any // declared with AddExtension
+	custom      customMethods             // custom methods (extensions.go), read without the lock
 }
 
 // NewServer returns a server that introduces itself as info, configured by opts
@@ -258,13 +260,16 @@ func (s *Server) Sessions() []*ServerSession {
 	return out
 }
 
-// capabilities returns what the server declares in its initialize result.
+// capabilities returns what the server declares, before it is adapted to a
+// version (capabilitiesFor).
 func (s *Server) capabilities() protocol.ServerCapabilities {
-	if s.opts.Capabilities != nil {
-		return *s.opts.Capabilities
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.opts.Capabilities != nil {
+		caps := *s.opts.Capabilities
+		s.declareExtensionsLocked(&caps)
+		return caps
+	}
 	caps := protocol.ServerCapabilities{Logging: &protocol.Supported{}}
 	if s.tools.len() > 0 {
 		caps.Tools = &protocol.ToolsCapability{ListChanged: true}
@@ -279,6 +284,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		caps.Completions = &protocol.Supported{}
 	}
 	s.declareTasksLocked(&caps)
+	s.declareExtensionsLocked(&caps)
 	return caps
 }
 

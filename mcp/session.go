@@ -134,6 +134,9 @@ func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any,
 	}
 	m, ok := ss.server.methods[msg.Method]
 	if !ok {
+		if cm := ss.server.custom.get(msg.Method); cm != nil {
+			return ss.handleCustom(ctx, msg, cm)
+		}
 		if msg.IsNotification() {
 			return nil, nil // unknown notifications are ignored, as JSON-RPC asks
 		}

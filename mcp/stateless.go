@@ -201,6 +201,9 @@ func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Messa
 	}
 	fn, ok := s.stateless[msg.Method]
 	if !ok {
+		if cm := s.custom.get(msg.Method); cm != nil {
+			return ss.statelessCustom(ctx, msg, cm, mr)
+		}
 		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
 	}
 	switch msg.Method {
@@ -353,10 +356,9 @@ func (s *Server) resultMeta(m protocol.Meta) protocol.Meta {
 // discover answers server/discover: versions, capabilities, identity.
 func discover(ctx context.Context, r *Request, _ json.RawMessage) (any, error) {
 	s := r.server()
-	caps := s.capabilities()
 	return &protocol.DiscoverResult{
 		SupportedVersions: supportedVersions(),
-		Capabilities:      *caps.ForVersion(r.ProtocolVersion()),
+		Capabilities:      *s.capabilitiesFor(r.ProtocolVersion()),
 		Instructions:      s.instructions(ctx),
 	}, nil
 }

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/taskstore"
@@ -321,8 +321,8 @@ func (t *taskRun) round(responses protocol.InputResponses) (*protocol.CallToolRe
 func (s *Server) callToolHandler(ctx context.Context, h ToolHandler, req *ToolRequest) (res *protocol.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("mcp: tool handler panicked in a task", "tool", req.Params.Name, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, errorf(CodeInternalError, "tool %q failed: internal error (panic: %v)", req.Params.Name, p)
+			s.log.Error("mcp: tool handler panicked in a task", "tool", req.Params.Name, "panic", p, rpcconn.StackAttr())
+			res, err = nil, errorf(CodeInternalError, "tool %q failed: internal error", req.Params.Name)
 		}
 	}()
 	res, err = h(ctx, req)

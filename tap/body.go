@@ -145,3 +145,17 @@ func (r *bodyReader) release() {
 		r.discard = 0
 	}
 }
+
+// discardBody reads the rest of a body and drops it: nothing is buffered beyond
+// the connection's reader, whatever sizes the body announces.
+func discardBody(r *bodyReader) error {
+	for {
+		if _, err := r.next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		r.release()
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -22,6 +23,7 @@ const maxHeadBytes = 1 << 20
 var (
 	errHeadTooLarge = errors.New("header section too large")
 	errMalformed    = errors.New("malformed HTTP message")
+	errBodyTooLarge = errors.New("request body too large")
 )
 
 // field is one header line, as offsets into head.buf: name and value (trimmed).
@@ -307,8 +309,10 @@ func (h *head) isHopByHop(f field) bool {
 }
 
 // readChunkedBody reads a chunked body from br into dst, through the trailer
-// section, and returns it.
-func readChunkedBody(br *bufio.Reader, dst []byte) ([]byte, error) {
+// section, and returns it. A body of more than limit bytes is errBodyTooLarge,
+// found from the chunk sizes before their data is read. The buffer grows with
+// the data that arrives, never by what a chunk size announces.
+func readChunkedBody(br *bufio.Reader, dst []byte, limit int64) ([]byte, error) {
 	var line []byte
 	for {
 		n, err := readChunkSize(br, &line)
@@ -318,15 +322,33 @@ func readChunkedBody(br *bufio.Reader, dst []byte) ([]byte, error) {
 		if n == 0 {
 			return dst, skipTrailers(br, &line)
 		}
-		start := len(dst)
-		dst = append(dst, make([]byte, n)...)
-		if _, err := io.ReadFull(br, dst[start:]); err != nil {
-			return dst, noEOF(err)
+		if n > limit-int64(len(dst)) {
+			return dst, errBodyTooLarge
+		}
+		if dst, err = readBodyN(br, dst, n); err != nil {
+			return dst, err
 		}
 		if err := readCRLF(br); err != nil {
 			return dst, err
 		}
 	}
+}
+
+// readBodyN appends the next n bytes of br to dst. The caller has checked n
+// against its cap; the buffer still grows only as the bytes arrive (a client
+// that announces a large body and sends little holds little memory).
+func readBodyN(br *bufio.Reader, dst []byte, n int64) ([]byte, error) {
+	const step = 64 << 10
+	for n > 0 {
+		k := int(min(n, step))
+		start := len(dst)
+		dst = slices.Grow(dst, k)[:start+k]
+		if _, err := io.ReadFull(br, dst[start:]); err != nil {
+			return dst[:start], noEOF(err)
+		}
+		n -= int64(k)
+	}
+	return dst, nil
 }
 
 // readChunkSize reads a chunk-size line (extensions ignored).

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
@@ -19,6 +20,12 @@ import (
 // DefaultMaxMessage is how much of one message the taps keep for the capture by
 // default; the relay always carries all of it.
 const DefaultMaxMessage = 128 << 20
+
+// DefaultMaxBody bounds a request body the HTTP tap takes from a client by
+// default: eight times the 4 MiB that mcpkit's and the TypeScript SDK's servers
+// accept, so that the tap refuses nothing its server would have taken, while one
+// request cannot make it hold more than this.
+const DefaultMaxBody = 32 << 20
 
 // HTTPOptions configures an HTTP tap.
 type HTTPOptions struct {
@@ -44,6 +51,15 @@ type HTTPOptions struct {
 	// MaxMessage bounds what is kept of one message for the capture (default
 	// DefaultMaxMessage).
 	MaxMessage int
+	// MaxBody bounds a request's body (default DefaultMaxBody). The tap holds a
+	// request body whole before relaying it (to record it, and to send it again
+	// when the upstream asks for authorization), so a larger one is answered
+	// with 413 and not relayed: checked against Content-Length before anything
+	// is read, against the chunk sizes as they come.
+	MaxBody int64
+	// Logger hears what the tap refuses (an oversized body), at most once a
+	// minute; nil logs nothing. The capture records every refusal.
+	Logger *slog.Logger
 	// Authorizer, when set, makes the tap authorize to the upstream itself
 	// (see Authorizer): the client's Authorization and DPoP fields are not
 	// relayed, the tap's own credentials are, and a request the upstream
@@ -80,6 +96,9 @@ type HTTPTap struct {
 	dialAddr string           // host:port
 	useTLS   bool
 	maxKeep  int
+	maxBody  int64
+
+	refusals httpguard.Throttle // of the warnings logged about refused requests
 
 	exchanges atomic.Uint64
 	conns     atomic.Uint64
@@ -109,6 +128,9 @@ func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = DefaultMaxMessage
 	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
 	if opts.ReadHeaderTimeout == 0 {
 		opts.ReadHeaderTimeout = httpguard.DefaultReadHeaderTimeout
 	}
@@ -124,6 +146,7 @@ func NewHTTPTap(opts HTTPOptions) (*HTTPTap, error) {
 		upHost:      u.Host,
 		useTLS:      u.Scheme == "https",
 		maxKeep:     opts.MaxMessage,
+		maxBody:     opts.MaxBody,
 		active:      map[*proxyConn]struct{}{},
 		sseSessions: map[string]struct{}{},
 	}

@@ -125,7 +125,7 @@ func (c *proxyConn) reauthorize(x *exchange, h *head, mode int, ubr *bufio.Reade
 	case bodyLength:
 		_, err = ubr.Discard(int(h.contentLength))
 	case bodyChunked:
-		_, err = readChunkedBody(ubr, nil)
+		err = discardBody(newBodyReader(ubr, bodyChunked, 0)) // whatever its chunk sizes say: nothing is kept
 	}
 	if err != nil {
 		c.badGateway(x, noEOF(err))

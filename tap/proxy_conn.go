@@ -198,6 +198,10 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 		c.refuse(x, http.StatusNotImplemented, "mcpkit tap: protocol upgrades, CONNECT and transfer codings other than chunked are not relayed", capture.KindForbidden)
 		return nil, nil, nil
 	}
+	if h.contentLength > c.p.maxBody {
+		c.tooLarge(x, h.contentLength)
+		return nil, nil, nil
+	}
 	if h.expect100 {
 		if err := c.writeClient([]byte("HTTP/1.1 100 Continue\r\n\r\n")); err != nil {
 			return nil, nil, err
@@ -206,10 +210,13 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 	var body []byte
 	switch {
 	case h.chunked:
-		body, err = readChunkedBody(c.cbr, nil)
+		body, err = readChunkedBody(c.cbr, nil, c.p.maxBody)
+		if errors.Is(err, errBodyTooLarge) {
+			c.tooLarge(x, -1)
+			return nil, nil, nil
+		}
 	case h.contentLength > 0:
-		body = make([]byte, h.contentLength)
-		_, err = io.ReadFull(c.cbr, body)
+		body, err = readBodyN(c.cbr, nil, h.contentLength)
 	}
 	if err != nil {
 		return nil, nil, noEOF(err)
@@ -217,6 +224,42 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 	c.classify(x, h)
 	return x, body, nil
 }
+
+// tooLarge refuses a request whose body is over the cap, with 413: size is what
+// its Content-Length announced, or -1 for a chunked body that grew past the cap.
+// The refusal is recorded, and logged (at most once a minute); the connection
+// closes after the answer, since the rest of the body may still be coming.
+func (c *proxyConn) tooLarge(x *exchange, size int64) {
+	msg := fmt.Sprintf("mcpkit tap: the request body exceeds the tap's limit of %d bytes (mcpkit tap --max-body-bytes)", c.p.maxBody)
+	if size >= 0 {
+		msg = fmt.Sprintf("mcpkit tap: the request body of %d bytes exceeds the tap's limit of %d bytes (mcpkit tap --max-body-bytes)", size, c.p.maxBody)
+	}
+	if l := c.p.opts.Logger; l != nil && c.p.refusals.Allow() {
+		l.Warn("tap: refused a request body over the limit (413); more are not logged for a minute",
+			"method", x.method, "path", x.path, "announced", size, "limit", c.p.maxBody)
+	}
+	c.refuse(x, http.StatusRequestEntityTooLarge, msg, capture.KindForbidden)
+	c.lingerClose()
+}
+
+// lingerClose ends the tap's side of the connection after an answer the client
+// may not have read yet, and drops a bounded amount of what the client is still
+// sending: closing with unread bytes would reset the connection, and a client
+// still writing its body could lose the answer.
+func (c *proxyConn) lingerClose() {
+	cw, ok := c.client.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	_ = c.client.SetReadDeadline(time.Now().Add(lingerTime))
+	_, _ = io.CopyN(io.Discard, c.cbr, lingerBytes)
+}
+
+// How long, and how much, lingerClose reads of a refused client's remaining bytes.
+const (
+	lingerTime  = 2 * time.Second
+	lingerBytes = 1 << 20
+)
 
 // check applies the Host/Origin policy; it returns why a request is refused.
 func (c *proxyConn) check(h *head, host string) string {
@@ -269,7 +312,11 @@ func (c *proxyConn) recordRequest(x *exchange, body []byte) {
 	if len(body) == 0 {
 		return
 	}
-	c.p.record(c.bodyRecord(capture.ClientToServer, x, info, ct, body, int64(len(body)), false))
+	size := int64(len(body))
+	if len(body) > c.p.maxKeep { // what the capture keeps of one message
+		body = body[:c.p.maxKeep]
+	}
+	c.p.record(c.bodyRecord(capture.ClientToServer, x, info, ct, body, size, size > int64(len(body))))
 }
 
 // bodyRecord is the record of an HTTP body: a message when it may be JSON-RPC,

@@ -168,7 +168,10 @@ func (c *proxyConn) appendHead(b []byte, h *head, dropLength, chunked, closeConn
 }
 
 // relayBody relays a body that is not an event stream, byte for byte, keeping a
-// copy for the capture.
+// copy for the capture. The body is recorded before its last bytes reach the
+// client: whatever the client sends once it has the answer must get a later seq
+// than the answer (a next request on another connection could be recorded first
+// otherwise, and the timeline would see a session used before it was opened).
 func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTPInfo, headBytes []byte, mode int, length int64, chunkOut bool) error {
 	var keep []byte
 	var size int64
@@ -184,12 +187,11 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 			size = length
 			b = append(b, keep...)
 		}
+		c.recordBody(x, info, keep, size, false)
 		if err := c.writeClient(b); err != nil {
-			c.recordBody(x, info, keep, size, false)
 			return c.clientLost(err)
 		}
 		c.keepOut(b)
-		c.recordBody(x, info, keep, size, false)
 		return nil
 	}
 	c.wmu.Lock()
@@ -198,6 +200,13 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 		return c.clientLost(err)
 	}
 	body := newBodyReader(ubr, mode, length)
+	recorded := false
+	record := func() {
+		if !recorded {
+			recorded = true
+			c.recordBody(x, info, keep, size, size > int64(len(keep)))
+		}
+	}
 	var chunk []byte
 	for {
 		p, err := body.next()
@@ -205,7 +214,7 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 			break
 		}
 		if err != nil {
-			c.recordBody(x, info, keep, size, size > int64(len(keep)))
+			record()
 			_ = c.cbw.Flush()
 			return c.upstreamLost(x, info, err)
 		}
@@ -213,31 +222,34 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 		if room := c.p.maxKeep - len(keep); room > 0 {
 			keep = append(keep, p[:min(room, len(p))]...)
 		}
+		if body.done {
+			record() // the last piece of a Content-Length body: the client has it all once written
+		}
 		out := p
 		if chunkOut {
 			chunk = appendChunk(chunk[:0], p)
 			out = chunk
 		}
 		if _, err := c.cbw.Write(out); err != nil {
-			c.recordBody(x, info, keep, size, size > int64(len(keep)))
+			record()
 			return c.clientLost(err)
 		}
 		body.release()
 		if body.wouldBlock() { // nothing more has arrived: send what came
 			if err := c.cbw.Flush(); err != nil {
-				c.recordBody(x, info, keep, size, size > int64(len(keep)))
+				record()
 				return c.clientLost(err)
 			}
 		}
 	}
 	body.release()
+	record() // before the end of the body goes out (the last chunk, the flush)
 	if chunkOut {
 		_, _ = c.cbw.WriteString(lastChunk)
 	}
 	if err := c.cbw.Flush(); err != nil {
 		return c.clientLost(err)
 	}
-	c.recordBody(x, info, keep, size, size > int64(len(keep)))
 	return nil
 }
 

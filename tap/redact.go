@@ -29,11 +29,13 @@ func isSecretName(name string) bool {
 func isSecretLower(n []byte) bool {
 	switch string(n) {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie",
-		"code", "key", "sig", "signature", "auth", "password", "passwd", "pwd", "secret",
-		"token", "apikey", "jwt", "credential", "credentials", "assertion", "client_assertion":
+		"code", "key", "sig", "signature", "auth", "x-auth", "password", "passwd", "pwd", "pass", "secret",
+		"token", "bearer", "apikey", "jwt", "credential", "credentials", "assertion", "client_assertion":
 		return true
 	}
-	for _, s := range [...]string{"token", "_key", "-key", ".key"} {
+	// The suffixes catch vendors' prefixed names: X-Amz-Signature and
+	// X-Amz-Credential of a presigned URL are bearer credentials until they expire.
+	for _, s := range [...]string{"token", "_key", "-key", ".key", "signature", "credential"} {
 		if bytes.HasSuffix(n, []byte(s)) {
 			return true
 		}

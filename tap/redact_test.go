@@ -12,9 +12,11 @@ func TestIsSecretName(t *testing.T) {
 	secret := []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Goog-Api-Key",
 		"X-Auth-Token", "X-Amz-Security-Token", "Client-Secret", "access_token", "refresh_token", "id_token", "token", "key",
 		"api_key", "apikey", "code", "sig", "signature", "password", "--api-key", "--token", "GITHUB_PERSONAL_ACCESS_TOKEN",
-		"OPENAI_API_KEY", "x-private-thing", strings.Repeat("a", 80) + "_TOKEN"}
+		"OPENAI_API_KEY", "x-private-thing", strings.Repeat("a", 80) + "_TOKEN",
+		"X-Amz-Signature", "X-Amz-Credential", "x-goog-signature", "pass", "bearer", "X-Auth"}
 	public := []string{"Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID", "Accept", "sessionId", "session_id",
-		"Host", "Origin", "User-Agent", "WWW-Authenticate", "monkey", "keyboard", "name", "--verbose"}
+		"Host", "Origin", "User-Agent", "WWW-Authenticate", "monkey", "keyboard", "name", "--verbose",
+		"passthrough", "compass", "X-Amz-Date", "X-Amz-Expires", "X-Authority"}
 	for _, n := range secret {
 		if !isSecretName(n) {
 			t.Errorf("%q is not taken for a secret", n)
@@ -45,6 +47,10 @@ func TestRedactHeaderValue(t *testing.T) {
 
 func TestRedactTargetsURLsAndArgs(t *testing.T) {
 	if got := redactTarget("/mcp?sessionId=s1&access_token=abc&x=1&api%5Fkey=k&flag"); got != "/mcp?sessionId=s1&access_token=[REDACTED]&x=1&api%5Fkey=[REDACTED]&flag" {
+		t.Errorf("redactTarget: %q", got)
+	}
+	// The review's T12: presigned-URL and ad-hoc credential parameters.
+	if got := redactTarget("/mcp?X-Amz-Signature=Q3&X-Amz-Credential=Q4&X-Amz-Date=d&pass=Q11&bearer=Q12"); got != "/mcp?X-Amz-Signature=[REDACTED]&X-Amz-Credential=[REDACTED]&X-Amz-Date=d&pass=[REDACTED]&bearer=[REDACTED]" {
 		t.Errorf("redactTarget: %q", got)
 	}
 	if got := redactTarget("/mcp"); got != "/mcp" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -526,4 +528,24 @@ func sortedRawKeys(m map[string]json.RawMessage) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Target is what mcpkit.Dial reaches the server by: its command, environment
+// and directory, or its URL, headers and HTTP transport.
+func (s *ServerConfig) Target() (mcpkit.Target, error) {
+	switch s.Transport {
+	case TransportStdio:
+		return mcpkit.Target{Command: append([]string{s.Command}, s.Args...), Env: s.Env, Dir: s.Cwd}, nil
+	case TransportHTTP, TransportSSE:
+		header := make(http.Header, len(s.Headers))
+		for k, v := range s.Headers {
+			header.Set(k, v)
+		}
+		t := mcpkit.Target{URL: s.URL, Header: header, Transport: mcpkit.TransportAuto}
+		if s.Transport == TransportSSE {
+			t.Transport = mcpkit.TransportSSE
+		}
+		return t, nil
+	}
+	return mcpkit.Target{}, fmt.Errorf("unknown transport %q", s.Transport)
 }

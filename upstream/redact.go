@@ -2,6 +2,9 @@ package upstream
 
 import (
 	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
@@ -77,4 +80,104 @@ func (s *ServerConfig) secretValues() []string {
 	}
 	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	return out
+}
+
+// RedactHandler returns a handler that passes what it handles to h with every
+// secret of c's servers (what ServerConfig.Redact replaces, for all of them)
+// replaced by Redacted: in the message and in every attribute, at every
+// level, whatever logged it (the supervisor, the SDK's clients and
+// transports under it, a gateway, the program). Errors, Stringers and other
+// values whose text holds a secret become their redacted text. h itself is
+// returned when the configuration holds no secret, or when h already redacts
+// c's secrets.
+//
+// NewSupervisor applies it to its logger, so that no line of a server's
+// stderr, of a failed probe or of a transport error shows a credential of
+// the configuration.
+func (c *Config) RedactHandler(h slog.Handler) slog.Handler {
+	if rh, ok := h.(*redactHandler); ok && rh.cfg == c {
+		return h
+	}
+	var secrets []string
+	for _, sc := range c.Servers {
+		for _, v := range sc.secretValues() {
+			if !slices.Contains(secrets, v) {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	if len(secrets) == 0 {
+		return h
+	}
+	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, v := range secrets {
+		pairs = append(pairs, v, Redacted)
+	}
+	return &redactHandler{inner: h, cfg: c, r: strings.NewReplacer(pairs...)}
+}
+
+// redactHandler is RedactHandler's handler.
+type redactHandler struct {
+	inner slog.Handler
+	cfg   *Config
+	r     *strings.Replacer
+}
+
+func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, h.r.Replace(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(h.attr(a))
+		return true
+	})
+	return h.inner.Handle(ctx, out)
+}
+
+func (h *redactHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		red[i] = h.attr(a)
+	}
+	return &redactHandler{inner: h.inner.WithAttrs(red), cfg: h.cfg, r: h.r}
+}
+
+func (h *redactHandler) WithGroup(name string) slog.Handler {
+	return &redactHandler{inner: h.inner.WithGroup(name), cfg: h.cfg, r: h.r}
+}
+
+// attr returns a with its secrets replaced; a value whose text holds none is
+// kept as it is.
+func (h *redactHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, h.r.Replace(v.String()))
+	case slog.KindGroup:
+		group := v.Group()
+		red := make([]slog.Attr, len(group))
+		for i, g := range group {
+			red[i] = h.attr(g)
+		}
+		return slog.Attr{Key: a.Key, Value: slog.GroupValue(red...)}
+	case slog.KindAny:
+		var text string
+		switch x := v.Any().(type) {
+		case error:
+			text = x.Error()
+		case fmt.Stringer:
+			text = x.String()
+		case []byte:
+			text = string(x)
+		default:
+			text = fmt.Sprintf("%+v", x)
+		}
+		if red := h.r.Replace(text); red != text {
+			return slog.String(a.Key, red)
+		}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
 }

@@ -1,6 +1,13 @@
 package upstream
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
 
 // TestRedact: the values of env and headers, the URL's password and query
 // values, and what variables brought in are replaced; short values, the
@@ -27,5 +34,54 @@ func TestRedact(t *testing.T) {
 	}
 	if got := (&ServerConfig{Name: "plain"}).Redact("nothing to hide"); got != "nothing to hide" {
 		t.Errorf("a server without secrets: %q", got)
+	}
+}
+
+// secretStringer prints a secret through fmt.Stringer.
+type secretStringer struct{}
+
+func (secretStringer) String() string { return "stringer hunter22" }
+
+// TestRedactHandler: every part of a line at DEBUG — the message, string,
+// error, Stringer and other values, groups, attributes added with With and
+// under WithGroup — has every server's secrets replaced; values without one
+// keep their kind.
+func TestRedactHandler(t *testing.T) {
+	data := `{"mcpServers": {
+		"api": {"url": "https://h/mcp?key=${env:KEY}", "headers": {"Authorization": "Bearer tok-123456"}},
+		"cli": {"command": "srv", "env": {"DB_PASSWORD": "hunter22"}}
+	}}`
+	cfg, err := Parse("mcp.json", []byte(data), envOf(map[string]string{"KEY": "q-secret-9"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	inner := slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})
+	h := cfg.RedactHandler(inner)
+	if cfg.RedactHandler(h) != h {
+		t.Error("a handler that already redacts the configuration was wrapped again")
+	}
+	log := slog.New(h).With("token", "tok-123456").WithGroup("g")
+	log.Debug("probe failed for hunter22",
+		"error", fmt.Errorf("post https://h/mcp?key=q-secret-9: %w", errors.New("refused")),
+		"stringer", secretStringer{},
+		"any", map[string]string{"k": "tok-123456"},
+		"group", slog.GroupValue(slog.String("inner", "q-secret-9")),
+		"count", 3, "plain", errors.New("nothing"))
+	line := buf.String()
+	for _, secret := range []string{"tok-123456", "q-secret-9", "hunter22"} {
+		if strings.Contains(line, secret) {
+			t.Errorf("the line shows %q: %s", secret, line)
+		}
+	}
+	for _, want := range []string{`msg="probe failed for [redacted]"`, "token=[redacted]", "g.error=\"post https://h/mcp?key=[redacted]: refused\"",
+		`g.stringer="stringer [redacted]"`, "g.any=map[k:[redacted]]", "g.group.inner=[redacted]", "g.count=3", "g.plain=nothing"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the line lacks %s: %s", want, line)
+		}
+	}
+	plain, _ := Parse("mcp.json", []byte(`{"mcpServers": {"a": {"command": "srv"}}}`), envOf(nil))
+	if plain.RedactHandler(inner) != slog.Handler(inner) {
+		t.Error("a configuration without secrets wrapped the handler")
 	}
 }

@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"os"
-	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/legacysse"
 	"github.com/mcpkit/mcpkit/transport/stdio"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // runner supervises one server: its goroutine (run) connects, watches the
@@ -76,6 +71,8 @@ func (r *runner) clientOptions() *mcp.ClientOptions {
 	}
 	if o.Logger == nil {
 		o.Logger = r.log
+	} else {
+		o.Logger = slog.New(r.sup.cfg.RedactHandler(o.Logger.Handler()))
 	}
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = r.cfg.ProtocolVersion
@@ -183,76 +180,42 @@ func (r *runner) connect(ctx context.Context) (*mcp.ClientSession, int, error) {
 	return cs, pid, nil
 }
 
-// dial opens the transport.
+// dial opens the transport: the server's Target through mcpkit.Dial, with the
+// supervisor's HTTP client (watched for transport failures) and stop timeout.
 func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 	c := r.cfg
-	switch c.Transport {
-	case TransportStdio:
-		cmd := exec.Command(c.Command, c.Args...)
-		cmd.Dir = c.Cwd
-		if len(c.Env) > 0 {
-			cmd.Env = os.Environ()
-			keys := make([]string, 0, len(c.Env))
-			for k := range c.Env {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				cmd.Env = append(cmd.Env, k+"="+c.Env[k])
-			}
-		}
-		conn, err := stdio.NewCommandConn(ctx, cmd, &stdio.CommandOptions{
-			Stderr: r.addStderr, Logger: r.log,
-			CloseTimeout: r.sup.opts.StopTimeout, TermTimeout: r.sup.opts.StopTimeout,
-		})
-		if err != nil {
-			return nil, 0, err
-		}
-		return conn, conn.Pid(), nil
-	case TransportHTTP, TransportSSE:
-		header := http.Header{}
-		for k, v := range c.Headers {
-			header.Set(k, v)
-		}
+	t, err := c.Target()
+	if err != nil {
+		return nil, 0, err
+	}
+	opts := &mcpkit.DialOptions{Logger: r.log, Stderr: r.addStderr, StopTimeout: r.sup.opts.StopTimeout}
+	if t.URL != "" {
 		hc := r.sup.opts.HTTPClient
 		if f := r.sup.opts.HTTPClientFor; f != nil {
 			if c := f(c.Name, c.URL); c != nil {
 				hc = c
 			}
 		}
-		hc = r.watchedClient(hc)
-		sseOpts := &legacysse.ClientOptions{Header: header, Logger: r.log, HTTPClient: hc}
-		if c.Transport == TransportSSE {
-			conn, err := legacysse.NewClientConn(ctx, c.URL, sseOpts)
-			if err != nil {
-				return nil, 0, err
+		opts.HTTPClient = r.watchedClient(hc)
+		opts.OnSessionExpired = func(oldID, newID string, err error) {
+			if err == nil {
+				// A new session on the server: whatever it offers may differ.
+				r.mu.Lock()
+				cs := r.session
+				r.mu.Unlock()
+				r.sup.emit(Event{Server: c.Name, Kind: EventConnected, Session: cs, Status: r.snapshot()})
 			}
-			return conn, 0, nil
 		}
-		conn, err := streamable.NewClientConn(ctx, c.URL, &streamable.ClientOptions{
-			Header:     header,
-			Logger:     r.log,
-			HTTPClient: hc,
-			OnSessionExpired: func(oldID, newID string, err error) {
-				if err == nil {
-					// A new session on the server: whatever it offers may differ.
-					r.mu.Lock()
-					cs := r.session
-					r.mu.Unlock()
-					r.sup.emit(Event{Server: c.Name, Kind: EventConnected, Session: cs, Status: r.snapshot()})
-				}
-			},
-			Fallback: func(ctx context.Context) (transport.Conn, error) {
-				conn, err := legacysse.NewClientConn(ctx, c.URL, sseOpts)
-				if err != nil {
-					return nil, err
-				}
-				return conn, nil
-			},
-		})
-		return conn, 0, err
 	}
-	return nil, 0, fmt.Errorf("unknown transport %q", c.Transport)
+	conn, err := mcpkit.Dial(ctx, t, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	pid := 0
+	if p, ok := conn.(interface{ Pid() int }); ok {
+		pid = p.Pid()
+	}
+	return conn, pid, nil
 }
 
 // connected records a new session and reports it.

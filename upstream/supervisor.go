@@ -186,6 +186,9 @@ func NewSupervisor(cfg *Config, opts *Options) *Supervisor {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	// Every line logged under the supervisor has the configuration's
+	// secrets redacted, whoever writes it.
+	s.log = slog.New(cfg.RedactHandler(s.log.Handler()))
 	defaultDuration(&o.InitialBackoff, 500*time.Millisecond)
 	defaultDuration(&o.MaxBackoff, 30*time.Second)
 	defaultDuration(&o.StableAfter, 30*time.Second)

@@ -15,8 +15,10 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/mcpkit/mcpkit/auth"
 	"golang.org/x/oauth2"
+
+	"github.com/mcpkit/mcpkit/auth"
+	"github.com/mcpkit/mcpkit/internal/safefile"
 )
 
 // Memory is a TokenStore in memory. The zero value is ready to use.
@@ -130,24 +132,9 @@ func (s *File) Save(_ context.Context, key auth.StoreKey, tok *auth.StoredToken)
 	if err != nil {
 		return fmt.Errorf("tokenstore: %w", err)
 	}
-	f, err := os.CreateTemp(s.Dir, ".token-*")
-	if err != nil {
-		return fmt.Errorf("tokenstore: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("tokenstore: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("tokenstore: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("tokenstore: %w", err)
-	}
-	if err := os.Rename(tmp, s.path(key)); err != nil {
+	// A fresh file renamed over the token's: a symlink planted there is
+	// replaced, never written through.
+	if err := safefile.WriteOwn(s.path(key), data, 0o600); err != nil {
 		return fmt.Errorf("tokenstore: %w", err)
 	}
 	return nil

@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/tokenstore"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // authFlags are the flags of the auth commands.
@@ -96,7 +96,7 @@ func authLogin(ctx context.Context, f *authFlags, stderr, stdout io.Writer) erro
 	defer cleanup()
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	conn, err := streamable.NewClientConn(ctx, f.url, &streamable.ClientOptions{
+	conn, err := mcpkit.Dial(ctx, mcpkit.Target{URL: f.url}, &mcpkit.DialOptions{
 		HTTPClient: &http.Client{Transport: tr},
 		Logger:     slog.New(slog.DiscardHandler),
 	})

@@ -15,8 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/spf13/pflag"
+
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 )
 
 // clientFlags are the flags of the commands that talk to a server.
@@ -57,7 +58,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call config gateway get host ping prompts read resources serve tap tokens tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call config gateway get host ping prompts read resources serve skills tap tokens tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -34,7 +35,7 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			fmt.Println("pong")
 			return nil
 		}),
-		clientCmd(g, "read URI", "Read a resource", readExample, 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		withCompletion(g, "resource", clientCmd(g, "read URI", "Read a resource", readExample, 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			res, err := cs.ReadResource(ctx, args[0])
 			if err != nil {
 				return err
@@ -46,8 +47,8 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 				printResourceContents(c)
 			}
 			return nil
-		}),
-		clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", getExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		})),
+		withCompletion(g, "prompt", clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", getExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			var pargs map[string]string
 			if len(args) > 1 {
 				if err := json.Unmarshal([]byte(args[1]), &pargs); err != nil {
@@ -69,11 +70,18 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 				printContent(m.Content)
 			}
 			return nil
-		}),
-		clientCmd(g, "call TOOL [ARGS_JSON]", "Call a tool, with arguments as a JSON object", callExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
+		})),
+		withCompletion(g, "tool", clientCmd(g, "call TOOL [ARGS_JSON]", "Call a tool, with arguments as a JSON object", callExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			return callTool(ctx, g, cs, args)
-		}),
+		})),
 	}
+}
+
+// withCompletion completes cmd's first argument with the names of the
+// server's tools, prompts or resources (kind; see completeNames).
+func withCompletion(g *globalFlags, kind string, cmd *cobra.Command) *cobra.Command {
+	cmd.ValidArgsFunction = completeNames(g, kind)
+	return cmd
 }
 
 // clientCmd builds a command that connects to the target after "--" and runs do.
@@ -98,7 +106,7 @@ func clientCmd(g *globalFlags, use, short, example string, nargs int, do func(co
 				return err
 			}
 			clock := newRequestClock(g.timeout)
-			opts, err := clientOptions(g, clock, os.Stdin, isTerminal(os.Stdin), os.Stderr)
+			opts, err := clientOptions(g, clock, os.Stdin, term.IsTerminal(os.Stdin), os.Stderr)
 			if err != nil {
 				return err
 			}
@@ -123,9 +131,9 @@ func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args [
 		}
 		targs = json.RawMessage(args[1])
 	}
-	bar := newProgressBar(os.Stderr, isTerminal(os.Stderr))
-	res, err := cs.CallTool(ctx, args[0], targs, mcp.WithProgress(bar.update))
-	bar.finish()
+	bar := term.NewProgressBar(os.Stderr, term.IsTerminal(os.Stderr))
+	res, err := cs.CallTool(ctx, args[0], targs, mcp.WithProgress(bar.Update))
+	bar.Finish()
 	if err != nil {
 		return err
 	}

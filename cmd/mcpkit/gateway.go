@@ -113,7 +113,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		level = slog.LevelError // the listing says how each server is
 	}
 	// stdout carries only protocol messages (stdio): diagnostics go to stderr.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(cfg.RedactHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	keyring, err := keyringFromEnv()
 	if err != nil {
 		return err

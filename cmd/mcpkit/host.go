@@ -5,22 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
 	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/anthropic"
 	"github.com/mcpkit/mcpkit/llm/openai"
-	"github.com/mcpkit/mcpkit/mcp"
-	"github.com/mcpkit/mcpkit/upstream"
 )
 
 // hostFlags are the flags of `mcpkit host`.
@@ -52,7 +48,8 @@ and host runs them through MCP and gives the results back, until the model answe
 --config reads the servers from a Claude Desktop or VS Code configuration file
 (as mcpkit gateway does): each enabled server is started and kept running (a
 crashed one is restarted), and its allowedTools/excludedTools decide which of
-its tools the model sees. --server adds servers to those of --config.
+its tools the model sees. --server adds servers to those of --config, run by
+the same supervisor; one that does not come up ends the command.
 
 Without -p it is a chat on the terminal: the answer streams, each tool call is shown
 with its arguments and result, and each call waits for your approval (y, n, or a:
@@ -111,10 +108,10 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
 	}
-	term := isTerminal(os.Stdin)
-	chat := f.prompt == "" && term
+	onTerminal := term.IsTerminal(os.Stdin)
+	chat := f.prompt == "" && onTerminal
 	prompt := f.prompt
-	if prompt == "" && !term {
+	if prompt == "" && !onTerminal {
 		data, err := io.ReadAll(os.Stdin)
 		if err != nil {
 			return fmt.Errorf("reading the prompt from standard input: %w", err)
@@ -123,40 +120,18 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 			return errors.New("no prompt: give -p PROMPT, or run on a terminal to chat")
 		}
 	}
-	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat, always: map[string]bool{}}
+	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat}
 	if chat {
 		ui.out = os.Stdout
 	}
-	if term {
-		ui.in = newLineReader(os.Stdin)
+	if onTerminal {
+		ui.in = term.NewLineReader(os.Stdin)
 	}
-	var list []host.Server
-	var sup *upstream.Supervisor // of --config's servers
-	used := map[string]int{}
-	if f.config != "" {
-		configured, s, stop, err := startConfigServers(ctx, g, f, ui, provider, model)
-		if err != nil {
-			return err
-		}
-		sup = s
-		defer stop()
-		for _, s := range configured {
-			used[s.Name]++
-		}
-		list = append(list, configured...)
-	}
-	servers, err := connectServers(ctx, g, f, ui, provider, model, used)
+	list, sup, stop, err := startServers(ctx, g, f, ui, provider, model)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, s := range servers {
-			_ = s.close()
-		}
-	}()
-	for _, s := range servers {
-		list = append(list, s.Server)
-	}
+	defer stop()
 	src := host.NewSessionSource(list...)
 	src.Warn = func(server string, err error) { fmt.Fprintf(os.Stderr, "mcpkit: %v\n", err) }
 	agent := host.New(src, host.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
@@ -174,7 +149,7 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if err != nil {
 		return err
 	}
-	status := func() []gateway.ServerStatus { return hostStatuses(sup, servers, src) }
+	status := func() []gateway.ServerStatus { return hostStatuses(sup, src) }
 	return ui.chat(ctx, agent, f.model, tools, len(list), status)
 }
 
@@ -231,175 +206,4 @@ func ollamaBaseURL(env string) string {
 		env = "http://" + env
 	}
 	return strings.TrimRight(env, "/") + "/v1"
-}
-
-// hostServer is a connected --server.
-type hostServer struct {
-	host.Server
-	transport string // "stdio" or "http"
-	cs        *mcp.ClientSession
-	close     func() error
-}
-
-// connectServers connects every --server, each client answering sampling with
-// the model and elicitation on the terminal. used counts the names already
-// taken (by --config's servers); a name taken again gets a "_N" suffix.
-func connectServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string, used map[string]int) ([]hostServer, error) {
-	var out []hostServer
-	fail := func(err error) ([]hostServer, error) {
-		for _, s := range out {
-			_ = s.close()
-		}
-		return nil, err
-	}
-	headers, err := parseHeaderFlags(f.headers, true)
-	if err != nil {
-		return nil, err
-	}
-	scoped := map[string]bool{} // servers some --header names
-	for _, h := range headers {
-		if h.server != "" {
-			scoped[h.server] = true
-		}
-	}
-	for _, spec := range f.servers {
-		name, target, u, err := parseServerSpec(spec)
-		if err != nil {
-			return fail(err)
-		}
-		if used[name]++; used[name] > 1 {
-			name = fmt.Sprintf("%s_%d", name, used[name])
-		}
-		sg := &globalFlags{verbose: g.verbose, timeout: f.timeout, url: u, roots: f.roots, elicitAnswers: f.elicitAnswers}
-		if u != "" {
-			delete(scoped, name)
-			for _, h := range headers {
-				if h.server == "" || h.server == name {
-					sg.headers = append(sg.headers, h.name+": "+h.value)
-				}
-			}
-		}
-		clock := newRequestClock(sg.timeout)
-		opts, err := hostClientOptions(sg, clock, ui, name, p, model)
-		if err != nil {
-			return fail(err)
-		}
-		cs, done, err := connect(ctx, sg, clock, target, opts)
-		if err != nil {
-			return fail(fmt.Errorf("server %s: %w", name, err))
-		}
-		closeServer := func() error {
-			err := cs.Close()
-			done()
-			return err
-		}
-		transport := string(upstream.TransportStdio)
-		if u != "" {
-			transport = string(upstream.TransportHTTP)
-		}
-		out = append(out, hostServer{Server: host.Server{Name: name, Session: host.FixedSession(cs)}, transport: transport, cs: cs, close: closeServer})
-	}
-	for name := range scoped {
-		return fail(fmt.Errorf("--header %s=...: no --server URL is named %s", name, name))
-	}
-	return out, nil
-}
-
-var namedServer = regexp.MustCompile(`^([A-Za-z0-9_-]+)=(.+)$`)
-
-// parseServerSpec reads a --server value: [NAME=]URL or [NAME=]COMMAND LINE.
-// Without a name, a URL is named after its host and a command after its
-// program.
-func parseServerSpec(spec string) (name string, command []string, rawURL string, err error) {
-	spec = strings.TrimSpace(spec)
-	if m := namedServer.FindStringSubmatch(spec); m != nil {
-		name, spec = m[1], strings.TrimSpace(m[2])
-	}
-	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-		u, err := url.Parse(spec)
-		if err != nil {
-			return "", nil, "", fmt.Errorf("--server %q: %w", spec, err)
-		}
-		if name == "" {
-			name = sanitizeName(u.Hostname())
-		}
-		return name, nil, spec, nil
-	}
-	command, err = splitCommandLine(spec)
-	if err != nil {
-		return "", nil, "", fmt.Errorf("--server %q: %w", spec, err)
-	}
-	if len(command) == 0 {
-		return "", nil, "", fmt.Errorf("--server %q: no command", spec)
-	}
-	if name == "" {
-		name = sanitizeName(strings.TrimSuffix(filepath.Base(command[0]), filepath.Ext(command[0])))
-	}
-	return name, command, "", nil
-}
-
-// sanitizeName keeps [A-Za-z0-9_-] of a server name.
-func sanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		return "server"
-	}
-	return string(b)
-}
-
-// splitCommandLine splits a command line into words as a POSIX shell would
-// for plain words: blanks separate them, single quotes keep everything,
-// double quotes keep all but \" and \\, and a backslash outside quotes keeps
-// the next character.
-func splitCommandLine(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpkit/mcpkit/host"
@@ -37,42 +39,58 @@ func hostClientOptions(sg *globalFlags, clock *requestClock, ui *hostUI, name st
 	return opts, nil
 }
 
-// startConfigServers starts the enabled servers of --config under a
-// supervisor (restarted when they crash) and returns them as the agent's
-// servers, each offering only the tools its allowedTools/excludedTools let
-// through, and their supervisor. stop stops them all.
-func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string) (servers []host.Server, sup *upstream.Supervisor, stop func(), err error) {
-	cfg, err := upstream.Load(f.config)
-	if err != nil {
-		return nil, nil, nil, err
+// startServers starts the enabled servers of --config and every --server under
+// one supervisor (restarted when they crash, pinged while they run) and
+// returns them as the agent's servers — a configured one offering only the
+// tools its allowedTools/excludedTools let through — and their supervisor.
+// A configured server still down once every server had its first attempt is
+// reported and left to the supervisor; a --server one ends the command, as the
+// user asked for it by name. stop stops them all.
+func startServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI, p llm.Provider, model string) (servers []host.Server, sup *upstream.Supervisor, stop func(), err error) {
+	cfg := &upstream.Config{Servers: map[string]*upstream.ServerConfig{}}
+	if f.config != "" {
+		if cfg, err = upstream.Load(f.config); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	opts := make(map[string]*mcp.ClientOptions, len(cfg.Servers))
+	timeouts := map[string]time.Duration{}
 	var names []string // the enabled servers
 	for _, name := range cfg.Names() {
 		sc := cfg.Servers[name]
 		if sc.Disabled {
 			continue
 		}
-		timeout := f.timeout
+		timeouts[name] = f.timeout
 		if sc.Timeout > 0 {
-			timeout = sc.Timeout
+			timeouts[name] = sc.Timeout
 		}
-		sg := &globalFlags{verbose: g.verbose, timeout: timeout, roots: f.roots, elicitAnswers: f.elicitAnswers}
-		o, err := hostClientOptions(sg, newRequestClock(timeout), ui, name, p, model)
+		names = append(names, name)
+	}
+	if f.config != "" && len(names) == 0 && len(f.servers) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s: every server is disabled", f.config)
+	}
+	given, err := addServerFlags(cfg, f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, name := range given {
+		timeouts[name] = f.timeout
+	}
+	names = append(names, given...)
+	opts := make(map[string]*mcp.ClientOptions, len(names))
+	for _, name := range names {
+		sg := &globalFlags{verbose: g.verbose, timeout: timeouts[name], roots: f.roots, elicitAnswers: f.elicitAnswers}
+		o, err := hostClientOptions(sg, newRequestClock(timeouts[name]), ui, name, p, model)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		opts[name] = o
-		names = append(names, name)
-	}
-	if len(names) == 0 && len(f.servers) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s: every server is disabled", f.config)
 	}
 	level := slog.LevelWarn
 	if g.verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(cfg.RedactHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	oauth := newUpstreamOAuth(cfg, &oauthFlags{}, logger)
 	sup = upstream.NewSupervisor(cfg, &upstream.Options{
 		ClientInfo:    protocol.Implementation{Name: "mcpkit", Version: clientVersion()},
@@ -100,9 +118,61 @@ func startConfigServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *h
 		return nil, nil, nil, err
 	}
 	for _, st := range sup.Statuses() {
-		if st.State != upstream.StateReady && st.State != upstream.StateDisabled {
-			fmt.Fprintf(os.Stderr, "mcpkit: server %s is %s: %s\n", st.Name, st.State, st.LastError)
+		if st.State == upstream.StateReady || st.State == upstream.StateDisabled {
+			continue
 		}
+		if slices.Contains(given, st.Name) {
+			stop()
+			return nil, nil, nil, fmt.Errorf("server %s: %s", st.Name, st.LastError)
+		}
+		fmt.Fprintf(os.Stderr, "mcpkit: server %s is %s: %s\n", st.Name, st.State, st.LastError)
 	}
 	return servers, sup, stop, nil
+}
+
+// addServerFlags adds the servers of --server to cfg, with the --header values
+// for each URL one, and returns their names. A name --config (or an earlier
+// --server) took gets a "_N" suffix.
+func addServerFlags(cfg *upstream.Config, f *hostFlags) ([]string, error) {
+	headers, err := parseHeaderFlags(f.headers, true)
+	if err != nil {
+		return nil, err
+	}
+	scoped := map[string]bool{} // servers some --header names
+	for _, h := range headers {
+		if h.server != "" {
+			scoped[h.server] = true
+		}
+	}
+	used := map[string]int{}
+	for name := range cfg.Servers {
+		used[name]++
+	}
+	var names []string
+	for _, spec := range f.servers {
+		sc, err := upstream.ParseServerSpec(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--server %w", err)
+		}
+		if used[sc.Name]++; used[sc.Name] > 1 {
+			sc.Name = fmt.Sprintf("%s_%d", sc.Name, used[sc.Name])
+		}
+		if sc.URL != "" {
+			delete(scoped, sc.Name)
+			header, err := headerFor(headers, sc.Name)
+			if err != nil {
+				return nil, err
+			}
+			sc.Headers = make(map[string]string, len(header))
+			for k, v := range header {
+				sc.Headers[k] = strings.Join(v, ", ")
+			}
+		}
+		cfg.Servers[sc.Name] = sc
+		names = append(names, sc.Name)
+	}
+	for name := range scoped {
+		return nil, fmt.Errorf("--header %s=...: no --server URL is named %s", name, name)
+	}
+	return names, nil
 }

@@ -118,8 +118,8 @@ func TestHostConfigErrors(t *testing.T) {
 }
 
 // /servers in the chat shows each server's state, transport and tools — the
-// configured ones as their supervisor sees them (a disabled one, one that
-// cannot start, with its error and stderr) and those of --server.
+// configured ones and those of --server as their one supervisor sees them (a
+// disabled one, one that cannot start, with its error and stderr).
 func TestHostChatServersCommand(t *testing.T) {
 	cfg := writeHostConfig(t, map[string]any{
 		"alpha":  map[string]any{"command": mcpkitBin, "args": []string{"serve"}},
@@ -135,8 +135,8 @@ func TestHostChatServersCommand(t *testing.T) {
 	r.waitFor("TOOLS  RESTARTS  PROTOCOL")
 	r.waitFor("\nalpha   ready  ")
 	r.waitFor("\nbroken  ")
+	r.waitFor("\ngamma   ready  ") // --server's, under the same supervisor: in name order
 	r.waitFor("\noff     disabled  stdio      0      0")
-	r.waitFor("\ngamma   ready  ")
 	r.waitFor("\nbroken: mcp: initialize: ")
 	r.waitFor(`  | mcpkit: unknown command "no-such-command" for "mcpkit"`)
 	r.waitFor("> ")

@@ -123,25 +123,6 @@ func TestHostUsageErrors(t *testing.T) {
 	}
 }
 
-func TestParseServerSpec(t *testing.T) {
-	cases := []struct {
-		spec, name, url string
-		cmd             []string
-	}{
-		{"mcpkit serve", "mcpkit", "", []string{"mcpkit", "serve"}},
-		{`fs=npx -y "@scope/server files" 'a b' c\ d`, "fs", "", []string{"npx", "-y", "@scope/server files", "a b", "c d"}},
-		{"/usr/local/bin/my.server.py --x", "my_server", "", []string{"/usr/local/bin/my.server.py", "--x"}},
-		{"https://mcp.example.com/mcp", "mcp_example_com", "https://mcp.example.com/mcp", nil},
-		{"gh=http://127.0.0.1:8080/mcp", "gh", "http://127.0.0.1:8080/mcp", nil},
-	}
-	for _, c := range cases {
-		name, cmd, u, err := parseServerSpec(c.spec)
-		if err != nil || name != c.name || u != c.url || strings.Join(cmd, "|") != strings.Join(c.cmd, "|") {
-			t.Errorf("%q: %q %q %q %v", c.spec, name, cmd, u, err)
-		}
-	}
-}
-
 // The chat on a terminal: type a prompt, watch the answer stream, approve a
 // tool call, see its result and the final answer; then a tool that asks for
 // sampling, approved for the session ("a"), whose sampling request is approved

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
 	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
@@ -17,15 +18,15 @@ import (
 // hostUI is the terminal side of `mcpkit host`: it shows the run (the
 // streamed answer, tool calls and their results) and asks for approvals.
 type hostUI struct {
-	out     io.Writer   // the transcript: stdout in a chat, stderr for -p
-	in      *lineReader // the terminal, or nil when there is none
-	yes     bool        // approve everything
-	verbose bool        // token usage and call durations
-	stream  bool        // show the answer as it streams (a chat)
+	out     io.Writer        // the transcript: stdout in a chat, stderr for -p
+	in      *term.LineReader // the terminal, or nil when there is none
+	yes     bool             // approve everything
+	verbose bool             // token usage and call durations
+	stream  bool             // show the answer as it streams (a chat)
 
-	mu      sync.Mutex      // one prompt on the terminal at a time (shared with elicitation forms)
-	always  map[string]bool // tools approved for the session ("a"); guarded by mu
-	midLine bool            // the streamed text has not ended its line
+	mu        sync.Mutex     // one prompt on the terminal at a time (shared with elicitation forms)
+	approvals term.Approvals // tools and servers approved for the session ("a"); guarded by mu
+	midLine   bool           // the streamed text has not ended its line
 
 	usageMu  sync.Mutex
 	sampling llm.Usage // tokens of the servers' sampling requests
@@ -98,7 +99,7 @@ func (ui *hostUI) approveTool(ctx context.Context, c *host.Call) (bool, error) {
 	}
 	ui.mu.Lock()
 	defer ui.mu.Unlock()
-	if ui.always[c.Name] {
+	if ui.approvals.Always(c.Name) {
 		return true, nil
 	}
 	if ui.in == nil {
@@ -106,12 +107,7 @@ func (ui *hostUI) approveTool(ctx context.Context, c *host.Call) (bool, error) {
 		return false, nil
 	}
 	ui.newLine()
-	answer, err := ui.ask(ctx, fmt.Sprintf("  Run %s %s? [y]es, [n]o, [a]lways for this tool: ", c.Name, clipLine(string(c.Arguments), 300)))
-	if answer == "a" || answer == "always" {
-		ui.always[c.Name] = true
-		return true, err
-	}
-	return answer == "y" || answer == "yes", err
+	return ui.approvals.Ask(ctx, ui.in, ui.out, c.Name, fmt.Sprintf("  Run %s %s? [y]es, [n]o, [a]lways for this tool: ", c.Name, clipLine(string(c.Arguments), 300)))
 }
 
 // approveSampling asks whether a server's sampling request may reach the
@@ -123,7 +119,7 @@ func (ui *hostUI) approveSampling(ctx context.Context, server string, p *protoco
 	ui.mu.Lock()
 	defer ui.mu.Unlock()
 	key := "sampling:" + server
-	if ui.always[key] {
+	if ui.approvals.Always(key) {
 		return true, nil
 	}
 	var last string
@@ -139,28 +135,8 @@ func (ui *hostUI) approveSampling(ctx context.Context, server string, p *protoco
 		return false, nil
 	}
 	ui.newLine()
-	answer, err := ui.ask(ctx, fmt.Sprintf("  Server %s asks the model: %q (at most %d tokens). Allow? [y]es, [n]o, [a]lways for this server: ",
+	return ui.approvals.Ask(ctx, ui.in, ui.out, key, fmt.Sprintf("  Server %s asks the model: %q (at most %d tokens). Allow? [y]es, [n]o, [a]lways for this server: ",
 		server, clipLine(last, 200), p.MaxTokens))
-	if answer == "a" || answer == "always" {
-		ui.always[key] = true
-		return true, err
-	}
-	return answer == "y" || answer == "yes", err
-}
-
-// ask prints question and reads the answer, lower-cased; the end of the
-// input answers "".
-func (ui *hostUI) ask(ctx context.Context, question string) (string, error) {
-	fmt.Fprint(ui.out, question)
-	line, err := ui.in.readLine(ctx)
-	if err == io.EOF {
-		fmt.Fprintln(ui.out)
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return strings.ToLower(strings.TrimSpace(line)), nil
 }
 
 // chat reads the user's messages on the terminal and runs a turn for each.
@@ -170,7 +146,7 @@ func (ui *hostUI) chat(ctx context.Context, agent *host.Agent, model string, too
 	fmt.Fprintf(ui.out, "mcpkit host: %s, %d tools from %d server(s). /help for commands, Ctrl-D to quit.\n", model, len(tools), servers)
 	for {
 		fmt.Fprint(ui.out, "> ")
-		line, err := ui.in.readLine(ctx)
+		line, err := ui.in.ReadLine(ctx)
 		if err == io.EOF {
 			fmt.Fprintln(ui.out)
 			return nil

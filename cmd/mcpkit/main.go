@@ -66,15 +66,34 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "show the target server's stderr and protocol diagnostics")
 	serve := newServeCmd(g)
 	serve.Example = serveExample
-	root.AddCommand(serve, newVersionCmd())
-	root.AddCommand(newClientCmds(g)...)
-	root.AddCommand(newTokensCmd(g))
-	root.AddCommand(newAuthCmd())
-	root.AddCommand(newHostCmd(g))
-	root.AddCommand(newGatewayCmd(g))
-	root.AddCommand(newConfigCmd())
-	root.AddCommand(newTapCmd())
+	root.AddGroup(
+		&cobra.Group{ID: groupTalk, Title: "Talk to a server:"},
+		&cobra.Group{ID: groupRun, Title: "Run:"},
+		&cobra.Group{ID: groupInspect, Title: "Inspect:"},
+		&cobra.Group{ID: groupSetUp, Title: "Set up:"})
+	inGroup(root, groupTalk, append(newClientCmds(g), newTokensCmd(g), newSkillsCmd(g))...)
+	inGroup(root, groupRun, serve, newGatewayCmd(g), newHostCmd(g))
+	inGroup(root, groupInspect, newTapCmd())
+	inGroup(root, groupSetUp, newAuthCmd(), newConfigCmd(), newVersionCmd())
+	root.SetHelpCommandGroupID(groupSetUp)
+	root.SetCompletionCommandGroupID(groupSetUp)
 	return root
+}
+
+// The groups of `mcpkit --help`.
+const (
+	groupTalk    = "talk"
+	groupRun     = "run"
+	groupInspect = "inspect"
+	groupSetUp   = "setup"
+)
+
+// inGroup adds cmds to root in the group id.
+func inGroup(root *cobra.Command, id string, cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		c.GroupID = id
+	}
+	root.AddCommand(cmds...)
 }
 
 // serveExample is the Example section of `mcpkit serve --help`.

@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
+	if path := os.Getenv(schemaServerEnv); path != "" {
+		serveSchemaTool(path)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "mcpkit-cli")
 	if err != nil {
 		panic(err)

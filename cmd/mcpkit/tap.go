@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,6 +31,7 @@ type tapFlags struct {
 	web      string // the web view's address
 	oauth    oauthFlags
 	noOAuth  bool
+	maxBody  int64 // HTTP tap: the largest request body relayed
 }
 
 func newTapCmd() *cobra.Command {
@@ -58,7 +60,8 @@ DELETE, resumption), the 2024-11-05 HTTP+SSE transport (the endpoint event is po
 at the tap) and 2026-07-28 stateless requests, streams event by event as they arrive.
 The listener binds loopback unless a host is named, and checks Host and Origin as
 "mcpkit serve" does, and bounds its clients as it does (header and idle timeouts, a
-connection cap).
+connection cap). A request body over --max-body-bytes is answered with 413 and not
+relayed (the tap holds a body whole to record it).
 
 An OAuth-protected upstream is reached with the tap's own authorization, as the
 client commands and the gateway reach one: a token stored by "mcpkit auth login
@@ -94,6 +97,7 @@ Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
 	cmd.Flags().BoolVar(&f.ui, "ui", false, "show the live timeline in a terminal UI (a stdio tap draws on /dev/tty)")
 	cmd.Flags().StringVar(&f.web, "web", "", "serve the live timeline to a browser on this address (e.g. 127.0.0.1:8090)")
 	cmd.Flags().BoolVar(&f.noOAuth, "no-oauth", false, "HTTP tap: do not authorize to the upstream; relay the client's Authorization as it is")
+	cmd.Flags().Int64Var(&f.maxBody, "max-body-bytes", tap.DefaultMaxBody, "HTTP tap: largest request body relayed (413 beyond)")
 	f.oauth.register(cmd.Flags(), "oauth-port")
 	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapViewCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
 	return cmd
@@ -221,7 +225,8 @@ func runHTTPTap(ctx context.Context, f *tapFlags, rec *capture.Recorder) error {
 	if host == "" {
 		host = "127.0.0.1" // loopback unless a host is named
 	}
-	opts := tap.HTTPOptions{Upstream: up, Recorder: rec, NoRedact: f.noRedact, AllowedOrigins: f.origins}
+	opts := tap.HTTPOptions{Upstream: up, Recorder: rec, NoRedact: f.noRedact, AllowedOrigins: f.origins, MaxBody: f.maxBody,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	if !f.noOAuth {
 		tr, cleanup, err := tapAuthorizer(ctx, f)
 		if err != nil {

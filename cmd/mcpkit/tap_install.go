@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -147,16 +146,16 @@ func installFiles(host string) ([]string, error) {
 	}
 	var out []string
 	for _, tag := range want {
-		for _, f := range hostConfigFiles(runtime.GOOS, os.Getenv) {
-			if f.tag != tag {
+		for _, f := range upstream.HostFiles(runtime.GOOS, os.Getenv) {
+			if f.Tag != tag {
 				continue
 			}
-			data, err := os.ReadFile(f.path)
+			data, err := os.ReadFile(f.Path)
 			if err != nil {
 				continue
 			}
-			if _, err := upstream.LocateServers(f.path, data); err == nil {
-				out = append(out, f.path)
+			if _, err := upstream.LocateServers(f.Path, data); err == nil {
+				out = append(out, f.Path)
 				break // VS Code: mcp.json before settings.json
 			}
 		}
@@ -167,24 +166,7 @@ func installFiles(host string) ([]string, error) {
 	return out, nil
 }
 
-// edit replaces the bytes of span with text.
-type edit struct {
-	span upstream.Span
-	text string
-}
-
-func applyEdits(data []byte, edits []edit) []byte {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].span.Start > edits[j].span.Start })
-	out := slices.Clone(data)
-	for _, e := range edits {
-		out = slices.Concat(out[:e.span.Start], []byte(e.text), out[e.span.End:])
-	}
-	return out
-}
-
 func sum(data []byte) string { h := sha256.Sum256(data); return hex.EncodeToString(h[:]) }
-
-func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 // installTap wraps the servers of one file.
 func installTap(w io.Writer, file, self, outDir string, only []string) error {
@@ -197,13 +179,15 @@ func installTap(w io.Writer, file, self, outDir string, only []string) error {
 		return fmt.Errorf("tap install: %w", err)
 	}
 	st := &installState{Exact: true, Servers: map[string]*installedServer{}}
-	if raw, err := os.ReadFile(statePath(file)); err == nil {
+	if raw, err := upstream.ReadBeside(statePath(file)); err == nil {
 		if err := json.Unmarshal(raw, st); err != nil {
 			return fmt.Errorf("tap install: %s: %w", statePath(file), err)
 		}
 		st.Exact = st.Exact && st.Installed == sum(data)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("tap install: %w", err) // a symlink planted in its place, say
 	}
-	var edits []edit
+	var edits []upstream.Edit
 	var httpTaps []string
 	for _, e := range spans {
 		if len(only) > 0 && !slices.Contains(only, e.Name) {
@@ -213,30 +197,13 @@ func installTap(w io.Writer, file, self, outDir string, only []string) error {
 			fmt.Fprintf(w, "%s: %s: already through the tap\n", file, e.Name)
 			continue
 		}
-		value := func(member string, v any) bool {
-			raw, ok := e.Values[member]
-			return ok && json.Unmarshal(raw, v) == nil
-		}
-		var command, rawURL string
-		var args []string
-		value("command", &command)
-		value("args", &args)
-		if !value("url", &rawURL) {
-			value("serverUrl", &rawURL)
-		}
+		command, args, rawURL := e.Launch()
 		out := filepath.Join(outDir, safeName(e.Name)+".jsonl")
 		rec := &installedServer{Original: string(data[e.Value.Start:e.Value.End]), Out: out}
-		var entryEdits []edit
+		var entryEdits []upstream.Edit
 		switch {
 		case command != "":
-			wrapped := append([]string{"tap", "--out", out, "--", command}, args...)
-			entryEdits = append(entryEdits, edit{e.Members["command"], jsonText(self)})
-			if s, ok := e.Members["args"]; ok {
-				entryEdits = append(entryEdits, edit{s, jsonText(wrapped)})
-			} else {
-				at := e.Members["command"].End
-				entryEdits = append(entryEdits, edit{upstream.Span{Start: at, End: at}, `, "args": ` + jsonText(wrapped)})
-			}
+			entryEdits = e.CommandEdits(self, append([]string{"tap", "--out", out, "--", command}, args...))
 		case rawURL != "":
 			u, err := url.Parse(rawURL)
 			if err != nil || u.Host == "" {
@@ -250,21 +217,12 @@ func installTap(w io.Writer, file, self, outDir string, only []string) error {
 			rec.Listen, rec.Upstream = listen, rawURL
 			tapURL := *u
 			tapURL.Scheme, tapURL.Host, tapURL.User = "http", listen, nil
-			key := "url"
-			if _, ok := e.Members["url"]; !ok {
-				key = "serverUrl"
-			}
-			entryEdits = append(entryEdits, edit{e.Members[key], jsonText(tapURL.String())})
+			entryEdits = append(entryEdits, e.URLEdit(tapURL.String()))
 			httpTaps = append(httpTaps, fmt.Sprintf("%s tap --listen %s --upstream %s --out %s", shellQuote(self), listen, shellQuote(rawURL), shellQuote(out)))
 		default:
 			continue
 		}
-		// The entry as rewritten, to recognise it at uninstall.
-		local := make([]edit, len(entryEdits))
-		for i, ed := range entryEdits {
-			local[i] = edit{upstream.Span{Start: ed.span.Start - e.Value.Start, End: ed.span.End - e.Value.Start}, ed.text}
-		}
-		rec.Wrapped = string(applyEdits(data[e.Value.Start:e.Value.End], local))
+		rec.Wrapped = e.Edited(data, entryEdits) // to recognise it at uninstall
 		st.Servers[e.Name] = rec
 		edits = append(edits, entryEdits...)
 		fmt.Fprintf(w, "%s: %s: through the tap, capture %s\n", file, e.Name, out)
@@ -272,17 +230,19 @@ func installTap(w io.Writer, file, self, outDir string, only []string) error {
 	if len(edits) == 0 {
 		return nil
 	}
-	if _, err := os.Stat(backupPath(file)); errors.Is(err, fs.ErrNotExist) {
-		if err := os.WriteFile(backupPath(file), data, 0o600); err != nil {
+	if fi, err := os.Lstat(backupPath(file)); errors.Is(err, fs.ErrNotExist) {
+		if err := upstream.WriteBeside(backupPath(file), data); err != nil {
 			return fmt.Errorf("tap install: backup: %w", err)
 		}
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("tap install: %s: not a regular file (a symlink?): not used as the backup", backupPath(file))
 	}
-	out := applyEdits(data, edits)
+	out := upstream.ApplyEdits(data, edits)
 	st.Installed = sum(out)
 	if err := writeState(file, st); err != nil {
 		return err
 	}
-	if err := writeKeepingMode(file, out); err != nil {
+	if err := upstream.WriteConfig(file, out); err != nil {
 		return fmt.Errorf("tap install: %w", err)
 	}
 	if len(httpTaps) > 0 {
@@ -293,7 +253,7 @@ func installTap(w io.Writer, file, self, outDir string, only []string) error {
 
 // uninstallTap restores one file.
 func uninstallTap(w io.Writer, file string) error {
-	raw, err := os.ReadFile(statePath(file))
+	raw, err := upstream.ReadBeside(statePath(file))
 	if err != nil {
 		return fmt.Errorf("tap uninstall: %w", err)
 	}
@@ -305,7 +265,7 @@ func uninstallTap(w io.Writer, file string) error {
 	if err != nil {
 		return fmt.Errorf("tap uninstall: %w", err)
 	}
-	backup, berr := os.ReadFile(backupPath(file))
+	backup, berr := upstream.ReadBeside(backupPath(file))
 	var out []byte
 	if st.Exact && berr == nil && sum(data) == st.Installed {
 		out = backup
@@ -315,7 +275,7 @@ func uninstallTap(w io.Writer, file string) error {
 		if err != nil {
 			return fmt.Errorf("tap uninstall: %w", err)
 		}
-		var edits []edit
+		var edits []upstream.Edit
 		restored := 0
 		for _, e := range spans {
 			rec, ok := st.Servers[e.Name]
@@ -326,13 +286,13 @@ func uninstallTap(w io.Writer, file string) error {
 				fmt.Fprintf(w, "%s: %s: left as it is: changed since install\n", file, e.Name)
 				continue
 			}
-			edits = append(edits, edit{e.Value, rec.Original})
+			edits = append(edits, upstream.Edit{Span: e.Value, Text: rec.Original})
 			restored++
 		}
-		out = applyEdits(data, edits)
+		out = upstream.ApplyEdits(data, edits)
 		fmt.Fprintf(w, "%s: the file changed since install: restored only the %d server entries\n", file, restored)
 	}
-	if err := writeKeepingMode(file, out); err != nil {
+	if err := upstream.WriteConfig(file, out); err != nil {
 		return fmt.Errorf("tap uninstall: %w", err)
 	}
 	return errors.Join(os.Remove(statePath(file)), removeIfExists(backupPath(file)))
@@ -350,23 +310,10 @@ func writeState(file string, st *installState) error {
 	if err != nil {
 		return fmt.Errorf("tap install: %w", err)
 	}
-	if err := os.WriteFile(statePath(file), append(b, '\n'), 0o600); err != nil {
+	if err := upstream.WriteBeside(statePath(file), append(b, '\n')); err != nil {
 		return fmt.Errorf("tap install: %w", err)
 	}
 	return nil
-}
-
-// writeKeepingMode replaces file's contents, keeping its permissions.
-func writeKeepingMode(file string, data []byte) error {
-	mode := fs.FileMode(0o600)
-	if fi, err := os.Stat(file); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp := file + ".mcpkit-tap.tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, file)
 }
 
 // safeName makes a server name usable as a file name.

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -15,9 +15,6 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/tap/replay"
-	"github.com/mcpkit/mcpkit/transport"
-	"github.com/mcpkit/mcpkit/transport/stdio"
-	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 func newTapReplayServerCmd() *cobra.Command {
@@ -63,7 +60,7 @@ holds none.`,
 }
 
 func newTapReplayCmd() *cobra.Command {
-	var url string
+	g := &globalFlags{} // the target's flags: --url, --header, OAuth
 	var asJSON bool
 	var ignore []string
 	var timeout time.Duration
@@ -97,13 +94,15 @@ and holds no timings, so that it can be compared in CI.`,
 			if dash >= 0 {
 				file, target = args[:dash], args[dash:]
 			}
-			if len(file) != 1 || (len(target) == 0) == (url == "") {
+			if len(file) != 1 || (len(target) == 0) == (g.url == "") {
 				return exitError2(errors.New("tap replay: give one capture file, and the server: -- COMMAND [ARGS...] or --url URL"))
 			}
-			return runTapReplay(cmd.Context(), cmd.OutOrStdout(), file[0], target, url, replay.Options{Ignore: ignore, Timeout: timeout}, asJSON)
+			return runTapReplay(cmd.Context(), cmd.OutOrStdout(), file[0], g, target, replay.Options{Ignore: ignore, Timeout: timeout}, asJSON)
 		},
 	}
-	cmd.Flags().StringVar(&url, "url", "", "the live server's Streamable HTTP endpoint")
+	cmd.Flags().StringVar(&g.url, "url", "", "the live server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
+	cmd.Flags().StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable; ${env:VAR} is replaced from the environment)")
+	g.oauth.register(cmd.Flags(), "oauth-port")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&ignore, "ignore", nil, "a JSON path of results not to compare (repeatable)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for each response")
@@ -116,20 +115,18 @@ func exitError2(err error) error {
 	return exitError{2}
 }
 
-func runTapReplay(ctx context.Context, w io.Writer, file string, target []string, url string, opts replay.Options, asJSON bool) error {
+// runTapReplay replays the capture file against the target (g.url, or the
+// command target), reached as the client commands reach theirs.
+func runTapReplay(ctx context.Context, w io.Writer, file string, g *globalFlags, target []string, opts replay.Options, asJSON bool) error {
 	c, err := replay.ReadFile(file)
 	if err != nil {
 		return exitError2(fmt.Errorf("tap replay: %w", err))
 	}
-	var conn transport.Conn
-	if url != "" {
-		conn, err = streamable.NewClientConn(ctx, url, nil)
-	} else {
-		conn, err = stdio.NewCommandConn(ctx, exec.Command(target[0], target[1:]...), &stdio.CommandOptions{Stderr: func(string) {}})
-	}
+	conn, done, err := dialTarget(ctx, g, nil, target, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return exitError2(fmt.Errorf("tap replay: %w", err))
 	}
+	defer done()
 	rep, err := replay.Run(ctx, conn, c, opts)
 	if err != nil {
 		return exitError2(fmt.Errorf("tap replay: %w", err))

@@ -5,11 +5,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/replay"
 )
@@ -151,4 +156,42 @@ func editToolsList(t *testing.T, path string, edit func([]map[string]any) []map[
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestTapReplayURLReachesLikeTheClientCommands: `tap replay --url` reaches its
+// server as `mcpkit call --url` does: an HTTP+SSE-only endpoint through the
+// fallback, and a server that wants a header with --header (its value from the
+// environment, never printed).
+func TestTapReplayURLReachesLikeTheClientCommands(t *testing.T) {
+	path := recordThroughTap(t, "tools.jsonl", "--protocol", "2025-11-25", "tools")
+	base := serveHTTPForTest(t)
+
+	out, errOut, code := runCLI(t, nil, "tap", "replay", path, "--url", base+"/sse")
+	if code != 0 || !strings.Contains(out, "no differences") {
+		t.Fatalf("HTTP+SSE only: exit %d\n%s%s", code, out, errOut)
+	}
+
+	backend, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(backend)
+	var refused atomic.Int32
+	front := testkit.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "replay-s3cret" {
+			refused.Add(1)
+			http.Error(w, "missing API key", http.StatusUnauthorized)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	env := []string{"TEST_REPLAY_KEY=replay-s3cret"}
+	out, errOut, code = runCLI(t, env, "tap", "replay", path, "--url", front.URL+"/mcp", "--header", "X-Api-Key: ${env:TEST_REPLAY_KEY}")
+	if code != 0 || !strings.Contains(out, "no differences") || strings.Contains(out+errOut, "replay-s3cret") {
+		t.Fatalf("with --header: exit %d\n%s%s", code, out, errOut)
+	}
+	before := refused.Load()
+	if _, errOut, code := runCLI(t, env, "tap", "replay", path, "--url", front.URL+"/mcp"); code != 2 || refused.Load() == before {
+		t.Fatalf("without --header: exit %d, refused %d times; want exit 2 and a refusal\n%s", code, refused.Load()-before, errOut)
+	}
 }

@@ -78,7 +78,9 @@ func countTokens(ctx context.Context, cs *mcp.ClientSession, format tokens.Forma
 	if err != nil {
 		return nil, fmt.Errorf("tools/list: %w", err)
 	}
-	if out.Tools, err = c.Tools(tools, format); err != nil {
+	// Counting is CPU work on what the server sent (up to the message
+	// limit): it must not hold the process past a signal.
+	if out.Tools, err = untilDone(ctx, func() (tokens.Report, error) { return c.Tools(tools, format) }); err != nil {
 		return nil, err
 	}
 	if caps.Prompts != nil {
@@ -104,6 +106,27 @@ func countTokens(ctx context.Context, cs *mcp.ClientSession, format tokens.Forma
 		out.ResourceTemplates = &r
 	}
 	return out, nil
+}
+
+// untilDone returns what f returns, or ctx's error as soon as ctx ends (f
+// then runs on unobserved, until the process exits).
+func untilDone[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, context.Cause(ctx)
+	}
 }
 
 // collect gathers every page of a listing.

@@ -119,7 +119,9 @@ func addTools(s *mcp.Server, o *Options) error {
 			}),
 		mcp.AddTool(s, &protocol.Tool{Name: "test_throw", Description: "Throws an exception for testing purposes."},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-				panic(errThrown)
+				// A failing tool reports its error; a panic would tell the
+				// client only "internal error" (its internals go to the log).
+				return "", errThrown
 			}),
 		mcp.AddTool(s, &protocol.Tool{Name: "echo_ip", Description: "Returns the IP address of the client."},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {

@@ -36,6 +36,8 @@ type Reply struct {
 type Request struct {
 	// Path is the URL path.
 	Path string
+	// Query is the URL's query, as sent.
+	Query string
 	// Header is the request's header.
 	Header http.Header
 	// Body is the raw body.
@@ -111,7 +113,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &req.JSON)
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)

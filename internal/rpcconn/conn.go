@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -470,8 +469,9 @@ func (c *Conn) invoke(ctx context.Context, msg *jsonrpc.Message) (result any, er
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
-			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: handler for %q panicked: %v", msg.Method, p)}
+			// The value and stack go to the log only (see StackAttr).
+			c.log.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, StackAttr())
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: the handler of %q failed", msg.Method)}
 		}
 	}()
 	return c.opts.Handler.Handle(ctx, msg)

@@ -14,7 +14,6 @@ import (
 	"context"
 	"iter"
 	"net/http"
-	"strings"
 
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/internal/wire"
@@ -58,12 +57,11 @@ type Client struct {
 
 // New returns a client configured by opts.
 func New(opts Options) *Client {
-	base := strings.TrimRight(opts.BaseURL, "/")
+	base := opts.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	base = strings.TrimSuffix(base, "/v1")
-	return &Client{ep: wire.NewEndpoint("anthropic", base+"/v1/messages", opts.HTTPClient, opts.Header,
+	return &Client{ep: wire.NewEndpoint("anthropic", wire.JoinURL(base, "/v1", "/v1/messages"), opts.HTTPClient, opts.Header,
 		map[string]string{"X-Api-Key": opts.APIKey, "Anthropic-Version": APIVersion}, opts.MaxRetries, DefaultMaxRetries)}
 }
 

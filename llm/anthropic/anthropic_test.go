@@ -251,3 +251,17 @@ data: {"type":"message_stop"}
 	llmtest.CheckToolCalls(t, res, []llm.ToolCall{{ID: "toolu_a", Name: "echo", Arguments: `{"message":"whole"}`}, {ID: "toolu_b", Name: "list"}},
 		"claude-haiku-4-5", llm.Usage{InputTokens: 10, OutputTokens: 30})
 }
+
+// A base URL with a query keeps it, with or without /v1.
+func TestBaseURLWithQuery(t *testing.T) {
+	for _, base := range []string{"?key=X", "/v1?key=X", "/v1/?key=X"} {
+		srv := llmtest.NewAnthropic(t, "sk-ant-test", llmtest.Reply{Body: llmtest.Fixture(t, "parallel_tool_use.sse")})
+		p := anthropic.New(anthropic.Options{BaseURL: srv.URL + base, APIKey: "sk-ant-test", MaxRetries: -1})
+		if _, _, err := llmtest.Collect(t, p, hello()); err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		if r := srv.Requests()[0]; r.Path != "/v1/messages" || r.Query != "key=X" {
+			t.Errorf("%s: POST %s?%s", base, r.Path, r.Query)
+		}
+	}
+}

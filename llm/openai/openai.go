@@ -16,7 +16,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/internal/wire"
@@ -64,7 +63,7 @@ type Client struct {
 
 // New returns a client configured by opts.
 func New(opts Options) *Client {
-	base := strings.TrimRight(opts.BaseURL, "/")
+	base := opts.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
 	}
@@ -80,7 +79,7 @@ func New(opts Options) *Client {
 		auth = "Bearer " + opts.APIKey
 	}
 	return &Client{
-		ep: wire.NewEndpoint("openai", base+"/chat/completions", opts.HTTPClient, opts.Header,
+		ep: wire.NewEndpoint("openai", wire.JoinURL(base, "", "/chat/completions"), opts.HTTPClient, opts.Header,
 			map[string]string{"Authorization": auth}, opts.MaxRetries, DefaultMaxRetries),
 		maxField:  field,
 		withMedia: !opts.NoMedia,

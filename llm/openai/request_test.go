@@ -135,3 +135,18 @@ func TestNoMedia(t *testing.T) {
 		t.Errorf("messages %v", msgs)
 	}
 }
+
+// A base URL with a query (a proxy's key, an API version) keeps it: the
+// endpoint's path goes before it, not into it.
+func TestBaseURLWithQuery(t *testing.T) {
+	for _, base := range []string{"/v1?key=X", "/v1/?key=X", "/v1?key=X#frag"} {
+		srv := llmtest.NewOpenAI(t, "", llmtest.Reply{Body: llmtest.OpenAI("ok")})
+		p := openai.New(openai.Options{BaseURL: srv.URL + base, MaxRetries: -1})
+		if _, err := llm.Generate(t.Context(), p, &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}}, nil); err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		if r := srv.Requests()[0]; r.Path != "/v1/chat/completions" || r.Query != "key=X" {
+			t.Errorf("%s: POST %s?%s", base, r.Path, r.Query)
+		}
+	}
+}

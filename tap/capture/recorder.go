@@ -60,9 +60,15 @@ type Recorder struct {
 	subs       []*Subscription
 	subsClosed bool // the recorder finished: no more subscriptions
 
-	statsMu sync.Mutex
-	tally   tally // owned by the writer goroutine; read under statsMu
-	err     error // the first write error, under statsMu
+	statsMu   sync.Mutex
+	tally     tally // owned by the writer goroutine; read under statsMu
+	err       error // the first write error, under statsMu
+	unwritten int64 // records whose line did not reach Out whole, under statsMu
+
+	// Owned by the writer goroutine: what is known to have reached Out.
+	accepted int64   // bytes out took from write
+	ends     []int64 // the end offsets of the lines out may still hold
+	failed   bool    // a write failed: nothing more reaches Out
 }
 
 // NewRecorder writes the header to opts.Out and starts the recorder's goroutine.
@@ -204,19 +210,72 @@ func (rec *Recorder) run() {
 	}
 }
 
+// write writes one record's line. Once a write fails (a full disk), no line
+// reaches Out any more (the writer's error sticks): the records whose lines were
+// not all written are counted, so that the summary does not claim a complete
+// capture.
 func (rec *Recorder) write(line []byte) {
-	if _, err := rec.out.Write(line); err != nil {
-		rec.fail(fmt.Errorf("writing the capture: %w", err))
+	if rec.failed {
+		rec.countUnwritten(1)
+		return
 	}
+	n, err := rec.out.Write(line)
+	rec.accepted += int64(n)
+	if n == len(line) {
+		rec.ends = append(rec.ends, rec.accepted)
+	}
+	if err != nil {
+		rec.writeFailed(err, n < len(line))
+		return
+	}
+	rec.settle()
 }
 
 func (rec *Recorder) flush() {
-	if rec.out == nil {
+	if rec.out == nil || rec.failed {
 		return
 	}
 	if err := rec.out.Flush(); err != nil {
-		rec.fail(fmt.Errorf("writing the capture: %w", err))
+		rec.writeFailed(err, false)
+		return
 	}
+	rec.ends = rec.ends[:0]
+}
+
+// settle forgets the lines that have reached Out: those that end before the
+// bytes the writer still buffers.
+func (rec *Recorder) settle() {
+	out := rec.accepted - int64(rec.out.Buffered())
+	i := 0
+	for i < len(rec.ends) && rec.ends[i] <= out {
+		i++
+	}
+	if i == len(rec.ends) {
+		rec.ends = rec.ends[:0]
+	} else if i > 0 {
+		rec.ends = append(rec.ends[:0], rec.ends[i:]...)
+	}
+}
+
+// writeFailed records the first write error and counts the records that did
+// not reach Out: those still in the writer's buffer, and the one being written
+// when it did not go in whole.
+func (rec *Recorder) writeFailed(err error, current bool) {
+	rec.failed = true
+	rec.fail(fmt.Errorf("writing the capture: %w", err))
+	rec.settle()
+	n := int64(len(rec.ends))
+	if current {
+		n++
+	}
+	rec.ends = nil
+	rec.countUnwritten(n)
+}
+
+func (rec *Recorder) countUnwritten(n int64) {
+	rec.statsMu.Lock()
+	rec.unwritten += n
+	rec.statsMu.Unlock()
 }
 
 // finish syncs the output and ends the subscriptions.
@@ -271,6 +330,7 @@ func (rec *Recorder) Err() error {
 func (rec *Recorder) Summary() Summary {
 	rec.statsMu.Lock()
 	s := rec.tally.summary()
+	s.Unwritten = rec.unwritten
 	rec.statsMu.Unlock()
 	rec.mu.Lock()
 	s.Dropped = rec.droppedTotal

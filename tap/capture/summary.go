@@ -30,6 +30,10 @@ type Summary struct {
 	HTTPErrors, UpstreamErrors, StderrLines int64
 	// Dropped counts records the recorder had to drop (its buffer was full).
 	Dropped int64
+	// Unwritten counts records the recorder took but could not write to its
+	// output, whose writing failed (a full disk): the capture lacks them
+	// (Recorder.Err says why). Summarize, reading a capture, leaves it 0.
+	Unwritten int64
 }
 
 // Pending is a request without a response.
@@ -43,7 +47,8 @@ type Pending struct {
 }
 
 // String is the summary as the tap prints it on exit: one line, and one more per
-// unanswered request (at most ten).
+// unanswered request (at most ten). What the peers chose (methods, ids,
+// sessions) is escaped for a terminal (TermSafe).
 func (s *Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d messages (%d client→server, %d server→client", s.Messages, s.C2S, s.S2C)
@@ -62,12 +67,15 @@ func (s *Summary) String() string {
 		fmt.Fprintf(&b, "; %d HTTP errors, %d upstream errors", s.HTTPErrors, s.UpstreamErrors)
 	}
 	fmt.Fprintf(&b, "; %d records dropped", s.Dropped)
+	if s.Unwritten > 0 {
+		fmt.Fprintf(&b, ", %d not written to the capture (its writing failed)", s.Unwritten)
+	}
 	for i, p := range s.Unanswered {
 		if i == 10 {
 			fmt.Fprintf(&b, "\n  … and %d more", len(s.Unanswered)-10)
 			break
 		}
-		fmt.Fprintf(&b, "\n  unanswered: %s %s id %s (record %d, session %s)", p.Dir, p.Method, p.ID, p.Seq, p.Session)
+		fmt.Fprintf(&b, "\n  unanswered: %s %s id %s (record %d, session %s)", p.Dir, TermSafe(p.Method), TermSafe(p.ID), p.Seq, TermSafe(p.Session))
 	}
 	return b.String()
 }

@@ -6,10 +6,13 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
 // WriteText writes the report for a person: counts, latency by method, time to
-// first progress, session lanes, then the failures by name.
+// first progress, session lanes, then the failures by name. Every string a peer
+// chose is escaped for a terminal (capture.TermSafe).
 func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := rep.Summary
@@ -25,7 +28,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "dir\tmethod\tcount\terrors\trefused\tunanswered\tp50\tp90\tp99\tmax\t")
 		for _, m := range rep.Methods {
 			p := m.Latency
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", m.Dir, m.Method, m.Count, m.Errors, m.Refused, m.Unanswered,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", m.Dir, capture.TermSafe(m.Method), m.Count, m.Errors, m.Refused, m.Unanswered,
 				msText(p.P50, p.Count), msText(p.P90, p.Count), msText(p.P99, p.Count), msText(p.Max, p.Count))
 		}
 		_ = tw.Flush()
@@ -38,11 +41,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  … and %d more\n", len(rep.FirstProgress)-10)
 				break
 			}
-			fmt.Fprintf(&b, "  #%s %s (session %s): %s\n", d.Entry, d.Method, d.Session, msText(d.Delay, 1))
+			fmt.Fprintf(&b, "  #%s %s (session %s): %s\n", d.Entry, capture.TermSafe(d.Method), capture.TermSafe(d.Session), msText(d.Delay, 1))
 		}
 	}
 	for _, l := range rep.Lanes {
-		name := l.Session
+		name := capture.TermSafe(l.Session)
 		if name == "" {
 			name = "(no session: stateless or sessionless)"
 		}
@@ -56,9 +59,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "\nFailures (%d)\n", len(rep.Failures))
 		for _, f := range rep.Failures {
-			fmt.Fprintf(&b, "  %-22s %s", f.Name, f.Detail)
+			fmt.Fprintf(&b, "  %-22s %s", f.Name, capture.TermSafe(f.Detail))
 			if f.Session != "" {
-				fmt.Fprintf(&b, " [session %s]", f.Session)
+				fmt.Fprintf(&b, " [session %s]", capture.TermSafe(f.Session))
 			}
 			if len(f.Records) > 0 {
 				fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
@@ -76,7 +79,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 // line describes an exchange in one line.
 func (x *LaneExchange) line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s", x.Exchange, x.Method, x.Path)
+	fmt.Fprintf(&b, "#%d %s %s", x.Exchange, capture.TermSafe(x.Method), capture.TermSafe(x.Path))
 	if x.Status != 0 {
 		fmt.Fprintf(&b, " → %d", x.Status)
 	}
@@ -87,7 +90,7 @@ func (x *LaneExchange) line() string {
 		b.WriteString(" SSE")
 	}
 	if x.Resumed != "" {
-		fmt.Fprintf(&b, " resumed from %s", x.Resumed)
+		fmt.Fprintf(&b, " resumed from %s", capture.TermSafe(x.Resumed))
 	}
 	if x.Requests > 0 {
 		fmt.Fprintf(&b, ", %d requests", x.Requests)
@@ -102,11 +105,11 @@ func (x *LaneExchange) line() string {
 		}
 		fmt.Fprintf(&b, ", %s after %s, %d events", end, x.Duration.Round(time.Millisecond), x.Events)
 		if x.LastEventID != "" {
-			fmt.Fprintf(&b, " (last id %s)", x.LastEventID)
+			fmt.Fprintf(&b, " (last id %s)", capture.TermSafe(x.LastEventID))
 		}
 	}
 	if x.Error != "" {
-		fmt.Fprintf(&b, ", error: %s", firstLine(x.Error))
+		fmt.Fprintf(&b, ", error: %s", capture.TermSafe(firstLine(x.Error)))
 	}
 	fmt.Fprintf(&b, " [records %d–%d]", x.First, x.Last)
 	return b.String()

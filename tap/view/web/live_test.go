@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/chromium"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/tap"
@@ -81,7 +82,7 @@ func TestWebViewLive(t *testing.T) {
 	ctx := testkit.Context(t)
 	lt := startLiveTap(t, ctx)
 	page := testkit.NewServer(t, Handler(Options{Hub: lt.hub, ReportInterval: 50 * time.Millisecond}))
-	tab := startChromium(t, t.Context())
+	tab := chromium.Start(t, t.Context())
 
 	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/internal/testkit/chromium"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
@@ -140,7 +141,7 @@ func TestWebViewSchemaFlag(t *testing.T) {
 		t.Fatalf("detail sections = %+v", d.Sections)
 	}
 
-	tab := startChromium(t, t.Context())
+	tab := chromium.Start(t, t.Context())
 	sctx, cancel := context.WithTimeout(tab, 20*time.Second)
 	defer cancel()
 	err = chromedp.Do(sctx,

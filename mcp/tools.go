@@ -161,8 +161,7 @@ func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 // gateway's). The schema may then come from a peer, and validating against
 // it could cost exponential time: a chain of anyOf branches that refer
 // twice to the next applies 2^n subschemas to one value. Its x-mcp-header
-// declarations are still checked against each call's headers when they are
-// valid; invalid ones are listed as given (the server behind wrote them).
+// declarations are still checked.
 func (s *Server) AddUncheckedTool(t *protocol.Tool, h ToolHandler) error {
 	tool := *t
 	return s.registerTool(&tool, h, false)
@@ -203,10 +202,8 @@ func (s *Server) registerTool(t *protocol.Tool, h ToolHandler, check bool) error
 	}
 	// A tool whose x-mcp-header declarations are invalid would be dropped by
 	// every conforming client, so it is refused here, where the author sees it.
-	// An unchecked tool's author is the server behind: its declarations are
-	// listed as given, and not checked here when they are invalid.
 	headers, err := paramHeaderSpecs(t)
-	if err != nil && check {
+	if err != nil {
 		return fmt.Errorf("mcp: tool %q: x-mcp-header: %w", t.Name, err)
 	}
 	s.mu.Lock()

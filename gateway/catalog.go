@@ -261,20 +261,9 @@ func (g *Gateway) wantTools(names []string) []wanted {
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
 			entry:        Entry{Kind: "tool", Name: tool.Name, Server: u.name, Original: original},
 			add: func() error {
-				h := g.toolHandler(u, original)
-				// The server checks the arguments against its own schema: the
-				// gateway lists the schema as given and never compiles it (a
-				// peer's schema can make validation cost exponential time).
-				err := g.srv.AddUncheckedTool(&tool, h)
-				if err == nil {
-					return nil
-				}
-				// Invalid x-mcp-header declarations: the tool still deserves
-				// to be offered, with an open schema.
-				g.log.Warn("gateway: tool schema not usable; offering the tool with an open schema", "server", u.name, "tool", original, "error", err)
-				open := tool
-				open.InputSchema = json.RawMessage(`{"type":"object"}`)
-				return g.srv.AddUncheckedTool(&open, h)
+				// The schema is the server's, advertised as it is; the server
+				// checks the arguments itself.
+				return g.srv.AddForwardedTool(&tool, g.toolHandler(u, original))
 			},
 		})
 	}

@@ -124,6 +124,8 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	}
 	if so.Logger == nil {
 		so.Logger = g.log
+	} else {
+		so.Logger = slog.New(cfg.RedactHandler(so.Logger.Handler()))
 	}
 	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
 	so.InstructionsFunc = func(context.Context) string { return g.instructions() }

@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 		}
 	case "doubling": // a tool whose schema doubles at each of 40 references
 		srv := mcp.NewServer(protocol.Implementation{Name: "doubling", Version: "1"}, nil)
-		_ = srv.AddUncheckedTool(&protocol.Tool{Name: "doubling", InputSchema: doublingSchema(40)},
+		_ = srv.AddForwardedTool(&protocol.Tool{Name: "doubling", InputSchema: doublingSchema(40)},
 			func(context.Context, *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 				return protocol.NewToolResultText("ok"), nil
 			})
@@ -95,7 +95,7 @@ func probeServer() *mcp.Server {
 	_ = mcp.AddTool(srv, &protocol.Tool{Name: "read.me"}, func(ctx context.Context, req *mcp.ToolRequest, _ none) (string, error) { return "read", nil })
 	// A schema this SDK cannot compile, as a server in another language may
 	// advertise; the tool answers with the arguments it got.
-	_ = srv.AddUncheckedTool(&protocol.Tool{Name: "lookbehind", InputSchema: json.RawMessage(lookbehindSchema)},
+	_ = srv.AddForwardedTool(&protocol.Tool{Name: "lookbehind", InputSchema: json.RawMessage(lookbehindSchema)},
 		func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
 			return protocol.NewToolResultText(string(req.Params.Arguments)), nil
 		})

@@ -87,7 +87,7 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *ToolRequest, i
 type serverTool struct {
 	tool      protocol.Tool
 	handler   ToolHandler
-	validator *schema.Validator      // nil for AddUncheckedTool
+	validator *schema.Validator      // nil for a forwarded tool: the server behind validates
 	headers   []protocol.ParamHeader // x-mcp-header declarations, checked on stateless HTTP calls
 }
 
@@ -155,16 +155,24 @@ func (s *Server) AddRawTool(t *protocol.Tool, h ToolHandler) error {
 	return s.addTool(&tool, h)
 }
 
-// AddUncheckedTool registers a tool whose arguments this server does not
-// check against t.InputSchema, which is listed as given and never compiled:
-// for a tool served elsewhere, whose own server checks its arguments (a
-// gateway's). The schema may then come from a peer, and validating against
-// it could cost exponential time: a chain of anyOf branches that refer
-// twice to the next applies 2^n subschemas to one value. Its x-mcp-header
-// declarations are still checked.
-func (s *Server) AddUncheckedTool(t *protocol.Tool, h ToolHandler) error {
+// AddForwardedTool registers a tool that h forwards to another server, which
+// validates the arguments itself: its input schema is advertised exactly as
+// given, whether or not this package can compile it, and no call is checked
+// against it here (a proxy that checked would refuse what the server behind it
+// accepts, and pay for the validation twice). Mcp-Param-* headers are still
+// checked against the arguments when the tool declares them validly; invalid
+// declarations are advertised as they are. Otherwise it is [Server.AddRawTool].
+func (s *Server) AddForwardedTool(t *protocol.Tool, h ToolHandler) error {
 	tool := *t
-	return s.registerTool(&tool, h, false)
+	if tool.Name == "" {
+		return fmt.Errorf("mcp: a tool needs a name")
+	}
+	if len(tool.InputSchema) == 0 {
+		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	headers, _ := paramHeaderSpecs(&tool) // the server behind declared them
+	s.register(&serverTool{tool: tool, handler: h, headers: headers})
+	return nil
 }
 
 // checkHeaders compares the Mcp-Param-* headers of a stateless HTTP request with
@@ -181,24 +189,15 @@ func (t *serverTool) checkHeaders(ss *ServerSession, args json.RawMessage) error
 }
 
 func (s *Server) addTool(t *protocol.Tool, h ToolHandler) error {
-	return s.registerTool(t, h, true)
-}
-
-// registerTool adds t; its arguments are validated when check is set (a nil
-// validator accepts everything).
-func (s *Server) registerTool(t *protocol.Tool, h ToolHandler, check bool) error {
 	if t.Name == "" {
 		return fmt.Errorf("mcp: a tool needs a name")
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	var v *schema.Validator
-	if check {
-		var err error
-		if v, err = schema.Compile(t.InputSchema, nil); err != nil {
-			return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
-		}
+	v, err := schema.Compile(t.InputSchema, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
 	}
 	// A tool whose x-mcp-header declarations are invalid would be dropped by
 	// every conforming client, so it is refused here, where the author sees it.
@@ -206,11 +205,16 @@ func (s *Server) registerTool(t *protocol.Tool, h ToolHandler, check bool) error
 	if err != nil {
 		return fmt.Errorf("mcp: tool %q: x-mcp-header: %w", t.Name, err)
 	}
+	s.register(&serverTool{tool: *t, handler: h, validator: v, headers: headers})
+	return nil
+}
+
+// register adds (or replaces) a tool and tells connected clients.
+func (s *Server) register(t *serverTool) {
 	s.mu.Lock()
-	s.tools.add(t.Name, &serverTool{tool: *t, handler: h, validator: v, headers: headers})
+	s.tools.add(t.tool.Name, t)
 	s.mu.Unlock()
 	s.notifyAll(protocol.NotificationToolsListChanged, nil)
-	return nil
 }
 
 // RemoveTools unregisters tools by name; connected clients are told the list changed.

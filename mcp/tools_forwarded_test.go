@@ -30,7 +30,7 @@ func TestForwardedToolSchemaVerbatim(t *testing.T) {
 	if err := srv.AddRawTool(tool, echoArgs); err == nil {
 		t.Fatal("AddRawTool accepted a schema it cannot compile")
 	}
-	if err := srv.AddUncheckedTool(tool, echoArgs); err != nil {
+	if err := srv.AddForwardedTool(tool, echoArgs); err != nil {
 		t.Fatal(err)
 	}
 	for _, version := range []string{protocol.LatestLegacy, protocol.Version20260728} {

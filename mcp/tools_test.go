@@ -300,28 +300,3 @@ func TestConcurrentCalls(t *testing.T) {
 	wg.Wait()
 }
 
-// AddUncheckedTool lists the schema as given and passes the arguments on
-// unchecked (their server checks them); x-mcp-header declarations are
-// still checked.
-func TestAddUncheckedTool(t *testing.T) {
-	srv := newServer(t, nil)
-	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"$schema":"https://example.com/unknown-draft"}`)
-	must(t, srv.AddUncheckedTool(&protocol.Tool{Name: "fwd", InputSchema: schema}, func(_ context.Context, r *mcp.ToolRequest) (*protocol.CallToolResult, error) {
-		return protocol.NewToolResultText(string(r.Params.Arguments)), nil
-	}))
-	if err := srv.AddUncheckedTool(&protocol.Tool{Name: "bad", InputSchema: json.RawMessage(`{"type":"object","properties":{"v":{"type":"object","x-mcp-header":"Obj"}}}`)}, nil); err == nil {
-		t.Error("an invalid x-mcp-header declaration was accepted")
-	}
-	cs, _ := connect(t, srv, nil)
-	ctx := testkit.Context(t)
-	tools, err := cs.ListTools(ctx, nil)
-	must(t, err)
-	if len(tools.Tools) != 1 || string(tools.Tools[0].InputSchema) != string(schema) {
-		t.Fatalf("tools %+v", tools.Tools)
-	}
-	res, err := cs.CallTool(ctx, "fwd", json.RawMessage(`{"n":"not a number"}`))
-	must(t, err)
-	if res.IsError || text(t, res) != `{"n":"not a number"}` {
-		t.Errorf("fwd = %+v", res)
-	}
-}

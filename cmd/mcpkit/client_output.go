@@ -61,10 +61,14 @@ func toolText(t *protocol.Tool) string {
 		Required []string `json:"required"`
 	}
 	if json.Unmarshal(t.InputSchema, &s) == nil {
+		required := make(map[string]bool, len(s.Required)) // the lists come from a peer: no quadratic lookups
+		for _, r := range s.Required {
+			required[r] = true
+		}
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
 			kind := schemaType(p.Type)
-			if slices.Contains(s.Required, name) {
+			if required[name] {
 				kind += ", required"
 			}
 			fmt.Fprintf(&b, "    %s (%s)", name, kind)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
+	"github.com/mcpkit/mcpkit/upstream"
 )
 
 // globalFlags hold the command line's flags: -v, which every command has, and the
@@ -79,7 +80,9 @@ func splitTarget(cmd *cobra.Command, g *globalFlags, args []string) (own, target
 func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []string, opts *mcp.ClientOptions) (cs *mcp.ClientSession, done func(), err error) {
 	logger := slog.New(slog.DiscardHandler)
 	if g.verbose {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		// The secrets of --url and --header are redacted as a
+		// configuration's are (the gateway's, host --config's).
+		logger = slog.New(targetSecrets(g).RedactHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
@@ -106,6 +109,21 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
 	}
 	return cs, done, nil
+}
+
+// targetSecrets describes --url and --header as a configuration, whose
+// secrets (the URL's password and query values, the headers' values)
+// upstream.Config.RedactHandler redacts.
+func targetSecrets(g *globalFlags) *upstream.Config {
+	sc := &upstream.ServerConfig{Name: "target", URL: g.url, Headers: map[string]string{}}
+	if flags, err := parseHeaderFlags(g.headers, false); err == nil {
+		if header, err := headerFor(flags, ""); err == nil {
+			for name := range header {
+				sc.Headers[name] = header.Get(name)
+			}
+		}
+	}
+	return &upstream.Config{Servers: map[string]*upstream.ServerConfig{sc.Name: sc}}
 }
 
 // serverName names the server as it introduced itself.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/tap"
@@ -144,7 +146,7 @@ func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
 	case httpMode:
 		err = runHTTPTap(ctx, f, rec)
 	default:
-		code, err = runStdioTap(args, rec)
+		code, err = runStdioTap(args, rec, os.Stdin)
 	}
 	if cerr := rec.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -198,12 +200,12 @@ func openCapture(path string, header capture.Header) (*capture.Recorder, *os.Fil
 
 // runStdioTap runs the server command behind a stdio tap. Signals go to the
 // server, not to the tap: the tap ends when the server does.
-func runStdioTap(args []string, rec *capture.Recorder) (int, error) {
+func runStdioTap(args []string, rec *capture.Recorder, stdin io.Reader) (int, error) {
 	signals, stop := tap.NotifySignals()
 	defer stop()
 	code, err := tap.RunStdio(context.Background(), tap.StdioOptions{
 		Command: args[0], Args: args[1:],
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Recorder: rec, Signals: signals,
 	})
 	if err != nil {
@@ -303,7 +305,8 @@ func tapAuthorizer(ctx context.Context, f *tapFlags) (*auth.Transport, func(), e
 
 // runTapWithUI runs the tap with the terminal UI. Over HTTP the UI owns the
 // terminal and quitting it stops the tap; on stdio the UI draws on /dev/tty, the
-// relay goes on if the user quits it, and it closes when the server ends.
+// relay goes on if the user quits it, and it closes when the server ends (run by
+// hand on a terminal, quitting the UI ends the server's input, so the tap too).
 func runTapWithUI(ctx context.Context, f *tapFlags, httpMode bool, args []string, rec *capture.Recorder, views *tapViews) (int, error) {
 	if httpMode {
 		tapCtx, stop := context.WithCancel(ctx)
@@ -320,10 +323,24 @@ func runTapWithUI(ctx context.Context, f *tapFlags, httpMode bool, args []string
 		}
 		return 0, uiErr
 	}
+	// Run by hand, standard input is the terminal the UI reads its keys from:
+	// relaying it too would give the server half the keys (q, Ctrl-C) and the UI
+	// could not be quit. No client talks on a terminal, so the server gets an
+	// input that ends when the UI is quit, which ends the tap.
+	stdin, endInput := io.Reader(os.Stdin), func() {}
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		r, w := io.Pipe()
+		stdin, endInput = r, func() { _ = w.Close() }
+		fmt.Fprintln(os.Stderr, "mcpkit tap: standard input is this terminal, so it is the UI's: no client talks to the server, and quitting the UI (q) ends the tap")
+	}
 	uiCtx, stopUI := context.WithCancel(ctx)
 	uiDone := make(chan error, 1)
-	go func() { uiDone <- views.runUI(uiCtx) }()
-	code, err := runStdioTap(args, rec)
+	go func() {
+		err := views.runUI(uiCtx)
+		endInput()
+		uiDone <- err
+	}()
+	code, err := runStdioTap(args, rec, stdin)
 	stopUI()
 	if uiErr := <-uiDone; uiErr != nil && err == nil {
 		err = uiErr

@@ -66,7 +66,7 @@ func TestTapUILive(t *testing.T) {
 		t.Errorf("the filter left other methods:\n%s", screen)
 	}
 	s.keys("Enter")
-	s.waitText("tools/call (id ", `"message": "seen live"`, "latency: ")
+	s.waitText("tools/call echo (id ", `"message": "seen live"`, "latency: ")
 	s.keys("Escape")
 	s.waitText("↑↓ move")
 	s.keys("c")

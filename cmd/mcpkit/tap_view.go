@@ -45,12 +45,13 @@ named; Host and Origin are checked) until interrupted.`,
 }
 
 func runTapView(ctx context.Context, path, webAddr string) error {
-	h, recs, err := capture.ReadFile(path)
+	// The views show their first screen while the capture loads; a line that
+	// cannot be read is shown, not fatal.
+	hub, feed, err := view.OpenFile(path, timeline.Options{Limit: -1, Schema: true})
 	if err != nil {
 		return fmt.Errorf("tap view: %w", err)
 	}
-	hub := view.NewHub(h, false, timeline.Options{Limit: -1, Schema: true})
-	hub.Load(recs)
+	go feed()
 	if webAddr != "" {
 		ln, err := mcpkit.Listen(webAddr)
 		if err != nil {

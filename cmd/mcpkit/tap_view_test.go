@@ -102,7 +102,7 @@ func TestTapViewTUI(t *testing.T) {
 	}
 
 	s.keys("Up", "Enter") // the cursor starts on the newest entry: up to tools/call
-	s.waitText("tools/call (id ", "latency: ", "request (C→S", `"message": "seen in the terminal"`)
+	s.waitText("tools/call echo (id ", "latency: ", "request (C→S", `"message": "seen in the terminal"`)
 	s.keys("PageDown") // the response is below
 	s.waitText("response (S→C", `"text": "hello seen in the terminal"`)
 	s.keys("Escape")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 
@@ -475,7 +476,15 @@ func (c *Checker) planError(p *plan, dir Direction, obj map[string]any, errVal a
 		ver = c.versionFor("")
 	}
 	vs := c.specs.versions[ver]
-	p.add(vs, vs.table.errorEnvelope, obj, pr.method)
+	envelope := obj
+	if id, has := obj["id"]; has && id == nil {
+		// JSON-RPC 2.0 answers a request whose id could not be read with id null;
+		// the schemas' RequestId has no null, so the rest of the envelope is
+		// checked with a stand-in id.
+		envelope = maps.Clone(obj)
+		envelope["id"] = json.Number("0")
+	}
+	p.add(vs, vs.table.errorEnvelope, envelope, pr.method)
 	if _, hasID := idKey(obj["id"]); hasID && !found {
 		p.rule(ver, "", fmt.Errorf("%w: id %v", ErrUnmatchedResponse, obj["id"]))
 	}
@@ -487,7 +496,7 @@ func (c *Checker) planError(p *plan, dir Direction, obj map[string]any, errVal a
 	}
 	if spec, ok := vs.table.errorCodes[n]; ok {
 		if spec.wholeMessage {
-			p.add(vs, spec.def, obj, pr.method)
+			p.add(vs, spec.def, envelope, pr.method)
 		} else {
 			p.add(vs, spec.def, errVal, pr.method)
 		}

@@ -228,6 +228,23 @@ func TestErrorWithoutID(t *testing.T) {
 	}
 }
 
+// TestErrorWithNullID: JSON-RPC 2.0 answers a request it could not read with id
+// null, a valid message in every version; the error object is still checked.
+func TestErrorWithNullID(t *testing.T) {
+	refused := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: No valid session ID provided"}}`
+	noCode := `{"jsonrpc":"2.0","id":null,"error":{"message":"no code"}}`
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			c := newTestChecker(t, Server, InitialVersion(version))
+			def := "JSONRPCErrorResponse"
+			if version < "2025-11-25" {
+				def = "JSONRPCError"
+			}
+			converse(t, c, []line{{Server, refused, valid}, {Server, noCode, bad(def)}})
+		})
+	}
+}
+
 func TestObserveLearnsWithoutValidating(t *testing.T) {
 	w := wire{"2025-06-18"}
 	c := newTestChecker(t, Server)

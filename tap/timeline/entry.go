@@ -169,6 +169,16 @@ type Entry struct {
 	// Violations are the schema violations of the entry's messages against the
 	// official schema of the session's negotiated version (Options.Schema).
 	Violations []string
+	// Target is what a request names in its params: the tool of tools/call, the
+	// prompt of prompts/get, the URI of resources/read; "" for others.
+	Target string
+	// Events are the transport records of the request's own HTTP exchange (its
+	// SSE response opened and closed, the HTTP error that ended it), folded into
+	// the call's row.
+	Events []*capture.Record
+	// Probe is set on a request a client sends to learn what the server speaks
+	// (ProbeEra, ProbeSessionless): its refusal is an answer, not a failure.
+	Probe string
 
 	tokenKey string // its key in Model.byToken, "" when none
 }
@@ -177,6 +187,9 @@ type Entry struct {
 // first: an error or isError result, a refused request, an invalid message, a
 // schema violation, or an error event.
 func (e *Entry) Failed() bool {
+	if e.ProbeRefused() {
+		return false
+	}
 	if e.Error || e.IsError || e.State == StateRefused || e.Kind == KindInvalid || len(e.Violations) > 0 {
 		return true
 	}
@@ -184,7 +197,7 @@ func (e *Entry) Failed() bool {
 		return true
 	}
 	switch e.Event {
-	case capture.KindHTTPError, capture.KindUpstreamError, capture.KindForbidden, capture.KindDropped:
+	case capture.KindHTTPError, capture.KindUpstreamError, capture.KindForbidden, capture.KindDropped, EventUnreadable:
 		return true
 	case capture.KindStreamClose:
 		return isCut(e.Record.Text)
@@ -192,6 +205,60 @@ func (e *Entry) Failed() bool {
 		return e.Record.ExitCode != nil && *e.Record.ExitCode != 0
 	}
 	return false
+}
+
+// EventUnreadable is the kind of a record a reader of a capture file puts in the
+// place of a line it could not read (a torn last line, a line edited by hand):
+// Text says which line and why. The views show it; the analysis counts it as
+// invalid-json.
+const EventUnreadable = "unreadable-line"
+
+// Probes a client sends (Entry.Probe).
+const (
+	// ProbeEra is server/discover, the probe of a client that learns which era of
+	// the protocol a server speaks: a legacy server refuses it.
+	ProbeEra = "era probe"
+	// ProbeSessionless is a ping sent without a session (a client learning whether
+	// the server asks for authorization): a stateful server refuses it with 400.
+	ProbeSessionless = "sessionless probe"
+)
+
+// ProbeRefused reports whether the entry is a probe the server refused: an HTTP
+// error, a JSON-RPC error, or no answer to an era probe is how a server says "not
+// this", so none of them is a failure.
+func (e *Entry) ProbeRefused() bool {
+	return e.Probe != "" && (e.State == StateRefused || e.Error)
+}
+
+// Label is what a view names the entry by: the method and, for a call, what it
+// called ("tools/call echo", "resources/read demo://a").
+func (e *Entry) Label() string {
+	if e.Target == "" {
+		return e.Method
+	}
+	return e.Method + " " + e.Target
+}
+
+// targetOf reads what a request of method names: params.name or params.uri.
+func targetOf(method string, params json.RawMessage) string {
+	var key string
+	switch method {
+	case "tools/call", "prompts/get":
+		key = "name"
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		key = "uri"
+	default:
+		return ""
+	}
+	var p map[string]json.RawMessage
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	var v string
+	if json.Unmarshal(p[key], &v) != nil {
+		return ""
+	}
+	return v
 }
 
 // isCut reports whether a stream-close text says the stream was cut (not ended by

@@ -15,8 +15,9 @@ import (
 // CLI. The zero Filter selects everything; each set member narrows it.
 type Filter struct {
 	// Method selects entries whose method contains it, or matches it when it is a
-	// glob (path.Match syntax: "tools/*", "notifications/?essage"). Events have no
-	// method: a Method filter hides them.
+	// glob (path.Match syntax: "tools/*", "notifications/?essage"); a call is
+	// matched by its label too ("echo", "tools/call e*"). Events have no method:
+	// a Method filter hides them.
 	Method string `json:"method,omitempty"`
 	// Dir selects one direction: capture.ClientToServer or capture.ServerToClient.
 	Dir string `json:"dir,omitempty"`
@@ -43,7 +44,7 @@ func (f *Filter) Match(e *Entry) bool {
 	if f.Session != "" && !strings.Contains(e.Session, f.Session) {
 		return false
 	}
-	if f.Method != "" && !matchMethod(f.Method, e.Method) {
+	if f.Method != "" && !matchMethod(f.Method, e.Method) && (e.Target == "" || !matchMethod(f.Method, e.Label())) {
 		return false
 	}
 	if f.ErrorsOnly && !e.Failed() {

@@ -16,6 +16,8 @@ func FuzzAdd(f *testing.F) {
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":"a","method":"x","params":{"_meta":{"progressToken":1}}}]`), uint8(0), uint8(1), uint64(2), uint16(0))
 	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1}}`), uint8(1), uint8(1), uint64(2), uint16(200))
 	f.Add([]byte(`garbage`), uint8(2), uint8(2), uint64(3), uint16(404))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: No valid session ID provided"}}`), uint8(1), uint8(2), uint64(1), uint16(400))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`), uint8(0), uint8(2), uint64(1), uint16(0))
 	f.Fuzz(func(t *testing.T, msg []byte, dirKind, session uint8, exch uint64, status uint16) {
 		m := New(Options{Limit: 8})
 		kinds := []string{"", capture.KindHTTPError, capture.KindStreamClose, capture.KindUpstreamError, capture.KindDropped, capture.KindStderr}

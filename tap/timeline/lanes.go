@@ -63,12 +63,13 @@ type LaneExchange struct {
 	requests []*Entry
 }
 
-// records returns every record the entries hold, in seq order, once each.
+// records returns every HTTP record the entries hold, in seq order, once each
+// (a stdio capture has none: the lanes are HTTP's).
 func records(entries []*Entry) []*capture.Record {
 	seen := map[*capture.Record]bool{}
 	var out []*capture.Record
 	add := func(r *capture.Record) {
-		if r != nil && !seen[r] {
+		if r != nil && r.HTTP != nil && !seen[r] {
 			seen[r] = true
 			out = append(out, r)
 		}
@@ -82,6 +83,9 @@ func records(entries []*Entry) []*capture.Record {
 			add(n.Record)
 		}
 		add(e.Refusal)
+		for _, r := range e.Events {
+			add(r)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out

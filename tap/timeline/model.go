@@ -128,7 +128,9 @@ func (m *Model) Add(r *capture.Record) {
 	m.pairer.Add(r, m.onMatch)
 	switch {
 	case !r.IsMessage():
-		m.push(&Entry{Kind: KindEvent, Event: r.Kind, Latency: -1, FirstProgress: -1}, r, 0)
+		if !m.fold(r) {
+			m.push(&Entry{Kind: KindEvent, Event: r.Kind, Latency: -1, FirstProgress: -1}, r, 0)
+		}
 	case m.seen == 0:
 		m.touch(m.push(&Entry{Kind: KindInvalid, Latency: -1, FirstProgress: -1}, r, 0))
 	}
@@ -157,7 +159,8 @@ func (m *Model) match(x capture.Match) {
 	switch {
 	case x.Message.IsRequest():
 		e := &Entry{Kind: KindRequest, Method: msg.Method, Message: msg, State: StatePending,
-			ServerRequest: r.Dir == capture.ServerToClient, Latency: -1, FirstProgress: -1}
+			ServerRequest: r.Dir == capture.ServerToClient, Latency: -1, FirstProgress: -1,
+			Target: targetOf(msg.Method, msg.Params), Probe: probeOf(r, msg.Method)}
 		id := m.push(e, r, x.Index)
 		m.touch(id)
 		if tok := msg.ProgressToken(); tok != "" {
@@ -174,13 +177,23 @@ func (m *Model) match(x capture.Match) {
 			m.touch(id)
 			return
 		}
-		m.touch(m.push(&Entry{Kind: KindNotification, Method: msg.Method, Message: msg, Latency: -1, FirstProgress: -1}, r, x.Index))
+		id := m.push(&Entry{Kind: KindNotification, Method: msg.Method, Message: msg, Latency: -1, FirstProgress: -1}, r, x.Index)
+		m.touch(id)
+		if r.HTTP != nil && r.HTTP.Exchange != 0 && r.Dir == capture.ClientToServer {
+			if _, taken := m.byExch[r.HTTP.Exchange]; !taken {
+				m.byExch[r.HTTP.Exchange] = id // its 202 folds into it
+			}
+		}
 	default: // a response
 		if x.Request != nil {
 			if id := (EntryID{x.Request.Seq, x.Request.Index}); m.answer(id, r, msg) {
 				m.touch(id)
 				return
 			}
+		}
+		if id, ok := m.unreadable(r, msg); ok && m.answer(id, r, msg) {
+			m.touch(id)
+			return
 		}
 		e := &Entry{Kind: KindResponse, Message: msg, Latency: -1, FirstProgress: -1}
 		setError(e, msg)
@@ -247,6 +260,66 @@ func (m *Model) answer(id EntryID, r *capture.Record, msg *Message) bool {
 			e.Session = r.Session
 		}
 	})
+}
+
+// unreadable returns the pending request a response with id null answers: the
+// client's request of the same HTTP exchange (a server that could not read, or
+// would not take, the request answers with id null, as JSON-RPC says).
+func (m *Model) unreadable(r *capture.Record, msg *Message) (EntryID, bool) {
+	if msg.ID != "null" || r.HTTP == nil || r.HTTP.Exchange == 0 || r.Dir != capture.ServerToClient {
+		return EntryID{}, false
+	}
+	id, ok := m.byExch[r.HTTP.Exchange]
+	if !ok {
+		return id, false
+	}
+	pos, ok := m.index[id]
+	if !ok || m.entries[pos-m.first].State != StatePending {
+		return id, false
+	}
+	return id, true
+}
+
+// fold puts a transport record of a message's own HTTP exchange (its SSE
+// response opened or closed, the HTTP or upstream error that ended it, the 202
+// that took a notification) into the message's entry; false when r belongs to no
+// entry the model has.
+func (m *Model) fold(r *capture.Record) bool {
+	switch r.Kind {
+	case capture.KindStreamOpen, capture.KindStreamClose, capture.KindHTTPError, capture.KindUpstreamError, capture.KindHTTP:
+	default:
+		return false
+	}
+	if r.HTTP == nil || r.HTTP.Exchange == 0 || r.Dir == capture.ClientToServer {
+		return false
+	}
+	id, ok := m.byExch[r.HTTP.Exchange]
+	if !ok {
+		return false
+	}
+	return m.update(id, func(e *Entry) {
+		e.Events = append(e.Events[:len(e.Events):len(e.Events)], r)
+		if (r.Kind == capture.KindHTTPError || r.Kind == capture.KindUpstreamError) && e.Refusal == nil {
+			e.Refusal = r
+			if e.State == StatePending {
+				e.State, e.Latency = StateRefused, r.Time.Sub(e.Time)
+			}
+		}
+	})
+}
+
+// probeOf names the probe a request is (Entry.Probe), or "".
+func probeOf(r *capture.Record, method string) string {
+	if r.Dir != capture.ClientToServer {
+		return ""
+	}
+	switch {
+	case method == "server/discover":
+		return ProbeEra
+	case method == "ping" && r.Transport != capture.TransportStdio && (r.Session == "" || isConn(r.Session)):
+		return ProbeSessionless
+	}
+	return ""
 }
 
 func setError(e *Entry, msg *Message) {

@@ -92,8 +92,11 @@ func TestRefusedSSEGroupingAndAlias(t *testing.T) {
 	if len(s.Summary.Unanswered) != 0 || s.Summary.Refused != 1 {
 		t.Errorf("summary = %+v", s.Summary)
 	}
-	if ev := byID(s, 8, 0); ev == nil || ev.Kind != KindEvent || ev.Event != capture.KindHTTPError {
-		t.Errorf("the http error stays an event of its own: %+v", ev)
+	if ev := byID(s, 8, 0); ev != nil || len(e.Events) != 1 || e.Events[0].Seq != 8 {
+		t.Errorf("the http error is folded into the call it refused: entry %+v, events %v", ev, e.Events)
+	}
+	if ev := byID(s, 4, 0); ev != nil || len(byID(s, 3, 0).Events) != 1 {
+		t.Errorf("the call's own stream is folded into its row: %+v", ev)
 	}
 }
 

@@ -63,7 +63,11 @@ type Report struct {
 	// Lanes are the HTTP sessions with their exchanges and streams.
 	Lanes []Lane `json:"lanes,omitempty"`
 	// Failures are the failures of the field, flagged by name, in record order.
+	// A probe the server refused (Entry.ProbeRefused) is none.
 	Failures []Failure `json:"failures"`
+	// Probes counts the probes the server refused: clients learning what it
+	// speaks, not failures.
+	Probes int `json:"probes"`
 }
 
 // MethodStats are the latencies of one method in one direction.
@@ -71,7 +75,7 @@ type MethodStats struct {
 	Method     string      `json:"method"`
 	Dir        string      `json:"dir"`
 	Count      int         `json:"count"`
-	Errors     int         `json:"errors"` // JSON-RPC errors and isError results
+	Errors     int         `json:"errors"` // JSON-RPC errors and isError results (not a refused probe's)
 	Refused    int         `json:"refused"`
 	Unanswered int         `json:"unanswered"`
 	Latency    Percentiles `json:"latency"` // over the answered and refused ones
@@ -123,6 +127,76 @@ type Failure struct {
 	Detail string `json:"detail"`
 	// Records are the seqs of the records that show it, the main one first.
 	Records []uint64 `json:"records"`
+	// Count is how many failures this one stands for in a FailureGroup, where
+	// those with the same detail are merged (their records put together); 0 in
+	// Report.Failures.
+	Count int `json:"count,omitempty"`
+}
+
+// FailureGroup is the failures of one name, those with the same detail merged.
+type FailureGroup struct {
+	Name string `json:"name"`
+	// Count is the number of failures of the name.
+	Count int `json:"count"`
+	// Failures are the distinct ones, in record order; each Failure.Count says
+	// how many it stands for.
+	Failures []Failure `json:"failures"`
+}
+
+// maxMergedRecords bounds the records a merged failure lists.
+const maxMergedRecords = 50
+
+// severity orders the groups: what breaks a session first, what a server may
+// get away with (a slow answer, a schema detail) last.
+var severity = []string{FailSessionLost, FailStreamCut, FailUpstreamError, FailUnanswered, FailInvalidJSON,
+	FailSecondStreamRefused, FailDropped, FailSlowRequest, FailSchemaViolation}
+
+func rank(name string) int {
+	for i, n := range severity {
+		if n == name {
+			return i
+		}
+	}
+	return len(severity)
+}
+
+// Groups returns the failures by name, the gravest kinds first, identical ones
+// merged.
+func (rep *Report) Groups() []FailureGroup {
+	var groups []FailureGroup
+	byName := map[string]int{}
+	type key struct{ name, detail string }
+	merged := map[key]int{}
+	for _, f := range rep.Failures {
+		gi, ok := byName[f.Name]
+		if !ok {
+			gi = len(groups)
+			byName[f.Name] = gi
+			groups = append(groups, FailureGroup{Name: f.Name})
+		}
+		g := &groups[gi]
+		g.Count++
+		k := key{f.Name, f.Detail}
+		if i, ok := merged[k]; ok {
+			m := &g.Failures[i]
+			m.Count++
+			if m.Session != f.Session {
+				m.Session = ""
+			}
+			for _, r := range f.Records {
+				if len(m.Records) < maxMergedRecords {
+					m.Records = append(m.Records, r)
+				}
+			}
+			continue
+		}
+		f.Count = 1
+		f.Records = append([]uint64(nil), f.Records...)
+		merged[k] = len(g.Failures)
+		g.Failures = append(g.Failures, f)
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return rank(groups[i].Name) < rank(groups[j].Name) })
+	return groups
 }
 
 // Report analyses the model as it is now.
@@ -164,8 +238,12 @@ func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
 		switch {
 		case e.Kind == KindInvalid:
 			rep.fail(FailInvalidJSON, e, "a message that is not valid JSON-RPC", e.ID.Seq)
+		case e.Event == EventUnreadable:
+			rep.fail(FailInvalidJSON, e, e.Record.Text, e.ID.Seq)
 		case e.Event == capture.KindUpstreamError:
 			rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Record.Text, e.ID.Seq)
+		case e.Refusal != nil && e.Refusal.Kind == capture.KindUpstreamError:
+			rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Refusal.Text, e.Refusal.Seq, e.ID.Seq)
 		}
 		for _, v := range e.Violations {
 			rep.fail(FailSchemaViolation, e, v, e.ID.Seq)
@@ -181,6 +259,9 @@ func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
 			keys = append(keys, k)
 		}
 		ms.Count++
+		if e.ProbeRefused() {
+			rep.Probes++
+		}
 		switch e.State {
 		case StatePending:
 			ms.Unanswered++
@@ -188,7 +269,7 @@ func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
 		case StateRefused:
 			ms.Refused++
 		}
-		if e.Error || e.IsError {
+		if (e.Error || e.IsError) && !e.ProbeRefused() {
 			ms.Errors++
 		}
 		if e.Latency >= 0 {

@@ -18,6 +18,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	s := rep.Summary
 	fmt.Fprintf(&b, "%d records, %d messages (%d client→server, %d server→client); %d requests, %d refused, %d unanswered",
 		rep.Stats.Records, s.Messages, s.C2S, s.S2C, s.Requests, s.Refused, len(s.Unanswered))
+	if rep.Probes > 0 {
+		fmt.Fprintf(&b, " (%d of them client probes: not failures)", rep.Probes)
+	}
 	if rep.Stats.Evicted > 0 || rep.Stats.Dropped > 0 {
 		fmt.Fprintf(&b, "; %d entries evicted, %d records dropped", rep.Stats.Evicted, rep.Stats.Dropped)
 	}
@@ -58,16 +61,26 @@ func (rep *Report) WriteText(w io.Writer) error {
 		b.WriteString("\nNo failures found.\n")
 	} else {
 		fmt.Fprintf(&b, "\nFailures (%d)\n", len(rep.Failures))
-		for _, f := range rep.Failures {
-			fmt.Fprintf(&b, "  %-22s %s", f.Name, capture.TermSafe(f.Detail))
-			if f.Session != "" {
-				fmt.Fprintf(&b, " [session %s]", capture.TermSafe(f.Session))
+		for _, g := range rep.Groups() {
+			fmt.Fprintf(&b, "  %s (%d)\n", capture.TermSafe(g.Name), g.Count)
+			for _, f := range g.Failures {
+				b.WriteString("    ")
+				if f.Count > 1 {
+					fmt.Fprintf(&b, "%d× ", f.Count)
+				}
+				b.WriteString(capture.TermSafe(f.Detail))
+				if f.Session != "" {
+					fmt.Fprintf(&b, " [session %s]", capture.TermSafe(f.Session))
+				}
+				if len(f.Records) > 0 {
+					fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
+				}
+				b.WriteString("\n")
 			}
-			if len(f.Records) > 0 {
-				fmt.Fprintf(&b, " (records %s)", strings.Trim(fmt.Sprint(f.Records), "[]"))
-			}
-			b.WriteString("\n")
 		}
+	}
+	if rep.Probes > 0 {
+		fmt.Fprintf(&b, "\n%d client probes refused by the server (server/discover, a ping without a session): answers, not failures\n", rep.Probes)
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

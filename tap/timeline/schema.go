@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/wirecheck"
@@ -101,10 +102,26 @@ func describe(err error) string {
 	if v.Definition != "" {
 		b.WriteString(" " + v.Definition)
 	}
-	why := strings.Join(strings.Fields(v.Err.Error()), " ")
+	why := cleanSchemaText(strings.Join(strings.Fields(v.Err.Error()), " "))
 	if len(why) > 300 {
 		why = why[:300] + "…"
 	}
 	b.WriteString(": " + why)
 	return b.String()
+}
+
+var (
+	// schemaPreamble is the validator's opening, naming the definition by the
+	// internal URI of the embedded schema: the violation says it already.
+	schemaPreamble = regexp.MustCompile(`jsonschema validation failed with '[^']*'( - )?`)
+	// schemaURI is what remains of such a URI elsewhere: a reference becomes
+	// the definition's name.
+	schemaURI = regexp.MustCompile(`(embed|file):///[^'#\s]*#/\$defs/`)
+)
+
+// cleanSchemaText drops the embedded schemas' internal URIs from a validator's
+// message.
+func cleanSchemaText(s string) string {
+	s = schemaPreamble.ReplaceAllString(s, "")
+	return schemaURI.ReplaceAllString(s, "")
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
@@ -59,17 +61,24 @@ func DirLabel(dir string) string {
 	return ""
 }
 
+// maxStatus is the width of a row's status; StatusText has all of it.
+const maxStatus = 40
+
 // RowOf returns the timeline row of e; match is whether the view's filter selects it.
 func RowOf(e *timeline.Entry, match bool) Row {
 	r := Row{ID: e.ID.String(), Seq: e.ID.Seq, Part: e.ID.Part, Time: ClockTime(e.Time), Dir: e.Dir,
-		DirLabel: DirLabel(e.Dir), Method: e.Method, Session: e.Session, Kind: e.Kind, Error: e.Failed(),
-		S2CRequest: e.ServerRequest, Violations: len(e.Violations), Match: match}
-	if e.Kind != timeline.KindRequest && e.Latency < 0 {
-		r.Latency = ""
-	} else if e.Latency >= 0 {
+		DirLabel: DirLabel(e.Dir), Method: e.Label(), Probe: e.Probe, Session: e.Session, Kind: e.Kind, Error: e.Failed(),
+		S2CRequest: e.ServerRequest, Violations: len(e.Violations), Match: match,
+		StartMs: float64(e.Time.UnixMicro()) / 1000, LatencyMs: -1}
+	if e.Latency >= 0 {
 		r.Latency = Millis(e.Latency)
+		r.LatencyMs = float64(e.Latency.Microseconds()) / 1000
 	}
-	r.Status = Status(e)
+	r.StatusText = Status(e)
+	r.Status = cut(r.StatusText, maxStatus)
+	if r.StatusText == r.Status {
+		r.StatusText = ""
+	}
 	if r.Method == "" {
 		r.Method = describeEntry(e)
 	}
@@ -84,35 +93,38 @@ func RowOf(e *timeline.Entry, match bool) Row {
 	return r
 }
 
-// Status is the one-word state of an entry that the views show.
+// Status is the state of an entry that the views show: "ok", "isError", the
+// JSON-RPC error's code and message, the HTTP status that refused a request,
+// "unanswered"; a refused probe says so.
 func Status(e *timeline.Entry) string {
 	var s string
 	switch e.Kind {
 	case timeline.KindRequest:
 		switch e.State {
 		case timeline.StatePending:
-			s = "pending"
+			s = "unanswered"
 		case timeline.StateRefused:
-			s = "refused"
-			if e.Refusal != nil && e.Refusal.HTTP != nil && e.Refusal.HTTP.Status != 0 {
-				s += " " + strconv.Itoa(e.Refusal.HTTP.Status)
-			} else if e.Refusal != nil && e.Refusal.Kind == capture.KindUpstreamError {
-				s += " 502"
+			s = refusalText(e.Refusal)
+			if e.Error {
+				s += " · " + errorText(e.ErrorCode, e.ErrorMessage)
 			}
 		default:
 			switch {
 			case e.Error:
-				s = "error " + strconv.FormatInt(e.ErrorCode, 10)
+				s = errorText(e.ErrorCode, e.ErrorMessage)
 			case e.IsError:
 				s = "isError"
 			default:
 				s = "ok"
 			}
 		}
+		if e.ProbeRefused() {
+			s = "probe: " + s
+		}
 	case timeline.KindResponse:
 		s = "unmatched"
 		if e.Error {
-			s = "error " + strconv.FormatInt(e.ErrorCode, 10)
+			s = errorText(e.ErrorCode, e.ErrorMessage)
 		}
 	case timeline.KindInvalid:
 		s = "invalid"
@@ -130,6 +142,30 @@ func Status(e *timeline.Entry) string {
 	return s
 }
 
+// refusalText names what refused a request: its HTTP status, or the tap's 502.
+func refusalText(r *capture.Record) string {
+	switch {
+	case r != nil && r.HTTP != nil && r.HTTP.Status != 0:
+		return "HTTP " + strconv.Itoa(r.HTTP.Status)
+	case r != nil && r.Kind == capture.KindUpstreamError:
+		return "HTTP 502 (tap: upstream unreachable)"
+	}
+	return "refused"
+}
+
+func errorText(code int64, message string) string {
+	return strconv.FormatInt(code, 10) + " " + oneLine(message, 200)
+}
+
+// cut shortens s to n runes, marking the cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
 // describeEntry names an entry without a method: an event, an invalid message or
 // a lone response.
 func describeEntry(e *timeline.Entry) string {
@@ -137,9 +173,19 @@ func describeEntry(e *timeline.Entry) string {
 	case timeline.KindEvent:
 		s := "[" + e.Event + "]"
 		if r := e.Record; r != nil {
+			if r.HTTP != nil && r.HTTP.Method != "" {
+				s += " " + r.HTTP.Method
+				if r.HTTP.Status != 0 {
+					s += " → " + strconv.Itoa(r.HTTP.Status)
+				}
+			}
 			switch {
 			case r.Text != "":
-				s += " " + oneLine(r.Text, 80)
+				first, _, more := strings.Cut(StderrLines(r.Text), "\n")
+				s += " " + oneLine(first, 80)
+				if more {
+					s += " …"
+				}
 			case r.Kind == capture.KindExit && r.ExitCode != nil:
 				s += " status " + strconv.Itoa(*r.ExitCode)
 			case r.Count != 0:
@@ -155,6 +201,15 @@ func describeEntry(e *timeline.Entry) string {
 		}
 	}
 	return "[" + e.Kind + "]"
+}
+
+// StderrLines turns a line a server logged with its line breaks escaped (a
+// stack written as one log line, with literal \n and \t) back into lines.
+func StderrLines(s string) string {
+	if !strings.Contains(s, `\n`) {
+		return s
+	}
+	return strings.NewReplacer(`\r\n`, "\n", `\n`, "\n", `\t`, "\t").Replace(s)
 }
 
 // progressText is " 50/100 message" for a progress notification.
@@ -212,6 +267,9 @@ func DetailOf(e *timeline.Entry) Detail {
 	if e.Exchange != 0 {
 		fact("HTTP exchange %d", e.Exchange)
 	}
+	if e.Probe != "" {
+		fact("%s: a client learning what the server speaks; a refusal is its answer, not a failure", e.Probe)
+	}
 	if st := Status(e); st != "" {
 		fact("status: %s", st)
 	}
@@ -238,11 +296,12 @@ func DetailOf(e *timeline.Entry) Detail {
 	if e.Response != nil {
 		add("response", e.Response)
 	}
-	for _, r := range []*capture.Record{e.Refusal, eventRecord(e)} {
-		if r == nil {
+	recs := append([]*capture.Record{e.Refusal, eventRecord(e)}, e.Events...)
+	for i, r := range recs {
+		if r == nil || slices.Contains(recs[:i], r) {
 			continue
 		}
-		sec := Section{Label: fmt.Sprintf("%s (record %d, %s)", r.Kind, r.Seq, ClockTime(r.Time)), Text: r.Text}
+		sec := Section{Label: fmt.Sprintf("%s (record %d, %s)", r.Kind, r.Seq, ClockTime(r.Time)), Text: StderrLines(r.Text)}
 		if r.Kind == "" { // an invalid message
 			sec.Label = fmt.Sprintf("invalid message (%s, record %d, %s)", DirLabel(r.Dir), r.Seq, ClockTime(r.Time))
 			sec.Text = r.Raw

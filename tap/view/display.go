@@ -19,14 +19,26 @@ type Row struct {
 	// Dir is "c2s" or "s2c" ("" for events); DirLabel the arrow a person reads.
 	Dir      string `json:"dir"`
 	DirLabel string `json:"dirLabel"`
-	// Method is the JSON-RPC method, or what the event was.
+	// Method is what the row names: the JSON-RPC method and, for a call, what it
+	// called ("tools/call echo", "resources/read demo://a"), or what the event
+	// was (its first line).
 	Method string `json:"method"`
+	// Probe names the probe a request is ("era probe", "sessionless probe"): its
+	// refusal is no failure.
+	Probe string `json:"probe,omitempty"`
 	// Session is the session the entry belongs to.
 	Session string `json:"session"`
 	// Latency is the time to the response, formatted ("" while pending).
 	Latency string `json:"latency"`
-	// Status is "ok", "error -32602", "isError", "pending", "refused 404", …
-	Status string `json:"status"`
+	// Status is "ok", "isError", "-32602 Invalid params…", "HTTP 404",
+	// "unanswered", …: short enough for a column; StatusText is all of it.
+	Status     string `json:"status"`
+	StatusText string `json:"statusText,omitempty"`
+	// StartMs is when the entry began and LatencyMs how long its request took
+	// (-1 while unanswered, and for entries that are not requests), in
+	// milliseconds: a view draws the timing waterfall from them.
+	StartMs   float64 `json:"startMs"`
+	LatencyMs float64 `json:"latencyMs"`
 	// Kind is the entry's kind: "request", "notification", "response" (one that
 	// matched no request), "invalid" or "event".
 	Kind string `json:"kind"`

@@ -76,8 +76,10 @@ type State struct {
 	Live bool `json:"live"`
 	// Ended is true once no record will come any more.
 	Ended bool `json:"ended"`
-	// File is true for a capture read from a file (not a running tap).
-	File bool `json:"file"`
+	// File is true for a capture read from a file (not a running tap); Loading
+	// while its records are still being read (OpenFile).
+	File    bool `json:"file"`
+	Loading bool `json:"loading,omitempty"`
 	// Entries is the number of entries the timeline keeps; Evicted how many older
 	// ones it forgot to stay bounded.
 	Entries int   `json:"entries"`
@@ -90,7 +92,7 @@ type State struct {
 // State returns the feed's state as of snapshot snap.
 func (h *Hub) State(snap *timeline.Snapshot) State {
 	ended := h.Ended()
-	return State{Source: describe(h.header), Live: h.live && !ended, Ended: ended, File: !h.live,
+	return State{Source: describe(h.header), Live: h.live && !ended, Ended: ended, File: !h.live, Loading: !h.live && !ended,
 		Entries: len(snap.Entries), Evicted: snap.Stats.Evicted, Dropped: snap.Stats.Dropped}
 }
 

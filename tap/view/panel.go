@@ -25,10 +25,14 @@ const (
 type Panel struct {
 	// Summary counts records, messages and requests.
 	Summary string `json:"summary"`
-	// Failures are the failures of the field by name, in record order (at most
-	// maxFailures; FailuresOmitted counts the rest).
-	Failures        []Failure `json:"failures"`
-	FailuresOmitted int       `json:"failuresOmitted,omitempty"`
+	// Groups are the failures of the field by kind, the gravest first, the same
+	// failure repeated merged into one with its count (at most maxFailures in
+	// all; FailuresOmitted counts the rest). FailureCount counts them all.
+	Groups          []FailureGroup `json:"groups"`
+	FailureCount    int            `json:"failureCount"`
+	FailuresOmitted int            `json:"failuresOmitted,omitempty"`
+	// Probes counts the probes the server refused: not failures, said apart.
+	Probes int `json:"probes,omitempty"`
 	// Tables are the latency by method and direction, the time to first
 	// progress, then one table per session lane.
 	Tables []Table `json:"tables"`
@@ -37,8 +41,19 @@ type Panel struct {
 	ToolsVersion string `json:"toolsVersion"`
 }
 
+// FailureGroup is the failures of one kind.
+type FailureGroup struct {
+	// Name is one of timeline's Fail constants ("session-lost", …).
+	Name string `json:"name"`
+	// Count is how many failures of the kind the capture holds.
+	Count    int       `json:"count"`
+	Failures []Failure `json:"failures"`
+}
+
 // Failure is a failure of the field the analysis found, by name.
 type Failure struct {
+	// Count is how many times it happened (the same detail, merged).
+	Count int `json:"count"`
 	// Name is one of timeline's Fail constants ("session-lost", …).
 	Name string `json:"name"`
 	// Session is the session it happened on ("" when none).
@@ -71,18 +86,27 @@ type Table struct {
 // views show, with every failure and row linked to its entries.
 func PanelOf(snap *timeline.Snapshot) Panel {
 	rep := snap.Report(timeline.ReportOptions{})
-	p := Panel{Summary: summaryLine(rep), Failures: []Failure{}, ToolsVersion: ToolsVersion(snap)}
+	p := Panel{Summary: summaryLine(rep), Groups: []FailureGroup{}, ToolsVersion: ToolsVersion(snap),
+		FailureCount: len(rep.Failures), Probes: rep.Probes}
 
 	// The records the panel links to, and then the entries that hold them.
 	want := map[uint64]string{}
-	fails := rep.Failures
-	if len(fails) > maxFailures {
-		p.FailuresOmitted = len(fails) - maxFailures
-		fails = fails[:maxFailures]
-	}
-	for _, f := range fails {
-		for _, s := range f.Records {
-			want[s] = ""
+	groups := rep.Groups()
+	kept := 0
+	for gi := range groups {
+		g := &groups[gi]
+		if kept+len(g.Failures) > maxFailures {
+			n := max(maxFailures-kept, 0)
+			for _, f := range g.Failures[n:] {
+				p.FailuresOmitted += f.Count
+			}
+			g.Failures = g.Failures[:n]
+		}
+		kept += len(g.Failures)
+		for _, f := range g.Failures {
+			for _, s := range f.Records {
+				want[s] = ""
+			}
 		}
 	}
 	lanes := rep.Lanes
@@ -96,14 +120,18 @@ func PanelOf(snap *timeline.Snapshot) Panel {
 	}
 	entriesOf(snap, want)
 
-	for _, f := range fails {
-		pf := Failure{Name: f.Name, Session: f.Session, Text: f.Detail, Seqs: f.Records}
-		for _, s := range f.Records {
-			if id := want[s]; id != "" && !slices.Contains(pf.Entries, id) {
-				pf.Entries = append(pf.Entries, id)
+	for _, g := range groups {
+		pg := FailureGroup{Name: g.Name, Count: g.Count}
+		for _, f := range g.Failures {
+			pf := Failure{Count: f.Count, Name: f.Name, Session: f.Session, Text: f.Detail, Seqs: f.Records}
+			for _, s := range f.Records {
+				if id := want[s]; id != "" && !slices.Contains(pf.Entries, id) {
+					pf.Entries = append(pf.Entries, id)
+				}
 			}
+			pg.Failures = append(pg.Failures, pf)
 		}
-		p.Failures = append(p.Failures, pf)
+		p.Groups = append(p.Groups, pg)
 	}
 	p.Tables = append(p.Tables, latencyTable(snap, rep))
 	if t, ok := progressTable(rep); ok {
@@ -123,6 +151,9 @@ func summaryLine(rep *timeline.Report) string {
 	s := rep.Summary
 	line := fmt.Sprintf("%d records, %d messages (%d C→S, %d S→C); %d requests, %d refused, %d unanswered",
 		rep.Stats.Records, s.Messages, s.C2S, s.S2C, s.Requests, s.Refused, len(s.Unanswered))
+	if rep.Probes > 0 {
+		line += fmt.Sprintf(" (%d of them client probes: not failures)", rep.Probes)
+	}
 	if rep.Stats.Evicted > 0 || rep.Stats.Dropped > 0 {
 		line += fmt.Sprintf("; %d entries evicted, %d records dropped", rep.Stats.Evicted, rep.Stats.Dropped)
 	}
@@ -150,6 +181,9 @@ func entriesOf(snap *timeline.Snapshot, want map[uint64]string) {
 		}
 		if e.Refusal != nil {
 			mark(e.Refusal.Seq, e.ID)
+		}
+		for _, r := range e.Events {
+			mark(r.Seq, e.ID)
 		}
 	}
 }

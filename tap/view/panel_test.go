@@ -82,8 +82,8 @@ func TestPanelOf(t *testing.T) {
 	if prog == nil || !strings.Contains(prog.Note, "1 requests with progress: p50 2.00 ms") || prog.Entries[0] != "1" {
 		t.Errorf("progress table = %+v", prog)
 	}
-	if len(p.Failures) != 1 || p.Failures[0].Name != timeline.FailUnanswered || !slices.Equal(p.Failures[0].Entries, []string{"6"}) {
-		t.Errorf("failures = %+v", p.Failures)
+	if len(p.Groups) != 1 || p.FailureCount != 1 || p.Groups[0].Name != timeline.FailUnanswered || !slices.Equal(p.Groups[0].Failures[0].Entries, []string{"6"}) {
+		t.Errorf("failures = %+v", p.Groups)
 	}
 	if tableByID(p, "lane:") != nil {
 		t.Error("a stdio capture has no HTTP lanes")
@@ -129,8 +129,8 @@ func TestPanelLanes(t *testing.T) {
 		t.Errorf("lane rows lead to %v", lane.Entries)
 	}
 	names := map[string]Failure{}
-	for _, f := range p.Failures {
-		names[f.Name] = f
+	for _, g := range p.Groups {
+		names[g.Name] = g.Failures[0]
 	}
 	lost, cut := names[timeline.FailSessionLost], names[timeline.FailStreamCut]
 	// session-lost: the 404 (it refused the request of entry 6), then the last
@@ -139,6 +139,6 @@ func TestPanelLanes(t *testing.T) {
 		t.Errorf("session-lost = %+v", lost)
 	}
 	if !slices.Equal(cut.Entries, []string{"5", "3"}) {
-		t.Errorf("stream-cut = %+v (all: %+v)", cut, p.Failures)
+		t.Errorf("stream-cut = %+v (all: %+v)", cut, p.Groups)
 	}
 }

@@ -32,7 +32,7 @@ func TestTUIAnalysis(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	press(m, "a")
 	s := screen(m)
-	for _, want := range []string{"2 requests", "1 unanswered", "failures (1)", "unanswered  c2s resources/read id 2 got no response  → #4",
+	for _, want := range []string{"2 requests", "1 unanswered", "failures (1)", "unanswered (1)", "  c2s resources/read id 2 got no response  → #4",
 		"latency by method", "C→S  tools/call      1      0       0        0           2.00 ms", "time to first progress", "p50 1.00 ms"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("analysis lacks %q:\n%s", want, s)
@@ -40,13 +40,13 @@ func TestTUIAnalysis(t *testing.T) {
 	}
 	press(m, "n", "enter") // the first link: the failure
 	s = screen(m)
-	for _, want := range []string{"resources/read (id 2)", "status: pending", "filter cleared to show entry 4", "filter: none"} {
+	for _, want := range []string{"resources/read file:///never (id 2)", "status: unanswered", "filter cleared to show entry 4", "filter: none"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the jump's detail lacks %q:\n%s", want, s)
 		}
 	}
 	press(m, "esc", "a", "n", "n", "n", "enter") // the third link: the latency row of tools/call
-	if s := screen(m); !strings.Contains(s, "tools/call (id 1)") || !strings.Contains(s, "first progress after 1.00 ms") {
+	if s := screen(m); !strings.Contains(s, "tools/call count (id 1)") || !strings.Contains(s, "first progress after 1.00 ms") {
 		t.Errorf("the latency row's entry:\n%s", s)
 	}
 }

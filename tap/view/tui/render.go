@@ -47,6 +47,8 @@ func (m *Model) header(b *strings.Builder) {
 	switch {
 	case st.Live:
 		state = "live"
+	case st.Loading:
+		state = "loading…"
 	case !st.File:
 		state = "tap ended"
 	}
@@ -60,8 +62,6 @@ func (m *Model) header(b *strings.Builder) {
 	b.WriteString(styleHeader.Render(fit(line, m.width)) + "\n")
 	b.WriteString(fit("filter: "+describeFilter(m.filter), m.width) + "\n")
 	switch m.screen {
-	case screenList:
-		b.WriteString(styleMuted.Render(fit(m.columns("#", "time", "dir", "method", "session", "latency", "status"), m.width)) + "\n")
 	case screenDetail:
 		b.WriteString(styleMuted.Render("detail") + "\n")
 	case screenAnalysis:
@@ -97,44 +97,106 @@ func describeFilter(f timeline.Filter) string {
 	return strings.Join(parts, "  ")
 }
 
-// columns lays out one timeline line; the method column takes the room left.
-func (m *Model) columns(seq, clock, dir, method, session, latency, status string) string {
-	methodWidth := max(m.width-8-13-4-18-11-14-6, 16)
-	return fmt.Sprintf("%-8s%-13s%-4s %-*s %-18s%11s %-14s", fit(seq, 7), clock, dir, methodWidth, fit(method, methodWidth), fit(session, 17), latency, fit(status, 14))
+// layout is the width of each column of the list at the terminal's width: the
+// call takes what is left once the status, latency and session have room.
+type layout struct{ call, status, session, waterfall int }
+
+func (m *Model) layout() layout {
+	rest := m.width - 8 - 13 - 4 - 11 // #, time, dir, latency
+	l := layout{session: clamp(rest*18/100, 10, 26), status: clamp(rest*24/100, 12, 34)}
+	if m.width >= 100 {
+		l.waterfall = clamp(rest*12/100, 8, 24)
+	}
+	l.call = max(rest-l.session-l.status-l.waterfall-3, 16)
+	return l
 }
 
-// lines returns the list's lines for entries from index top on, and the line
-// of each entry.
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// columns lays out one timeline line.
+func (m *Model) columns(l layout, seq, clock, dir, call, status, latency, session, waterfall string) string {
+	line := fmt.Sprintf("%-8s%-13s%-4s%-*s %-*s %10s %-*s", fit(seq, 7), clock, dir, l.call, fit(call, l.call),
+		l.status, fit(status, l.status), latency, l.session, fit(session, l.session))
+	if l.waterfall > 0 {
+		line += " " + waterfall
+	}
+	return line
+}
+
+// span is the time the rows shown cover: the waterfall's scale.
+type span struct{ from, to float64 }
+
+func (s span) bar(r view.Row, width int) string {
+	if width <= 0 || s.to <= s.from {
+		return ""
+	}
+	scale := float64(width) / (s.to - s.from)
+	at := min(int((r.StartMs-s.from)*scale), width-1)
+	switch {
+	case r.Kind != "request":
+		return strings.Repeat(" ", at) + "·"
+	case r.LatencyMs < 0: // unanswered: open to the end
+		return strings.Repeat(" ", at) + strings.Repeat("▸", width-at)
+	}
+	n := max(int(r.LatencyMs*scale+0.5), 1)
+	n = min(n, width-at)
+	return strings.Repeat(" ", at) + strings.Repeat("█", n)
+}
+
+// list draws the timeline from entry m.top on, keeping the cursor's entry on
+// screen and the screen full: the rows end at the bottom of the body unless
+// there are too few to fill it.
 func (m *Model) list(b *strings.Builder) {
 	h := m.bodyHeight()
-	// Keep the cursor's entry on screen (folded notifications take lines too).
-	if m.cursor < m.top {
-		m.top = m.cursor
+	m.top = min(m.top, m.cursor)
+	if m.cursor-m.top >= h { // more entries than lines between them
+		m.top = m.cursor - h + 1
 	}
 	for m.top < m.cursor && m.linesBetween(m.top, m.cursor) > h {
 		m.top++
 	}
+	for m.top > 0 && m.linesFrom(m.top-1, h) <= h { // fill the screen
+		m.top--
+	}
+	l := m.layout()
+	rows := make([]view.Row, 0, h)
+	var sp span
+	for i := m.top; i < len(m.entries) && len(rows) < h; i++ {
+		r := view.RowOf(m.entries[i], true)
+		end := r.StartMs + max(r.LatencyMs, 0)
+		if len(rows) == 0 {
+			sp = span{r.StartMs, end}
+		}
+		sp.from, sp.to = min(sp.from, r.StartMs), max(sp.to, end)
+		rows = append(rows, r)
+	}
+	b.WriteString(styleMuted.Render(fit(m.columns(l, "#", "time", "dir", "call", "status", "latency", "session", "waterfall"), m.width)) + "\n")
 	n := 0
-	for i := m.top; i < len(m.entries) && n < h; i++ {
+	for j, row := range rows {
+		i := m.top + j
 		e := m.entries[i]
-		row := view.RowOf(e, true)
-		method := row.Method
+		call := row.Method
 		if len(row.Children) > 0 {
 			mark := "▸ "
 			if m.unfolded[e.ID] {
 				mark = "▾ "
 			}
-			method = mark + method + fmt.Sprintf(" (+%d)", len(e.Notifications))
+			call = mark + call + fmt.Sprintf(" (+%d)", len(e.Notifications))
 		}
 		if row.S2CRequest {
-			method = "⇐ " + method
+			call = "⇐ " + call
 		}
-		line := fit(m.columns(row.ID, row.Time, row.DirLabel, method, row.Session, row.Latency, row.Status), m.width)
+		if row.Probe != "" {
+			call += " [" + row.Probe + "]"
+		}
+		line := fit(m.columns(l, row.ID, row.Time, row.DirLabel, call, row.Status, row.Latency, row.Session, sp.bar(row, l.waterfall)), m.width)
 		switch {
 		case i == m.cursor:
 			line = styleSelected.Render(line)
 		case row.Error:
 			line = styleError.Render(line)
+		case row.Probe != "" || row.Kind == "event":
+			line = styleMuted.Render(line)
 		case row.S2CRequest:
 			line = styleServer.Render(line)
 		}
@@ -145,9 +207,12 @@ func (m *Model) list(b *strings.Builder) {
 				if n >= h {
 					break
 				}
-				b.WriteString(styleMuted.Render(fit(m.columns(fmt.Sprint(c.Seq), c.Time, c.DirLabel, "    "+c.Method, "", "", c.Status), m.width)) + "\n")
+				b.WriteString(styleMuted.Render(fit(m.columns(l, fmt.Sprint(c.Seq), c.Time, c.DirLabel, "    "+c.Method, c.Status, "", "", ""), m.width)) + "\n")
 				n++
 			}
+		}
+		if n >= h {
+			break
 		}
 	}
 	if len(m.entries) == 0 {
@@ -163,12 +228,26 @@ func (m *Model) list(b *strings.Builder) {
 func (m *Model) linesBetween(from, to int) int {
 	n := 0
 	for i := from; i <= to && i < len(m.entries); i++ {
-		n++
-		if e := m.entries[i]; m.unfolded[e.ID] {
-			n += min(len(e.Notifications), 51)
-		}
+		n += m.linesOf(i)
 	}
 	return n
+}
+
+// linesFrom counts the lines the entries from i to the last take, stopping once
+// past limit.
+func (m *Model) linesFrom(i, limit int) int {
+	n := 0
+	for ; i < len(m.entries) && n <= limit; i++ {
+		n += m.linesOf(i)
+	}
+	return n
+}
+
+func (m *Model) linesOf(i int) int {
+	if e := m.entries[i]; m.unfolded[e.ID] {
+		return 1 + min(len(e.Notifications), 51)
+	}
+	return 1
 }
 
 // buildPage makes the lines of the detail or analysis screen.
@@ -223,20 +302,30 @@ func (m *Model) analysisPage(add func(string)) {
 	p := view.PanelOf(m.snap)
 	add(p.Summary)
 	add("")
-	if len(p.Failures) == 0 {
+	if p.FailureCount == 0 {
 		add(styleHeader.Render("no failures found"))
 	} else {
-		add(styleHeader.Render(fmt.Sprintf("failures (%d)", len(p.Failures)+p.FailuresOmitted)))
+		add(styleHeader.Render(fmt.Sprintf("failures (%d)", p.FailureCount)))
 	}
-	for _, f := range p.Failures {
-		line := styleError.Render(f.Name) + "  " + f.Text
-		if len(f.Entries) > 0 {
-			line += styleMuted.Render("  → #" + strings.Join(f.Entries, ", #"))
+	for _, g := range p.Groups {
+		add(styleError.Render(fmt.Sprintf("%s (%d)", g.Name, g.Count)))
+		for _, f := range g.Failures {
+			line := "  "
+			if f.Count > 1 {
+				line += fmt.Sprintf("%d× ", f.Count)
+			}
+			line += f.Text
+			if len(f.Entries) > 0 {
+				line += styleMuted.Render("  → #" + strings.Join(f.Entries, ", #"))
+			}
+			add(line)
+			if len(f.Entries) > 0 {
+				linkTo(f.Entries[0])
+			}
 		}
-		add(line)
-		if len(f.Entries) > 0 {
-			linkTo(f.Entries[0])
-		}
+	}
+	if p.Probes > 0 {
+		add(styleMuted.Render(fmt.Sprintf("%d client probes refused by the server: answers, not failures", p.Probes)))
 	}
 	if p.FailuresOmitted > 0 {
 		add(styleMuted.Render(fmt.Sprintf("… and %d more", p.FailuresOmitted)))

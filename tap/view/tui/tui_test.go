@@ -75,7 +75,7 @@ func TestTUILive(t *testing.T) {
 	go func() { got <- wait() }()
 	f.msg(capture.ClientToServer, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","_meta":{"progressToken":"p"}}}`)
 	m.Update(testkit.Receive(t, got))
-	if s := screen(m); !strings.Contains(s, "tools/call") || !strings.Contains(s, "pending") {
+	if s := screen(m); !strings.Contains(s, "tools/call count") || !strings.Contains(s, "unanswered") {
 		t.Fatalf("the request is not shown live:\n%s", s)
 	}
 	f.msg(capture.ServerToClient, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}`)
@@ -84,7 +84,7 @@ func TestTUILive(t *testing.T) {
 	f.msg(capture.ServerToClient, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
 	m.Update(changedMsg{})
 	s := screen(m)
-	for _, want := range []string{"tools/call (+1)", "isError", "tools/list", "2 of 2 entries"} {
+	for _, want := range []string{"tools/call count (+1)", "isError", "tools/list", "2 of 2 entries"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
@@ -111,7 +111,7 @@ func TestTUILive(t *testing.T) {
 	}
 	press(m, "c", "d", "up", "enter")
 	s = screen(m)
-	for _, want := range []string{"dir=C→S", "tools/call (id 1)", `"progressToken": "p"`, "status: isError"} {
+	for _, want := range []string{"dir=C→S", "tools/call count (id 1)", `"progressToken": "p"`, "status: isError"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("detail lacks %q:\n%s", want, s)
 		}

@@ -134,7 +134,7 @@ func TestWebViewLive(t *testing.T) {
 	// Filter by method: only tools/call stays.
 	step("filter by method",
 		chromedp.SendKeys(chromedp.CSS("#f-method"), "tools/call"),
-		chromedp.Poll[chromedp.Void](`!document.getElementById("rows").innerText.includes("initialize") && document.getElementById("rows").innerText.includes("tools/call")`))
+		chromedp.Poll[chromedp.Void](`location.search.includes("tools%2Fcall") && !document.getElementById("rows").innerText.includes("initialize") && document.getElementById("rows").innerText.includes("tools/call")`))
 	if got, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.search`)); err != nil || !strings.Contains(got, "method=tools%2Fcall") {
 		t.Errorf("the page's address keeps the filter: %q, %v", got, err)
 	}
@@ -162,8 +162,8 @@ func TestWebViewLive(t *testing.T) {
 			return r.length === 1 && r[0].classList.contains("error") && r[0].innerText.includes("isError"); })()`))
 	step("progress folded under its request",
 		chromedp.Click(chromedp.CSS("#f-errors")),
-		chromedp.Poll[chromedp.Void](`document.getElementById("rows").innerText.includes("(+3)")`),
-		clickJS(`[...document.querySelectorAll("#rows tr.entry td.method")].find((td) => td.innerText.includes("(+3)"))`),
+		chromedp.Poll[chromedp.Void](`document.getElementById("rows").innerText.includes("▸+3 ")`),
+		clickJS(`[...document.querySelectorAll("#rows tr.entry td.method")].find((td) => td.innerText.includes("▸+3 "))`),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#rows tr.child").length === 3 &&
 			document.querySelector("#rows tr.child").innerText.includes("notifications/progress")`))
 	if rows := text("#rows"); !strings.Contains(rows, "ok") || !strings.Contains(rows, " ms") {

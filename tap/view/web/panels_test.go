@@ -65,7 +65,8 @@ func checkAnalysisAndTokens(t *testing.T, tab context.Context, step func(string,
 
 	total := func() int {
 		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`#tokens-body tr.total td.num`)))
+		// One evaluation: the panel is redrawn when a count (re)arrives.
+		s, err := chromedp.Run(tab, chromedp.Evaluate[string](`(document.querySelector("#tokens-body tr.total td.num") || {}).innerText || ""`))
 		if err != nil {
 			t.Fatalf("token total: %v", err)
 		}

@@ -4,7 +4,8 @@
 //
 // The endpoints are the page (/, /static/...), the event stream (/api/events,
 // filtered by its query: method, dir, session, errors=1, minLatency in ms, text),
-// one entry's detail (/api/entry?id=N), the analysis (/api/report) and the token
+// one entry's detail (/api/entry?id=N), the analysis (/api/report), one session
+// drawn as a sequence of steps between client and server (/api/sequence?session=ID) and the token
 // cost of the capture's tool lists (/api/tokens?format=openai|anthropic&encoding=
 // o200k_base|cl100k_base, counted when asked: the page asks when its token tab
 // shows, and again when a tools/list answer arrives). Every
@@ -83,6 +84,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("GET /api/entry", s.entry)
 	mux.HandleFunc("GET /api/report", s.report)
+	mux.HandleFunc("GET /api/sequence", s.sequence)
 	mux.HandleFunc("GET /api/tokens", s.tokens)
 	return guard(&o.Policy, mux)
 }
@@ -130,6 +132,11 @@ func (s *server) entry(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) report(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, view.PanelOf(s.o.Hub.Model().Snapshot()))
+}
+
+// sequence draws one session (?session=ID; the first when absent).
+func (s *server) sequence(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, view.SequenceOf(s.o.Hub.Model().Snapshot(), r.URL.Query().Get("session")))
 }
 
 // tokens counts what the capture's tool lists cost in a model's context; the

@@ -68,14 +68,15 @@
       lastReport = JSON.parse(ev.data);
       renderReport();
       if (!$("tokens").hidden && lastReport.toolsVersion !== tokensVersion) loadTokens();
+      if (!$("sequence").hidden) loadSequence();
     });
     source.onerror = () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; };
   }
 
   function showState(s) {
     $("source").textContent = s.source || "";
-    $("state").textContent = s.live ? "live" : (s.file ? "capture file" : "tap ended");
-    $("state").className = "state " + (s.live ? "live" : "ended");
+    $("state").textContent = s.live ? "live" : (s.loading ? "loading…" : (s.file ? "capture file" : "tap ended"));
+    $("state").className = "state " + (s.live || s.loading ? "live" : "ended");
     $("counts").textContent = s.shown + " of " + s.entries + " entries";
     const lost = [];
     if (s.behind > 0) lost.push(s.behind + " updates missed by this page");
@@ -85,30 +86,60 @@
     $("dropped").textContent = lost.join(", ");
   }
 
+  // The waterfall's scale: from the first shown row's start to the last end.
+  function span() {
+    let from = Infinity, to = -Infinity;
+    for (const id of order) {
+      const r = rows.get(id);
+      from = Math.min(from, r.startMs);
+      to = Math.max(to, r.startMs + Math.max(r.latencyMs, 0));
+    }
+    return { from, to: Math.max(to, from + 1) };
+  }
+
+  // bar draws a row's time in the waterfall (positioned through the CSSOM: the
+  // page's CSP allows no inline style attribute).
+  function bar(r, sp) {
+    const pct = (ms) => (100 * ms / (sp.to - sp.from)).toFixed(3) + "%";
+    const b = el("div", { class: "bar" });
+    b.style.left = "min(" + pct(r.startMs - sp.from) + ", calc(100% - 2px))"; // the last row's start stays in its cell
+    if (r.kind !== "request") b.classList.add("tick");
+    else if (r.latencyMs < 0) { b.classList.add("open"); b.style.right = "0"; }
+    else b.style.width = pct(r.latencyMs);
+    return b;
+  }
+
   function render() {
     const body = $("rows");
     const out = [];
+    const sp = span();
     for (const id of order) {
       const r = rows.get(id);
       const cls = ["entry", r.kind];
       if (r.error) cls.push("error");
+      if (r.probe) cls.push("probe");
       if (r.s2cRequest) cls.push("s2c-request");
       if (id === selected) cls.push("selected");
-      const fold = r.children && r.children.length ? (expanded.has(id) ? "▾ " : "▸ ") : "";
+      // The fold mark and the count of folded notifications come first: the
+      // name of what was called is what a narrow column must not cut.
+      const kids = r.children ? r.children.length : 0;
+      const call = (kids ? (expanded.has(id) ? "▾" : "▸") + "+" + kids + " " : "") + r.method;
       const tr = el("tr", { class: cls.join(" "), "data-id": id },
         el("td", { text: String(r.seq) }),
         el("td", { text: r.time }),
         el("td", { class: "dir", text: r.dirLabel }),
-        el("td", { class: "method", text: fold + r.method + (r.children && r.children.length ? "  (+" + r.children.length + ")" : "") }),
-        el("td", { text: r.session || "" }),
+        el("td", { class: "method", title: r.method }, call, r.probe ? el("span", { class: "probe-tag", text: r.probe }) : null),
+        el("td", { class: "status", title: r.statusText || r.status, text: r.status }),
         el("td", { class: "latency", text: r.latency || "" }),
-        el("td", { class: "status", text: r.status }));
+        el("td", { class: "session", title: r.session || "", text: r.session || "" }),
+        el("td", { class: "waterfall", title: r.latency || "" }, bar(r, sp)));
       out.push(tr);
       if (expanded.has(id)) {
         for (const c of r.children || []) {
           out.push(el("tr", { class: "child" + (c.error ? " error" : ""), "data-id": id },
             el("td", { text: String(c.seq) }), el("td", { text: c.time }), el("td", { class: "dir", text: c.dirLabel }),
-            el("td", { class: "method", text: c.method }), el("td", { text: "" }), el("td", { text: "" }), el("td", { class: "status", text: c.status || "" })));
+            el("td", { class: "method", text: c.method }), el("td", { class: "status", text: c.status || "" }),
+            el("td", { text: "" }), el("td", { text: "" }), el("td", { text: "" })));
         }
       }
     }
@@ -119,7 +150,7 @@
   function renderJSONSection(s) {
     const parts = [el("h3", { text: s.label })];
     for (const v of s.violations || []) parts.push(el("div", { class: "violation", text: "schema: " + v }));
-    if (s.text) parts.push(el("div", { text: s.text }));
+    if (s.text) parts.push(el("div", { class: "text", text: s.text }));
     if (s.json) parts.push(el("pre", { text: s.json }));
     return parts;
   }
@@ -154,14 +185,19 @@
     const r = lastReport;
     if (!r) return;
     const parts = [el("p", { class: "summary", text: r.summary })];
-    const fails = r.failures || [];
-    parts.push(el("h2", { text: fails.length ? "failures (" + (fails.length + (r.failuresOmitted || 0)) + ")" : "no failures found" }));
-    for (const f of fails) {
-      const attrs = { class: "failure" };
-      if (f.entries && f.entries.length) { attrs["data-entry"] = f.entries[0]; attrs.title = "show entry " + f.entries[0]; }
-      parts.push(el("div", attrs, el("strong", { text: f.name }), " ", f.text,
-        f.entries && f.entries.length ? el("span", { class: "entries", text: "→ #" + f.entries.join(", #") }) : null));
+    const groups = r.groups || [];
+    parts.push(el("h2", { text: r.failureCount ? "failures (" + r.failureCount + ")" : "no failures found" }));
+    for (const g of groups) {
+      parts.push(el("div", { class: "group", "data-group": g.name }, g.name + " ", el("span", { class: "count", text: "(" + g.count + ")" })));
+      for (const f of g.failures || []) {
+        const attrs = { class: "failure" };
+        if (f.entries && f.entries.length) { attrs["data-entry"] = f.entries[0]; attrs.title = "show entry " + f.entries[0]; }
+        parts.push(el("div", attrs, f.count > 1 ? el("strong", { text: f.count + "× " }) : null, f.text,
+          f.entries && f.entries.length ? el("span", { class: "entries", text: "→ #" + f.entries.join(", #") }) : null));
+      }
     }
+    if (r.failuresOmitted) parts.push(el("p", { class: "note", text: "… and " + r.failuresOmitted + " more" }));
+    if (r.probes) parts.push(el("p", { class: "probes-note", text: r.probes + " client probes refused by the server (server/discover, a ping without a session): answers, not failures" }));
     for (const t of r.tables || []) {
       parts.push(el("h2", { text: t.title }));
       if (t.note) parts.push(el("p", { class: "note", text: t.note }));
@@ -228,14 +264,50 @@
     loadDetail(id);
   });
 
+  // The sequence view: one session between the client's and the server's lanes,
+  // time going down; the steps of one HTTP exchange share a colour.
+  let sequenceSession = "";
+  async function loadSequence() {
+    const res = await fetch("api/sequence?session=" + encodeURIComponent(sequenceSession));
+    const body = $("sequence-body");
+    if (!res.ok) { body.replaceChildren(el("p", { class: "violation", text: await res.text() })); return; }
+    const q = await res.json();
+    const pick = $("s-session");
+    pick.replaceChildren(...(q.sessions || []).map((s) => el("option", s === q.session ? { value: s, selected: "" } : { value: s }, s)));
+    if (!q.steps.length) { body.replaceChildren(el("p", { class: "empty", text: "No session yet." })); return; }
+    const parts = [el("div", { class: "seq-t", text: "ms" }), el("div", { class: "seq-head" }, el("span", { text: "client" }), el("span", { text: "server" }))];
+    for (const st of q.steps) {
+      const cls = ["seq-step", st.dir || "none"];
+      if (st.transport) cls.push("transport");
+      if (st.error) cls.push("error");
+      const step = el("div", { class: cls.join(" "), "data-entry": st.entry, title: "#" + st.seq + (st.http ? " · " + st.http : "") });
+      if (st.exchange) step.style.borderLeftColor = "hsl(" + ((st.exchange * 67) % 360) + ",60%,60%)";
+      const label = el("span", { class: "label", text: st.label + (st.http && !st.transport ? "  · " + st.http : "") });
+      if (st.transport) step.append(label);
+      else if (st.dir === "s2c") step.append(el("div", { class: "arrow" }, "◀", el("span", { class: "line" }), label, el("span", { class: "line" })));
+      else step.append(el("div", { class: "arrow" }, el("span", { class: "line" }), label, el("span", { class: "line" }), "▶"));
+      parts.push(el("div", { class: "seq-t", title: st.time, text: "+" + st.offsetMs.toFixed(st.offsetMs < 100 ? 1 : 0) }), step);
+    }
+    const out = [el("p", { class: "note", text: "session " + q.session + (q.transport ? " · " + q.transport : "") + " · from " + q.steps[0].time + " (times in ms since)" }),
+      el("div", { class: "seq" }, ...parts)];
+    if (q.omitted) out.push(el("p", { class: "note", text: q.omitted + " later steps not drawn" }));
+    body.replaceChildren(...out);
+  }
+  $("s-session").addEventListener("change", () => { sequenceSession = $("s-session").value; loadSequence(); });
+  $("sequence").addEventListener("click", (ev) => {
+    const target = ev.target.closest(".seq-step[data-entry]");
+    if (target) jump(target.dataset.entry);
+  });
+
   function showTab(name) {
-    for (const t of ["detail", "analysis", "tokens"]) {
+    for (const t of ["detail", "analysis", "sequence", "tokens"]) {
       $(t).hidden = t !== name;
       $("tab-" + t).classList.toggle("active", t === name);
     }
   }
   $("tab-detail").onclick = () => showTab("detail");
   $("tab-analysis").onclick = () => showTab("analysis");
+  $("tab-sequence").onclick = () => { showTab("sequence"); loadSequence(); };
   $("tab-tokens").onclick = () => { showTab("tokens"); loadTokens(); };
   $("tokens-form").addEventListener("change", () => { tokensVersion = null; loadTokens(); });
 

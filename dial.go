@@ -129,7 +129,11 @@ func dialCommand(ctx context.Context, t Target, o *DialOptions) (transport.Conn,
 // dialURL connects to the target's URL.
 func dialURL(ctx context.Context, t Target, o *DialOptions) (transport.Conn, error) {
 	sse := func(ctx context.Context) (transport.Conn, error) {
-		return legacysse.NewClientConn(ctx, t.URL, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: t.Header, Logger: o.Logger, MaxMessageSize: o.MaxMessageSize})
+		c, err := legacysse.NewClientConn(ctx, t.URL, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: t.Header, Logger: o.Logger, MaxMessageSize: o.MaxMessageSize})
+		if err != nil {
+			return nil, err // not a nil *ClientConn in an interface
+		}
+		return c, nil
 	}
 	var conn transport.Conn
 	var err error

@@ -90,6 +90,12 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 		// A server started with npx or uvx may take seconds to install before it
 		// reads its input: its era probe gets longer than the default to answer.
 		opts.ProbeTimeout = stdioProbeTimeout
+	} else {
+		// The era probe is the session's first request, so it is the one a
+		// protected server answers 401, and the user may then spend minutes in
+		// the browser: the probe's own bound allows for that, while --timeout's
+		// clock (paused during the browser flow) bounds a silent server.
+		opts.ProbeTimeout = browserWait + httpProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
 	conn, done, err := dialTarget(ctx, g, clock, target, logger)
@@ -138,8 +144,10 @@ func validProtocol(v string) error {
 // Streamable HTTP, falling back to the old HTTP+SSE transport for a server that
 // only speaks that, with the --header values. Unless --header sets
 // Authorization (the user's own credentials), a URL's requests go through the
-// CLI's OAuth layer (authTransport), and a first ping lets a server that wants
-// authorization say so before the session starts (authorizeFirst). done stops
+// CLI's OAuth layer (authTransport): a server that wants authorization says so
+// with a 401 to the session's first request, which the layer answers (a stored
+// token, or the grant the flags choose) and sends again, so no request goes out
+// only to ask whether authorization is needed. done stops
 // the OAuth redirect listener; call it after closing the connection.
 func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target []string, logger *slog.Logger) (conn transport.Conn, done func(), err error) {
 	done = func() {}
@@ -167,10 +175,6 @@ func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target
 		}
 		tr.Logger = logger
 		hc = &http.Client{Transport: tr}
-		if err := authorizeFirst(ctx, hc, clock, g.url, header); err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
-		}
 		done = cleanup
 	}
 	conn, err = mcpkit.Dial(ctx, mcpkit.Target{URL: g.url, Header: header}, &mcpkit.DialOptions{
@@ -193,3 +197,7 @@ func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target
 // package runner to install it, since a server that is silent until then is taken
 // for a legacy one.
 const stdioProbeTimeout = 10 * time.Second
+
+// httpProbeTimeout is the part of a URL's era probe bound that is not the
+// user's time in the browser.
+const httpProbeTimeout = 10 * time.Second

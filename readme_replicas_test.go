@@ -18,15 +18,7 @@ import (
 // readmeShell returns the lines of the first sh block under the README heading.
 func readmeShell(t *testing.T, heading string) []string {
 	t.Helper()
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
-	if !ok {
-		t.Fatalf("README.md has no heading %q", heading)
-	}
-	_, block, ok := strings.Cut(section, "```sh\n")
+	_, block, ok := strings.Cut(readmeSection(t, heading), "```sh\n")
 	if !ok {
 		t.Fatalf("no sh block under %q", heading)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// readmeProgram returns the Go program under the README heading.
-func readmeProgram(t *testing.T, heading string) string {
+// readmeSection returns the README from the heading on.
+func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -24,7 +24,13 @@ func readmeProgram(t *testing.T, heading string) string {
 	if !ok {
 		t.Fatalf("README.md has no heading %q", heading)
 	}
-	_, block, ok := strings.Cut(section, "```go\n")
+	return section
+}
+
+// readmeProgram returns the Go program under the README heading.
+func readmeProgram(t *testing.T, heading string) string {
+	t.Helper()
+	_, block, ok := strings.Cut(readmeSection(t, heading), "```go\n")
 	if !ok {
 		t.Fatalf("no Go block under %q", heading)
 	}

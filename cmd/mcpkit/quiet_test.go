@@ -19,8 +19,14 @@ import (
 // announcement.
 func startHTTPTap(t *testing.T, upstream, capPath string, args ...string) (tapURL string, stop func() string) {
 	t.Helper()
+	return startHTTPTapArgs(t, append([]string{"tap", "--listen", "127.0.0.1:0", "--upstream", upstream, "--out", capPath}, args...))
+}
+
+// startHTTPTapArgs is startHTTPTap with the tap's whole command line.
+func startHTTPTapArgs(t *testing.T, args []string) (tapURL string, stop func() string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	tap := exec.CommandContext(ctx, mcpkitBin, append([]string{"tap", "--listen", "127.0.0.1:0", "--upstream", upstream, "--out", capPath}, args...)...)
+	tap := exec.CommandContext(ctx, mcpkitBin, args...)
 	stderr, err := tap.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

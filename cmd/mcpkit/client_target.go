@@ -35,6 +35,9 @@ type globalFlags struct {
 	elicitAnswers string
 	// oauth are the OAuth flags of --url targets.
 	oauth oauthFlags
+	// logLevel asks the server for its log messages at this level and above
+	// (--log-level), shown on stderr; "" asks for none.
+	logLevel string
 }
 
 // addClientFlags registers the flags of a command that talks to a target server.
@@ -47,6 +50,7 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
+	f.StringVar(&g.logLevel, "log-level", "", "show the server's log messages at this level and above on stderr (debug, info, notice, warning, error, ...)")
 	g.oauth.register(f, "oauth-port")
 }
 

@@ -49,14 +49,17 @@ The browser opens at the authorization page (its URL is printed too); the
 authorization server sends the browser back to a listener on 127.0.0.1. With
 --oauth-client-credentials the client authorizes as itself, without a browser.`,
 		Example: `  mcpkit auth login --url https://mcp.example.com/mcp
-  mcpkit auth login --url https://mcp.example.com/mcp --client-id my-app --port 8976
+  mcpkit auth login --url https://mcp.example.com/mcp --client-id my-app --oauth-port 8976
   mcpkit auth login --url https://mcp.example.com/mcp --oauth-client-credentials --client-id svc --client-secret "$SECRET"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return authLogin(cmd.Context(), f, cmd.ErrOrStderr(), cmd.OutOrStdout())
 		},
 	}
-	f.oauth.register(login.Flags(), "port")
+	f.oauth.register(login.Flags())
+	// --port was auth login's name for --oauth-port: still accepted, not shown.
+	login.Flags().IntVar(&f.oauth.port, "port", 0, "the old name of --oauth-port")
+	_ = login.Flags().MarkHidden("port")
 	login.Flags().DurationVar(&f.timeout, "wait", 5*time.Minute, "how long to wait for the authorization")
 	status := &cobra.Command{
 		Use:     "status",

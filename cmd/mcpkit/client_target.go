@@ -51,7 +51,7 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
 	f.StringVar(&g.logLevel, "log-level", "", "show the server's log messages at this level and above on stderr (debug, info, notice, warning, error, ...)")
-	g.oauth.register(f, "oauth-port")
+	g.oauth.register(f)
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With

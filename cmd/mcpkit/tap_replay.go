@@ -108,7 +108,7 @@ and holds no timings, so that it can be compared in CI.`,
 	}
 	cmd.Flags().StringVar(&g.url, "url", "", "the live server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
 	cmd.Flags().StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable; ${env:VAR} is replaced from the environment)")
-	g.oauth.register(cmd.Flags(), "oauth-port")
+	g.oauth.register(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&ignore, "ignore", nil, "a JSON path of results not to compare (repeatable)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for each response")

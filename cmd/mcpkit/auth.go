@@ -141,8 +141,15 @@ func discoverURL(ctx context.Context, rawURL string) (*auth.Discovery, error) {
 			break
 		}
 	}
+	if ch.Scheme == "" && resp.StatusCode != http.StatusUnauthorized {
+		return nil, fmt.Errorf("%w: %s answered %s without asking for a token", errNotProtected, rawURL, resp.Status)
+	}
 	return auth.Discover(ctx, http.DefaultClient, rawURL, ch)
 }
+
+// errNotProtected: the server answered a request without a token and did not
+// ask for one, so it names no authorization server.
+var errNotProtected = errors.New("the server does not ask for authorization")
 
 func storedFor(ctx context.Context, f *authFlags) (*tokenstore.File, auth.StoreKey, *auth.StoredToken, error) {
 	if f.url == "" {
@@ -163,6 +170,10 @@ func storedFor(ctx context.Context, f *authFlags) (*tokenstore.File, auth.StoreK
 
 func authStatus(ctx context.Context, f *authFlags, stdout io.Writer) error {
 	_, key, st, err := storedFor(ctx, f)
+	if errors.Is(err, errNotProtected) {
+		fmt.Fprintf(stdout, "%s does not ask for authorization: no login needed\n", f.url)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

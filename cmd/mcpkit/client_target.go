@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -110,12 +111,31 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 	if err != nil {
 		_ = conn.Close()
 		done()
-		return nil, nil, err
+		return nil, nil, notFoundHint(g.url, err, logger)
 	}
 	if g.verbose {
 		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
 	}
 	return cs, done, nil
+}
+
+// notFoundHint turns the error of a URL that has no MCP endpoint (404 to the
+// Streamable HTTP POST and to the HTTP+SSE GET) into one sentence that says so
+// and what to try: the same URL with /mcp. Other errors, and a URL that
+// already ends in /mcp, are returned as they are; the whole chain goes to the
+// -v log.
+func notFoundHint(rawURL string, err error, logger *slog.Logger) error {
+	if rawURL == "" || !strings.Contains(err.Error(), "404") {
+		return err
+	}
+	u, perr := url.Parse(rawURL)
+	if perr != nil || strings.HasSuffix(u.Path, "/mcp") {
+		return err
+	}
+	logger.Debug("connecting", "url", rawURL, "error", err)
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/mcp"
+	u.RawPath = ""
+	return fmt.Errorf("no MCP endpoint at %s (404 Not Found); did you mean %s?", rawURL, u)
 }
 
 // serverName names the server as it introduced itself.

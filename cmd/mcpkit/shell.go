@@ -38,7 +38,7 @@ a name may be cut to any unique beginning: "call ec" calls echo.`
 const shellExample = `  mcpkit shell -- mcpkit serve
   mcpkit shell --url http://127.0.0.1:8080/mcp
   # server log messages from debug up
-  mcpkit shell --log-level debug -- npx -y @modelcontextprotocol/server-everything`
+  mcpkit shell --log-level debug -- mcpkit serve`
 
 func newShellCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{

@@ -151,6 +151,10 @@ func NewCommandConn(ctx context.Context, cmd *exec.Cmd, opts *CommandOptions) (*
 	group := useProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		var ee *exec.Error // it names the program already: say it once
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("stdio: cannot start the server: %w", err)
+		}
 		return nil, fmt.Errorf("stdio: starting %s: %w", cmd.Path, err)
 	}
 	// The child has its own copies now; ours would keep its input open and hide the

@@ -88,3 +88,23 @@ func TestREADMEQuickStart(t *testing.T) {
 		t.Fatalf("greet: %+v, %v", res, err)
 	}
 }
+
+// TestREADMEInstallLines: the README's install lines name this module and
+// its command as they are (the lines need the network to run; what they name
+// is checked here): go install MODULE/cmd/mcpkit@latest, go get MODULE@latest.
+func TestREADMEInstallLines(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := strings.TrimPrefix(strings.SplitN(string(mod), "\n", 2)[0], "module ")
+	section := readmeSection(t, "## Install")
+	for _, want := range []string{"go install " + module + "/cmd/mcpkit@latest", "go get " + module + "@latest"} {
+		if !strings.Contains(section, "\n"+want+" ") {
+			t.Errorf("the README's Install section has no line %q", want)
+		}
+	}
+	if _, err := os.Stat("cmd/mcpkit/main.go"); err != nil {
+		t.Errorf("go install names cmd/mcpkit: %v", err)
+	}
+}

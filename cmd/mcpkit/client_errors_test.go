@@ -21,3 +21,23 @@ func TestURLErrorsSayWhatToTry(t *testing.T) {
 		t.Errorf("auth status: %d %q %q", code, out, errOut)
 	}
 }
+
+// The loopback port's flag is --oauth-port on every command; auth login keeps
+// its old --port as a hidden alias of the same setting.
+func TestOAuthPortFlagName(t *testing.T) {
+	root := newRootCmd()
+	login, _, err := root.Find([]string{"auth", "login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if login.Flags().Lookup("oauth-port") == nil {
+		t.Fatal("auth login has no --oauth-port")
+	}
+	old := login.Flags().Lookup("port")
+	if old == nil || !old.Hidden {
+		t.Fatalf("auth login --port: %+v, want a hidden alias", old)
+	}
+	if err := login.ParseFlags([]string{"--port", "8976"}); err != nil || login.Flags().Lookup("oauth-port").Value.String() != "8976" {
+		t.Errorf("--port 8976 sets --oauth-port to %s (%v)", login.Flags().Lookup("oauth-port").Value, err)
+	}
+}

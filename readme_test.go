@@ -13,8 +13,8 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// readmeProgram returns the Go program under the README heading.
-func readmeProgram(t *testing.T, heading string) string {
+// readmeSection returns the README from the heading on.
+func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -24,7 +24,13 @@ func readmeProgram(t *testing.T, heading string) string {
 	if !ok {
 		t.Fatalf("README.md has no heading %q", heading)
 	}
-	_, block, ok := strings.Cut(section, "```go\n")
+	return section
+}
+
+// readmeProgram returns the Go program under the README heading.
+func readmeProgram(t *testing.T, heading string) string {
+	t.Helper()
+	_, block, ok := strings.Cut(readmeSection(t, heading), "```go\n")
 	if !ok {
 		t.Fatalf("no Go block under %q", heading)
 	}
@@ -80,5 +86,25 @@ func TestREADMEQuickStart(t *testing.T) {
 	res, err := cs.CallTool(ctx, "greet", GreetInput{Name: "Ada"})
 	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].Text != "hello Ada" {
 		t.Fatalf("greet: %+v, %v", res, err)
+	}
+}
+
+// TestREADMEInstallLines: the README's install lines name this module and
+// its command as they are (the lines need the network to run; what they name
+// is checked here): go install MODULE/cmd/mcpkit@latest, go get MODULE@latest.
+func TestREADMEInstallLines(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := strings.TrimPrefix(strings.SplitN(string(mod), "\n", 2)[0], "module ")
+	section := readmeSection(t, "## Install")
+	for _, want := range []string{"go install " + module + "/cmd/mcpkit@latest", "go get " + module + "@latest"} {
+		if !strings.Contains(section, "\n"+want+" ") {
+			t.Errorf("the README's Install section has no line %q", want)
+		}
+	}
+	if _, err := os.Stat("cmd/mcpkit/main.go"); err != nil {
+		t.Errorf("go install names cmd/mcpkit: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ func TestServerConformanceThroughBalancer(t *testing.T) {
 	var addrs []string
 	for i := range 3 {
 		t.Setenv("MCPKIT_REPLICA_ID", fmt.Sprintf("r%d", i))
-		r := startServer(t, bin, "serve", "--redis", rs.URL(), "--allow-host", "*", "--max-sessions-per-client", "-1", "--http")
+		r := startServer(t, bin, "serve", "--conformance", "--redis", rs.URL(), "--allow-host", "*", "--max-sessions-per-client", "-1", "--http")
 		replicas = append(replicas, r)
 		addrs = append(addrs, strings.TrimSuffix(strings.TrimPrefix(r.url, "http://"), "/mcp"))
 	}

@@ -83,7 +83,7 @@ type suiteRun struct {
 func runServerSuite(t *testing.T, s suite, args ...string) *suiteRun {
 	t.Helper()
 	bin := buildBinary(t, "github.com/mcpkit/mcpkit/cmd/mcpkit", t.TempDir())
-	return runSuiteAt(t, s, startServer(t, bin, "serve", "--http"), args...)
+	return runSuiteAt(t, s, startServer(t, bin, "serve", "--conformance", "--http"), args...)
 }
 
 // runSuiteAt runs the suite s in server mode against srv with args. It fails the

@@ -15,7 +15,7 @@ import (
 func TestServerConformanceThroughTap(t *testing.T) {
 	s := requireSuite(t)
 	bin := buildBinary(t, "github.com/mcpkit/mcpkit/cmd/mcpkit", t.TempDir())
-	upstream := startServer(t, bin, "serve", "--http")
+	upstream := startServer(t, bin, "serve", "--conformance", "--http")
 	capPath := filepath.Join(t.TempDir(), "capture.jsonl")
 	tap := startServer(t, bin, "tap", "--out", capPath, "--upstream", upstream.url, "--listen")
 

@@ -442,7 +442,7 @@ func TestGatewayServerDownFailsFastThenRecovers(t *testing.T) {
 	}
 	waitState("the backoff", func(st upstream.Status) bool { return st.State == upstream.StateBackoff })
 	res, err := cs.CallTool(ctx, "a__echo", map[string]any{"message": "hi"})
-	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, `server "a" is backoff`) || !strings.Contains(res.Content[0].Text, "signal: killed") {
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, `server "a" is down, restarting in`) || !strings.Contains(res.Content[0].Text, "signal: killed") {
 		t.Fatalf("a call while the server is down: %v %+v, want an isError result saying why", err, res)
 	}
 	if !slices.Contains(names(t, cs.Tools(ctx), func(x protocol.Tool) string { return x.Name }), "a__echo") {

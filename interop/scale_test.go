@@ -172,7 +172,7 @@ func startReplicas(ctx context.Context, t *testing.T, nginx string) (*redistest.
 	var addrs []string
 	var procs []*serverProcess
 	for i := range 3 {
-		cmd := exec.CommandContext(ctx, bin, "serve", "--http", "127.0.0.1:0", "--redis", rs.URL(), "--allow-host", "*", "--max-sessions-per-client", "-1")
+		cmd := exec.CommandContext(ctx, bin, "serve", "--conformance", "--http", "127.0.0.1:0", "--redis", rs.URL(), "--allow-host", "*", "--max-sessions-per-client", "-1")
 		cmd.Env = append(os.Environ(), "MCPKIT_STATE_KEYS="+keys, fmt.Sprintf("MCPKIT_REPLICA_ID=r%d", i), "GORACE=halt_on_error=1 atexit_sleep_ms=0")
 		m, p := startAnnouncedServer(ctx, t, cmd, newEventLog(), serveAnnouncement)
 		addrs = append(addrs, m[1])

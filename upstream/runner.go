@@ -361,13 +361,16 @@ func (r *runner) currentSession(ctx context.Context) (*mcp.ClientSession, error)
 func (r *runner) unavailable() error {
 	st := r.snapshot()
 	var b strings.Builder
-	fmt.Fprintf(&b, "server %q is %s", st.Name, st.State)
-	if st.State == StateBackoff {
-		fmt.Fprintf(&b, " (next attempt in %v)", time.Until(st.NextAttempt).Round(10*time.Millisecond))
+	switch st.State {
+	case StateBackoff:
+		fmt.Fprintf(&b, "server %q is down, restarting in %v", st.Name, time.Until(st.NextAttempt).Round(10*time.Millisecond))
+	default:
+		fmt.Fprintf(&b, "server %q is %s", st.Name, st.State)
 	}
 	if st.LastError != "" {
-		b.WriteString(": ")
+		b.WriteString(" (")
 		b.WriteString(st.LastError)
+		b.WriteString(")")
 	}
 	return errors.New(b.String())
 }

@@ -49,14 +49,17 @@ The browser opens at the authorization page (its URL is printed too); the
 authorization server sends the browser back to a listener on 127.0.0.1. With
 --oauth-client-credentials the client authorizes as itself, without a browser.`,
 		Example: `  mcpkit auth login --url https://mcp.example.com/mcp
-  mcpkit auth login --url https://mcp.example.com/mcp --client-id my-app --port 8976
+  mcpkit auth login --url https://mcp.example.com/mcp --client-id my-app --oauth-port 8976
   mcpkit auth login --url https://mcp.example.com/mcp --oauth-client-credentials --client-id svc --client-secret "$SECRET"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return authLogin(cmd.Context(), f, cmd.ErrOrStderr(), cmd.OutOrStdout())
 		},
 	}
-	f.oauth.register(login.Flags(), "port")
+	f.oauth.register(login.Flags())
+	// --port was auth login's name for --oauth-port: still accepted, not shown.
+	login.Flags().IntVar(&f.oauth.port, "port", 0, "the old name of --oauth-port")
+	_ = login.Flags().MarkHidden("port")
 	login.Flags().DurationVar(&f.timeout, "wait", 5*time.Minute, "how long to wait for the authorization")
 	status := &cobra.Command{
 		Use:     "status",
@@ -138,8 +141,15 @@ func discoverURL(ctx context.Context, rawURL string) (*auth.Discovery, error) {
 			break
 		}
 	}
+	if ch.Scheme == "" && resp.StatusCode != http.StatusUnauthorized {
+		return nil, fmt.Errorf("%w: %s answered %s without asking for a token", errNotProtected, rawURL, resp.Status)
+	}
 	return auth.Discover(ctx, http.DefaultClient, rawURL, ch)
 }
+
+// errNotProtected: the server answered a request without a token and did not
+// ask for one, so it names no authorization server.
+var errNotProtected = errors.New("the server does not ask for authorization")
 
 func storedFor(ctx context.Context, f *authFlags) (*tokenstore.File, auth.StoreKey, *auth.StoredToken, error) {
 	if f.url == "" {
@@ -160,6 +170,10 @@ func storedFor(ctx context.Context, f *authFlags) (*tokenstore.File, auth.StoreK
 
 func authStatus(ctx context.Context, f *authFlags, stdout io.Writer) error {
 	_, key, st, err := storedFor(ctx, f)
+	if errors.Is(err, errNotProtected) {
+		fmt.Fprintf(stdout, "%s does not ask for authorization: no login needed\n", f.url)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

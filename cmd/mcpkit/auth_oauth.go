@@ -35,14 +35,14 @@ type oauthFlags struct {
 	noBrowser         bool
 }
 
-// register adds the flags to fs; portFlag names the loopback port's flag
-// ("port" for auth login, "oauth-port" for the client commands, where a bare
-// --port would read as the server's).
-func (o *oauthFlags) register(fs *pflag.FlagSet, portFlag string) {
+// register adds the flags to fs. The loopback port's flag is --oauth-port
+// everywhere (a bare --port would read as the server's); auth login keeps its
+// old --port as a hidden alias.
+func (o *oauthFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.clientID, "client-id", "", "OAuth: a pre-registered client id (else the client registers itself with the authorization server)")
 	fs.StringVar(&o.clientSecret, "client-secret", "", "OAuth: the pre-registered client's secret")
 	fs.BoolVar(&o.clientCredentials, "oauth-client-credentials", false, "OAuth: use the client credentials grant (a machine, no browser); needs --client-id")
-	fs.IntVar(&o.port, portFlag, 0, "OAuth: the port of the loopback redirect listener (0: any free port)")
+	fs.IntVar(&o.port, "oauth-port", 0, "OAuth: the port of the loopback redirect listener (0: any free port)")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "OAuth: only print the authorization URL, do not open a browser")
 }
 

@@ -31,7 +31,7 @@ var hostClientFlags = []string{"timeout", "root", "elicit-answers", "header"}
 var oauthClientFlags = []string{"client-id", "client-secret", "oauth-client-credentials", "oauth-port", "no-browser"}
 
 func isClientCmd(name string) bool {
-	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call", "tokens"}, name)
+	return slices.Contains([]string{"tools", "resources", "prompts", "ping", "read", "get", "call", "shell", "tokens"}, name)
 }
 
 // Each command has the flags that apply to it: serve and version none of the
@@ -58,7 +58,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call config gateway get host ping prompts read resources serve skills tap tokens tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call config gateway get host ping prompts read resources serve shell skills tap tokens tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer

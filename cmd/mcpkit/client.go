@@ -20,10 +20,7 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			return listAll(g, cs.Tools(ctx), printTool)
 		}),
 		clientCmd(g, "resources", "List the server's resources and resource templates", resourcesExample, 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			if err := listAll(g, cs.Resources(ctx), printResource); err != nil {
-				return err
-			}
-			return listAll(g, cs.ResourceTemplates(ctx), printTemplate)
+			return listResources(ctx, g, cs)
 		}),
 		clientCmd(g, "prompts", "List the server's prompts", promptsExample, 0, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			return listAll(g, cs.Prompts(ctx), printPrompt)
@@ -36,40 +33,10 @@ func newClientCmds(g *globalFlags) []*cobra.Command {
 			return nil
 		}),
 		withCompletion(g, "resource", clientCmd(g, "read URI", "Read a resource", readExample, 1, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			res, err := cs.ReadResource(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return printJSON(res)
-			}
-			for _, c := range res.Contents {
-				printResourceContents(c)
-			}
-			return nil
+			return readResource(ctx, g, cs, args)
 		})),
 		withCompletion(g, "prompt", clientCmd(g, "get PROMPT [ARGS_JSON]", "Get a prompt, with arguments as a JSON object of strings", getExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
-			var pargs map[string]string
-			if len(args) > 1 {
-				if err := json.Unmarshal([]byte(args[1]), &pargs); err != nil {
-					return fmt.Errorf("prompt arguments must be a JSON object of strings: %w", err)
-				}
-			}
-			res, err := cs.GetPrompt(ctx, args[0], pargs)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return printJSON(res)
-			}
-			if res.Description != "" {
-				fmt.Println("#", res.Description)
-			}
-			for _, m := range res.Messages {
-				fmt.Printf("[%s] ", m.Role)
-				printContent(m.Content)
-			}
-			return nil
+			return getPrompt(ctx, g, cs, args)
 		})),
 		withCompletion(g, "tool", clientCmd(g, "call TOOL [ARGS_JSON]", "Call a tool, with arguments as a JSON object", callExample, -2, func(ctx context.Context, cs *mcp.ClientSession, args []string) error {
 			return callTool(ctx, g, cs, args)
@@ -105,22 +72,78 @@ func clientCmd(g *globalFlags, use, short, example string, nargs int, do func(co
 			if err := validProtocol(g.protocol); err != nil {
 				return err
 			}
+			if err := validLogLevel(g.logLevel); err != nil {
+				return err
+			}
 			clock := newRequestClock(g.timeout)
 			opts, err := clientOptions(g, clock, os.Stdin, term.IsTerminal(os.Stdin), os.Stderr)
 			if err != nil {
 				return err
 			}
+			printLogs(opts, os.Stderr)
 			cs, done, err := connect(cmd.Context(), g, clock, target, opts)
 			if err != nil {
 				return err
 			}
 			defer done()
 			defer cs.Close()
+			if err := askForLogs(cmd.Context(), cs, g.logLevel, os.Stderr); err != nil {
+				return err
+			}
 			return do(cmd.Context(), cs, own)
 		},
 	}
 	addClientFlags(cmd, g)
 	return cmd
+}
+
+// readResource reads the resource args[0] names and prints its contents.
+func readResource(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {
+	res, err := cs.ReadResource(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(res)
+	}
+	for _, c := range res.Contents {
+		printResourceContents(c)
+	}
+	return nil
+}
+
+// getPrompt gets the prompt args[0] names, with args[1] (if any) as its
+// arguments, and prints its messages.
+func getPrompt(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {
+	var pargs map[string]string
+	if len(args) > 1 {
+		if err := json.Unmarshal([]byte(args[1]), &pargs); err != nil {
+			return fmt.Errorf("prompt arguments must be a JSON object of strings: %w", err)
+		}
+	}
+	res, err := cs.GetPrompt(ctx, args[0], pargs)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(res)
+	}
+	if res.Description != "" {
+		fmt.Println("#", res.Description)
+	}
+	for _, m := range res.Messages {
+		fmt.Printf("[%s] ", m.Role)
+		printContent(m.Content)
+	}
+	return nil
+}
+
+// listResources prints the server's resources and resource templates.
+func listResources(ctx context.Context, g *globalFlags, cs *mcp.ClientSession) error {
+	if err := listAll(g, cs.Resources(ctx), printResource); err != nil {
+		return err
+	}
+	return listAll(g, cs.ResourceTemplates(ctx), printTemplate)
 }
 
 func callTool(ctx context.Context, g *globalFlags, cs *mcp.ClientSession, args []string) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
 // listAll prints every item of a list, or its JSON array with --json.
@@ -45,20 +46,21 @@ func printTool(t *protocol.Tool) {
 }
 
 // toolText describes a tool: its name and description, then one line per input
-// property with its JSON type, whether it is required, and its description.
+// property with its JSON type (a $ref named after its definition, with the
+// definition's properties), whether it is required, its description, its
+// choices (enum) and its default. Peer strings are escaped for the terminal.
 func toolText(t *protocol.Tool) string {
 	var b strings.Builder
-	b.WriteString(t.Name)
+	b.WriteString(capture.TermSafe(t.Name))
 	if t.Description != "" {
-		b.WriteString(" — " + t.Description)
+		b.WriteString(" — " + capture.TermSafe(t.Description))
 	}
 	b.WriteString("\n")
 	var s struct {
-		Properties map[string]struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
+		Properties  map[string]propSchema `json:"properties"`
+		Required    []string              `json:"required"`
+		Defs        map[string]propSchema `json:"$defs"`
+		Definitions map[string]propSchema `json:"definitions"`
 	}
 	if json.Unmarshal(t.InputSchema, &s) == nil {
 		required := make(map[string]bool, len(s.Required)) // the lists come from a peer: no quadratic lookups
@@ -68,17 +70,79 @@ func toolText(t *protocol.Tool) string {
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
 			kind := schemaType(p.Type)
+			if ref, def, ok := resolveRef(p.Ref, s.Defs, s.Definitions); ok {
+				kind = ref
+				if def.Type != nil {
+					kind = schemaType(def.Type) + " " + ref
+				}
+				if len(def.Properties) > 0 {
+					kind += " {" + strings.Join(slices.Sorted(maps.Keys(def.Properties)), ", ") + "}"
+				}
+				if p.Description == "" {
+					p.Description = def.Description
+				}
+				if p.Enum == nil {
+					p.Enum = def.Enum
+				}
+			} else if p.Ref != "" {
+				kind = "see " + p.Ref
+			}
 			if required[name] {
 				kind += ", required"
 			}
-			fmt.Fprintf(&b, "    %s (%s)", name, kind)
+			fmt.Fprintf(&b, "    %s (%s)", capture.TermSafe(name), capture.TermSafe(kind))
 			if p.Description != "" {
-				b.WriteString(" " + p.Description)
+				b.WriteString(" " + capture.TermSafe(p.Description))
+			}
+			if len(p.Enum) > 0 {
+				b.WriteString(" one of: " + capture.TermSafe(jsonList(p.Enum)))
+			}
+			if p.Default != nil {
+				d, _ := json.Marshal(p.Default)
+				b.WriteString(" default: " + capture.TermSafe(string(d)))
 			}
 			b.WriteString("\n")
 		}
 	}
 	return b.String()
+}
+
+// propSchema is what toolText reads of a property's schema.
+type propSchema struct {
+	Type        any                   `json:"type"`
+	Description string                `json:"description"`
+	Enum        []any                 `json:"enum"`
+	Default     any                   `json:"default"`
+	Ref         string                `json:"$ref"`
+	Properties  map[string]propSchema `json:"properties"`
+}
+
+// resolveRef finds a local $ref ("#/$defs/NAME" or "#/definitions/NAME") and
+// returns its name and definition.
+func resolveRef(ref string, defs, definitions map[string]propSchema) (string, propSchema, bool) {
+	if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+		d, found := defs[name]
+		return name, d, found
+	}
+	if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok {
+		d, found := definitions[name]
+		return name, d, found
+	}
+	return "", propSchema{}, false
+}
+
+// jsonList renders enum values: strings as they are, others as JSON.
+func jsonList(vs []any) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		if s, ok := v.(string); ok {
+			parts[i] = s
+			continue
+		}
+		b, _ := json.Marshal(v)
+		parts[i] = string(b)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // schemaType renders a JSON Schema "type": a name, names joined with "|", or "any"

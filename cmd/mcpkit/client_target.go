@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type globalFlags struct {
 	oauth oauthFlags
 	// maxMessage bounds one message from the server (--max-message-bytes).
 	maxMessage int
+	// logLevel asks the server for its log messages at this level and above
+	// (--log-level), shown on stderr; "" asks for none.
+	logLevel string
 }
 
 // addClientFlags registers the flags of a command that talks to a target server.
@@ -51,7 +55,8 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringVar(&g.protocol, "protocol", "", "speak this protocol version: 2026-07-28 (stateless) or a legacy one such as 2025-11-25 (initialize); default: detect the server's era")
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
-	g.oauth.register(f, "oauth-port")
+	f.StringVar(&g.logLevel, "log-level", "", "show the server's log messages at this level and above on stderr (debug, info, notice, warning, error, ...)")
+	g.oauth.register(f)
 	registerMaxMessage(f, &g.maxMessage)
 }
 
@@ -104,6 +109,12 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 		// A server started with npx or uvx may take seconds to install before it
 		// reads its input: its era probe gets longer than the default to answer.
 		opts.ProbeTimeout = stdioProbeTimeout
+	} else {
+		// The era probe is the session's first request, so it is the one a
+		// protected server answers 401, and the user may then spend minutes in
+		// the browser: the probe's own bound allows for that, while --timeout's
+		// clock (paused during the browser flow) bounds a silent server.
+		opts.ProbeTimeout = browserWait + httpProbeTimeout
 	}
 	client := mcp.NewClient(protocol.Implementation{Name: "mcpkit", Version: clientVersion()}, opts)
 	conn, done, err := dialTarget(ctx, g, clock, target, logger)
@@ -116,7 +127,7 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 	if err != nil {
 		_ = conn.Close()
 		done()
-		return nil, nil, handshakeError(hctx, err)
+		return nil, nil, notFoundHint(g.url, handshakeError(hctx, err), logger)
 	}
 	if g.verbose {
 		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
@@ -137,6 +148,25 @@ func targetSecrets(g *globalFlags) *upstream.Config {
 		}
 	}
 	return &upstream.Config{Servers: map[string]*upstream.ServerConfig{sc.Name: sc}}
+}
+
+// notFoundHint turns the error of a URL that has no MCP endpoint (404 to the
+// Streamable HTTP POST and to the HTTP+SSE GET) into one sentence that says so
+// and what to try: the same URL with /mcp. Other errors, and a URL that
+// already ends in /mcp, are returned as they are; the whole chain goes to the
+// -v log.
+func notFoundHint(rawURL string, err error, logger *slog.Logger) error {
+	if rawURL == "" || !strings.Contains(err.Error(), "404") {
+		return err
+	}
+	u, perr := url.Parse(rawURL)
+	if perr != nil || strings.HasSuffix(u.Path, "/mcp") {
+		return err
+	}
+	logger.Debug("connecting", "url", rawURL, "error", err)
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/mcp"
+	u.RawPath = ""
+	return fmt.Errorf("no MCP endpoint at %s (404 Not Found); did you mean %s?", rawURL, u)
 }
 
 // serverName names the server as it introduced itself.
@@ -195,8 +225,10 @@ func handshakeError(hctx context.Context, err error) error {
 // Streamable HTTP, falling back to the old HTTP+SSE transport for a server that
 // only speaks that, with the --header values. Unless --header sets
 // Authorization (the user's own credentials), a URL's requests go through the
-// CLI's OAuth layer (authTransport), and a first ping lets a server that wants
-// authorization say so before the session starts (authorizeFirst). done stops
+// CLI's OAuth layer (authTransport): a server that wants authorization says so
+// with a 401 to the session's first request, which the layer answers (a stored
+// token, or the grant the flags choose) and sends again, so no request goes out
+// only to ask whether authorization is needed. done stops
 // the OAuth redirect listener; call it after closing the connection.
 func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target []string, logger *slog.Logger) (conn transport.Conn, done func(), err error) {
 	done = func() {}
@@ -224,16 +256,6 @@ func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target
 		}
 		tr.Logger = logger
 		hc = &http.Client{Transport: tr}
-		answered, err := pingFirst(ctx, hc, clock, g.url, header)
-		if err == nil && !answered {
-			// Silent for all of --timeout: the handshake would wait as long
-			// again, and the flag bounds the whole connection.
-			err = &handshakeTimeoutError{g.timeout}
-		}
-		if err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
-		}
 		done = cleanup
 	}
 	conn, err = mcpkit.Dial(ctx, mcpkit.Target{URL: g.url, Header: header}, &mcpkit.DialOptions{
@@ -257,3 +279,7 @@ func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target
 // package runner to install it, since a server that is silent until then is taken
 // for a legacy one.
 const stdioProbeTimeout = 10 * time.Second
+
+// httpProbeTimeout is the part of a URL's era probe bound that is not the
+// user's time in the browser.
+const httpProbeTimeout = 10 * time.Second

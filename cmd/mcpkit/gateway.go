@@ -83,7 +83,7 @@ why), unless --require names servers it cannot do without.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "the configuration file of the servers (required)")
 	f.serveFlags.register(fl)
-	f.oauth.register(fl, "oauth-port")
+	f.oauth.register(fl)
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")

@@ -71,7 +71,7 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 		&cobra.Group{ID: groupRun, Title: "Run:"},
 		&cobra.Group{ID: groupInspect, Title: "Inspect:"},
 		&cobra.Group{ID: groupSetUp, Title: "Set up:"})
-	inGroup(root, groupTalk, append(newClientCmds(g), newTokensCmd(g), newSkillsCmd(g))...)
+	inGroup(root, groupTalk, append(newClientCmds(g), newShellCmd(g), newTokensCmd(g), newSkillsCmd(g))...)
 	inGroup(root, groupRun, serve, newGatewayCmd(g), newHostCmd(g))
 	inGroup(root, groupInspect, newTapCmd())
 	inGroup(root, groupSetUp, newAuthCmd(), newConfigCmd(), newVersionCmd())

@@ -313,7 +313,7 @@ func TestServerExitIsReported(t *testing.T) {
 	err := cmd.Run()
 	// The request may have been written before the server exited or not: the
 	// error is a closed connection or a failed write, with the same cause.
-	want := `stdio: the server exited (status 1): mcpkit: unknown command "no-such-command" for "mcpkit"`
+	want := `stdio: the server exited (status 1); its last stderr: mcpkit: unknown command "no-such-command" for "mcpkit"`
 	got := stderr.String()
 	if err == nil || !strings.HasPrefix(got, "mcpkit: mcp: initialize: ") || !strings.Contains(got, want) || strings.Contains(got, "broken pipe") {
 		t.Fatalf("exit %v, stderr %q\nwant it to report %q", err, got, want)

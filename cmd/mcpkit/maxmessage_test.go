@@ -44,8 +44,9 @@ func TestMaxMessageBytes(t *testing.T) {
 // degraded server makes the gateway not ready.
 func TestGatewayListFailureDegraded(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	writeGatewayConfig(t, cfg, map[string]string{"demo": "serve"})
-	// The demo's initialize result fits in 6000 bytes; its tools/list does not.
+	// The demo's initialize result fits in 6000 bytes; its tools/list with the
+	// conformance fixtures (about 20 kB) does not.
+	writeGatewayConfig(t, cfg, map[string]string{"demo": "serve --conformance"})
 	base := startHTTPForTest(t, "gateway", "--config", cfg, "--http", "127.0.0.1:0", "--max-message-bytes", "6000", "--require", "demo", "--start-timeout", "30s")
 	type status struct {
 		Ready    bool

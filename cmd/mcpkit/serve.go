@@ -30,6 +30,8 @@ type serveFlags struct {
 	opts           mcpkit.HTTPOptions // the HTTP settings and limits the flags set
 	auth           serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
 	debugAddr      string             // --debug-addr: runtime profiles (serve_debug.go)
+	// conformance adds the fixtures of the official conformance suite.
+	conformance bool
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -56,7 +58,8 @@ It offers the tools echo, count (progress), test_throw (a failing tool), echo_ip
 add (structured output), log, sample (sampling), ask_name (elicitation),
 list_roots (roots) and touch (resource updates); the resources demo://readme,
 demo://logo.png and the template demo://items/{id}; the prompts greet and
-describe_logo, with completions; and the fixtures of the official conformance suite.
+describe_logo, with completions. --conformance adds the fixtures the official
+conformance suite calls (test_* tools, test:// resources, test_* prompts).
 
 Both protocol eras are served on the same endpoint: clients that begin with initialize
 (2024-11-05 … 2025-11-25) get a session, and stateless 2026-07-28 requests are served
@@ -86,7 +89,7 @@ down: the replica still serves stateless requests and answers the others itself)
 			if err != nil {
 				return err
 			}
-			dopts := &demo.Options{Logger: logger, Keyring: keyring}
+			dopts := &demo.Options{Logger: logger, Keyring: keyring, OmitConformanceFixtures: !f.conformance}
 			if url := f.redisURL(); url != "" {
 				if f.http == "" {
 					return errRedisNeedsHTTP
@@ -116,6 +119,7 @@ down: the replica still serves stateless requests and answers the others itself)
 	f.register(cmd.Flags())
 	f.auth.register(cmd)
 	// Only serve's demo server keeps its sessions, events, tasks and changes on Redis.
+	cmd.Flags().BoolVar(&f.conformance, "conformance", false, "also serve the fixtures of the official conformance suite (test_* tools, resources and prompts)")
 	cmd.Flags().StringVar(&f.redis, "redis", "", "share sessions, events, tasks and changes with other replicas on this Redis (redis://HOST:PORT/DB; default $"+redisEnv+")")
 	cmd.Flags().BoolVar(&f.singleUseState, "single-use-state", false, "accept each requestState of a 2026-07-28 input-required round once across all replicas (needs --redis; a client that resends a state after a lost answer is refused)")
 	return cmd, f

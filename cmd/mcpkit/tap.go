@@ -100,7 +100,7 @@ Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
 	cmd.Flags().StringVar(&f.web, "web", "", "serve the live timeline to a browser on this address (e.g. 127.0.0.1:8090)")
 	cmd.Flags().BoolVar(&f.noOAuth, "no-oauth", false, "HTTP tap: do not authorize to the upstream; relay the client's Authorization as it is")
 	cmd.Flags().Int64Var(&f.maxBody, "max-body-bytes", tap.DefaultMaxBody, "HTTP tap: largest request body relayed (413 beyond)")
-	f.oauth.register(cmd.Flags(), "oauth-port")
+	f.oauth.register(cmd.Flags())
 	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapViewCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
 	return cmd
 }

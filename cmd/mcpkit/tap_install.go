@@ -218,7 +218,13 @@ func installTap(w io.Writer, file, self, outDir string, only []string) error {
 			tapURL := *u
 			tapURL.Scheme, tapURL.Host, tapURL.User = "http", listen, nil
 			entryEdits = append(entryEdits, e.URLEdit(tapURL.String()))
-			httpTaps = append(httpTaps, fmt.Sprintf("%s tap --listen %s --upstream %s --out %s", shellQuote(self), listen, shellQuote(rawURL), shellQuote(out)))
+			tapCmd := fmt.Sprintf("%s tap --listen %s --upstream %s --out %s", shellQuote(self), listen, shellQuote(rawURL), shellQuote(out))
+			if hasStaticAuthorization(e) {
+				// The host sends the entry's own credentials: the tap relays
+				// them rather than authorizing with OAuth (which would drop them).
+				tapCmd += " --no-oauth"
+			}
+			httpTaps = append(httpTaps, tapCmd)
 		default:
 			continue
 		}
@@ -334,6 +340,21 @@ func freeLoopbackPort() (string, error) {
 	}
 	addr := ln.Addr().String()
 	return addr, ln.Close()
+}
+
+// hasStaticAuthorization reports whether a server entry sends an
+// Authorization header of its own (a static token in its "headers").
+func hasStaticAuthorization(e upstream.EntrySpan) bool {
+	var headers map[string]json.RawMessage
+	if json.Unmarshal(e.Values["headers"], &headers) != nil {
+		return false
+	}
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/upstream"
 )
@@ -154,5 +158,66 @@ func TestTapInstallRunsTheTap(t *testing.T) {
 	}
 	if sum := capture.Summarize(recs); sum.Requests < 2 || len(sum.Unanswered) != 0 {
 		t.Errorf("capture: %s", sum.String())
+	}
+}
+
+// TestTapInstallKeepsStaticAuthorization: a remote server whose entry sends a
+// static Authorization header keeps working through the tap `tap install`
+// prints: the command it prints (run as printed) relays the host's header
+// (--no-oauth) instead of dropping it to try OAuth, which the server answered
+// with 401.
+func TestTapInstallKeepsStaticAuthorization(t *testing.T) {
+	srv, err := demo.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mcpkit.NewHTTPHandler(srv, nil)
+	static := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="static"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer static.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	cfg := `{"mcpServers": {"remote": {"url": "` + static.URL + `/mcp", "headers": {"Authorization": "Bearer ${env:MY_TOKEN}"}}}}`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, nil, "tap", "install", "--host", path, "--out", filepath.Join(dir, "captures"))
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var printed string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, " tap --listen ") {
+			printed = strings.TrimSpace(line)
+		}
+	}
+	if !strings.HasSuffix(printed, " --no-oauth") {
+		t.Fatalf("install printed %q; want a tap with --no-oauth\n%s", printed, out)
+	}
+	words := strings.Fields(printed) // the paths in this test need no quoting
+	if words[0] != mcpkitBin {
+		t.Fatalf("printed %q", printed)
+	}
+	tapURL, stop := startHTTPTapArgs(t, words[1:])
+	defer stop()
+	t.Setenv("MY_TOKEN", "s3cret")
+	installed, err := upstream.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := installed.Servers["remote"]
+	if !strings.HasPrefix(entry.URL, tapURL) {
+		t.Fatalf("the entry points at %q, the tap listens at %q", entry.URL, tapURL)
+	}
+	// What the host sends: the entry's URL and headers, ${env:...} expanded.
+	res, errOut, code := runURL(t, entry.URL, "call", "echo", `{"message":"hi"}`, "--header", "Authorization: "+entry.Headers["Authorization"])
+	if code != 0 || res != "hello hi\n" {
+		t.Errorf("through the installed tap: %d %q %q", code, res, errOut)
 	}
 }

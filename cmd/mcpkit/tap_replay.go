@@ -85,6 +85,12 @@ Not compared (they change from run to run): ` + strings.Join(replay.DefaultIgnor
 result (e.g. content.0.text, structuredContent.**.id). Error messages are not compared,
 only codes.
 
+A 2026-07-28 input-required round (the server answers input_required with a sealed
+requestState, the client retries with it) is replayed with the requestState the live
+server sealed in the same round, since a server opens only states sealed with its own
+keys. A retry whose round the live server did not start sends the recorded state: that
+works only when the live server shares the recording server's MCPKIT_STATE_KEYS.
+
 Exit status: 0 the same, 1 differences, 2 the replay could not run. Output is sorted
 and holds no timings, so that it can be compared in CI.`,
 		Args: cobra.ArbitraryArgs,
@@ -102,7 +108,7 @@ and holds no timings, so that it can be compared in CI.`,
 	}
 	cmd.Flags().StringVar(&g.url, "url", "", "the live server's URL (Streamable HTTP, falling back to HTTP+SSE), instead of a command after --")
 	cmd.Flags().StringArrayVar(&g.headers, "header", nil, "an HTTP header for --url, as 'Name: value' (repeatable; ${env:VAR} is replaced from the environment)")
-	g.oauth.register(cmd.Flags(), "oauth-port")
+	g.oauth.register(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&ignore, "ignore", nil, "a JSON path of results not to compare (repeatable)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for each response")
@@ -143,8 +149,13 @@ func runTapReplay(ctx context.Context, w io.Writer, file string, g *globalFlags,
 			who = fmt.Sprintf("%s %s (protocol %s)", rep.Server.ServerInfo.Name, rep.Server.ServerInfo.Version, rep.Server.ProtocolVersion)
 		}
 		fmt.Fprintf(w, "replayed %d requests of %s against %s\n", rep.Requests, file, who)
+		sealed := false
 		for _, d := range rep.Differences {
 			fmt.Fprintln(w, d.String())
+			sealed = sealed || strings.Contains(d.Live, "requestState rejected")
+		}
+		if sealed {
+			fmt.Fprintln(w, "hint: the live server could not open a recorded requestState: run it with the MCPKIT_STATE_KEYS of the server the capture recorded")
 		}
 		switch n := len(rep.Differences); n {
 		case 0:

@@ -195,3 +195,29 @@ func TestTapReplayURLReachesLikeTheClientCommands(t *testing.T) {
 		t.Fatalf("without --header: exit %d, refused %d times; want exit 2 and a refusal\n%s", code, refused.Load()-before, errOut)
 	}
 }
+
+// TestTapReplaySealedState: a stateless capture holding an input-required
+// round (ask_name elicits, the client retries with the server's sealed
+// requestState) replays without a false difference against a server with
+// another sealing key: the replay sends the state the live server sealed in
+// the same round, not the recorded one it cannot open.
+func TestTapReplaySealedState(t *testing.T) {
+	dir := t.TempDir()
+	answers := filepath.Join(dir, "answers.json")
+	if err := os.WriteFile(answers, []byte(`{"name":"Ada"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ask.jsonl")
+	key := "MCPKIT_STATE_KEYS=k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+	args := []string{"--protocol", "2026-07-28", "call", "ask_name", "--elicit-answers", answers, "--", mcpkitBin, "tap", "--out", path, "--", mcpkitBin, "serve"}
+	if out, errOut, code := runCLI(t, []string{key}, args...); code != 0 || !strings.Contains(out, "Ada") {
+		t.Fatalf("recording: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Contains(b, []byte(`"requestState"`)) {
+		t.Fatalf("the capture holds no input-required round:\n%s", b)
+	}
+	out, errOut, code := runCLI(t, nil, "tap", "replay", path, "--", mcpkitBin, "serve")
+	if code != 0 || !strings.Contains(out, "no differences") {
+		t.Errorf("replay against a server with its own key: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

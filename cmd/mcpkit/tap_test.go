@@ -113,41 +113,15 @@ func findRecord(recs []*capture.Record, kind string) *capture.Record {
 func TestTapHTTPInFrontOfServe(t *testing.T) {
 	base := serveHTTPForTest(t)
 	capPath := filepath.Join(t.TempDir(), "cap.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tap := exec.CommandContext(ctx, mcpkitBin, "tap", "--listen", "127.0.0.1:0", "--upstream", base+"/mcp?api_key=secret", "--out", capPath)
-	stderr, err := tap.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	tapURL, stop := startHTTPTap(t, base+"/mcp?api_key=secret", capPath)
+	if strings.Contains(tapURL, "secret") {
+		t.Fatalf("the tap announced %q", tapURL)
 	}
-	if err := tap.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var tapURL string
-	for sc.Scan() {
-		if i := strings.Index(sc.Text(), "relaying http://"); i >= 0 {
-			tapURL = strings.Fields(sc.Text()[i+len("relaying "):])[0]
-			break
-		}
-	}
-	if tapURL == "" || strings.Contains(sc.Text(), "secret") {
-		t.Fatalf("the tap announced %q", sc.Text())
-	}
-	rest := make(chan string, 1)
-	go func() { b, _ := io.ReadAll(stderr); rest <- string(b) }()
-
 	out, errOut, code := runURL(t, tapURL, "call", "count", `{"n":2}`)
 	if out != "2\n" || code != 0 {
 		t.Errorf("through the tap: %q %q %d", out, errOut, code)
 	}
-	if err := tap.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := tap.Wait(); err != nil {
-		t.Errorf("the tap after SIGTERM: %v", err)
-	}
-	if s := <-rest; !strings.Contains(s, "0 requests without a response") || !strings.Contains(s, "capture "+capPath) {
+	if s := stop(); !strings.Contains(s, "0 requests without a response") || !strings.Contains(s, "capture "+capPath) {
 		t.Errorf("summary: %q", s)
 	}
 	h, recs := readCaptureFile(t, capPath)

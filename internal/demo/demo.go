@@ -40,6 +40,10 @@ type Options struct {
 	// StateUse is the server's mcp.ServerOptions.StateUse: nil keeps
 	// requestStates reusable until they expire.
 	StateUse mcp.StateUse
+	// OmitConformanceFixtures leaves out the tools, resources and prompts the
+	// official conformance suite calls (test_*, test://...): a shorter list for
+	// people ("mcpkit serve" omits them unless --conformance).
+	OmitConformanceFixtures bool
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -60,7 +64,11 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 		StateUse:     o.StateUse,
 	}
 	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
-	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {
+	adds := []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts}
+	if !o.OmitConformanceFixtures {
+		adds = append(adds, addConformanceFixtures)
+	}
+	for _, add := range adds {
 		if err := add(s, &o); err != nil {
 			return nil, err
 		}

@@ -85,9 +85,10 @@ func Run(ctx context.Context, conn transport.Conn, c *Capture, opts Options) (*R
 			return nil, fmt.Errorf("%w: notifications/initialized: %w", ErrSetup, err)
 		}
 	}
+	states := map[string]string{} // recorded requestState → the live server's
 	for _, call := range c.Calls {
 		rep.Requests++
-		res, err := rp.call(ctx, call.Method, call.Params)
+		res, err := rp.call(ctx, call.Method, liveState(call.Params, states))
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			rep.Differences = append(rep.Differences, Difference{Seq: call.Seq, Method: call.Method, Kind: KindNoResponse, Item: call.Key, Live: "no answer within " + opts.Timeout.String()})
 			continue
@@ -95,9 +96,53 @@ func Run(ctx context.Context, conn transport.Conn, c *Capture, opts Options) (*R
 		if err != nil {
 			return rep, fmt.Errorf("%w: %s (record %d): %w", ErrSetup, call.Method, call.Seq, err)
 		}
+		if rec, live := requestState(call.Result), requestState(res.Result); rec != "" && live != "" {
+			states[rec] = live
+		}
 		rep.Differences = append(rep.Differences, compare(call, res, rp.ig)...)
 	}
 	return rep, nil
+}
+
+// requestState returns the requestState of an input-required result (a
+// 2026-07-28 round the client completes by retrying with it), or "".
+func requestState(result json.RawMessage) string {
+	var r struct {
+		RequestState string `json:"requestState"`
+	}
+	if len(result) == 0 || json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	return r.RequestState
+}
+
+// liveState returns params with a recorded requestState replaced by the one
+// the live server sealed in the same round (states), since a server opens only
+// the states it sealed (or its replicas, sharing MCPKIT_STATE_KEYS). Params
+// without one, or with a state the replay has not seen, are returned as they
+// are.
+func liveState(params json.RawMessage, states map[string]string) json.RawMessage {
+	if len(states) == 0 {
+		return params
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	var rec string
+	if json.Unmarshal(m["requestState"], &rec) != nil {
+		return params
+	}
+	live, ok := states[rec]
+	if !ok {
+		return params
+	}
+	m["requestState"], _ = json.Marshal(live)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return out
 }
 
 // compare returns how a live response differs from the recorded one.

@@ -153,6 +153,10 @@ func NewCommandConn(ctx context.Context, cmd *exec.Cmd, opts *CommandOptions) (*
 	group := useProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		var ee *exec.Error // it names the program already: say it once
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("stdio: cannot start the server: %w", err)
+		}
 		return nil, fmt.Errorf("stdio: starting %s: %w", cmd.Path, err)
 	}
 	// The child has its own copies now; ours would keep its input open and hide the
@@ -386,7 +390,8 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 // ExitError reports that a server process exited: Read and Write return it once
 // the server has exited, Close when the exit status is not 0. Its message holds
 // the exit status and the last lines the server wrote to standard error, which
-// usually say what went wrong: "stdio: the server exited (status N): <lines>".
+// usually say what went wrong: "stdio: the server exited (status N); its last
+// stderr: <lines>".
 type ExitError struct {
 	// Err is the error from waiting for the process, usually an *exec.ExitError;
 	// nil when the process exited with status 0.
@@ -404,7 +409,8 @@ func (e *ExitError) Error() string {
 	b.WriteString(")")
 	for i, line := range e.Stderr {
 		if i == 0 {
-			b.WriteString(": ")
+			// The tail of stderr is context, not the cause: say so.
+			b.WriteString("; its last stderr: ")
 		} else {
 			b.WriteString("\n\t")
 		}

@@ -220,7 +220,7 @@ func TestCommandExitStatusAndStderrInReadError(t *testing.T) {
 	if want := []string{"starting up", "fatal: cannot load config /etc/nope.json"}; !slices.Equal(exitErr.Stderr, want) {
 		t.Errorf("stderr tail %q, want %q", exitErr.Stderr, want)
 	}
-	for _, want := range []string{"stdio: the server exited (status 3): starting up", "fatal: cannot load config /etc/nope.json"} {
+	for _, want := range []string{"stdio: the server exited (status 3); its last stderr: starting up", "fatal: cannot load config /etc/nope.json"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
@@ -371,9 +371,9 @@ type exitCase struct {
 // the last stderr lines: not the broken pipe it hit.
 func TestCommandWriteAfterExitReportsTheExit(t *testing.T) {
 	for _, tt := range []exitCase{
-		{"exit3", 3, "stdio: the server exited (status 3): starting up\n\tfatal: cannot load config /etc/nope.json"},
+		{"exit3", 3, "stdio: the server exited (status 3); its last stderr: starting up\n\tfatal: cannot load config /etc/nope.json"},
 		{"exit0", 0, "stdio: the server exited (status 0)"},
-		{"exit0-stderr", 0, "stdio: the server exited (status 0): usage: server [--port N]"},
+		{"exit0-stderr", 0, "stdio: the server exited (status 0); its last stderr: usage: server [--port N]"},
 	} {
 		c := startChild(t, tt.mode, nil)
 		<-c.Exited()
@@ -391,8 +391,8 @@ func TestCommandWriteAfterExitReportsTheExit(t *testing.T) {
 // one, fails with the exit status and the server's last stderr lines.
 func TestCommandCallsReportTheServerExit(t *testing.T) {
 	for _, tt := range []exitCase{
-		{"die-on-request", 3, "stdio: the server exited (status 3): fatal: out of memory"},
-		{"exit0-stderr", 0, "stdio: the server exited (status 0): usage: server [--port N]"},
+		{"die-on-request", 3, "stdio: the server exited (status 3); its last stderr: fatal: out of memory"},
+		{"exit0-stderr", 0, "stdio: the server exited (status 0); its last stderr: usage: server [--port N]"},
 	} {
 		c := startChild(t, tt.mode, nil)
 		client := rpcconn.NewConn(c, rpcconn.ConnOptions{Logger: slog.New(slog.DiscardHandler)})

@@ -465,7 +465,7 @@ func (e *StatusError) Unwrap() error {
 // ErrSessionExpired is wrapped by the errors of messages that met a 404 for their
 // session when the client could not start a new one (or, for a response to a server
 // request, did not try: the request belonged to the old session).
-var ErrSessionExpired = errors.New("streamable: session expired")
+var ErrSessionExpired = errors.New("streamable: the server no longer knows the session (404 Not Found): session expired")
 
 // Endpoint returns the URL of the MCP endpoint (transport.EndpointConn).
 func (c *ClientConn) Endpoint() string { return c.url }

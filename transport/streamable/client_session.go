@@ -46,7 +46,7 @@ func (c *ClientConn) reinitLocked(ctx context.Context, gen uint64) (oldID, newID
 		return cur.id, "", true, fmt.Errorf("%w (no initialize request to repeat)", ErrSessionExpired)
 	}
 	fail := func(err error) (string, string, bool, error) {
-		return cur.id, "", true, fmt.Errorf("%w; starting a new session: %w", ErrSessionExpired, err)
+		return cur.id, "", true, fmt.Errorf("%w, and a new session could not be started: %w", ErrSessionExpired, err)
 	}
 
 	// A new initialize, without session headers.

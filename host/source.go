@@ -138,7 +138,8 @@ func listTools(ctx context.Context, srv *Server) ([]protocol.Tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server %s: listing tools: %w", srv.Name, err)
 		}
-		if srv.Allow == nil || srv.Allow(t.Name) {
+		// A tool for MCP Apps views only is never offered to the model.
+		if (srv.Allow == nil || srv.Allow(t.Name)) && VisibleTo(&t, ForModel) {
 			tools = append(tools, t)
 		}
 	}

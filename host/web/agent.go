@@ -144,4 +144,3 @@ func (s *Server) onEvent(ev host.Event) {
 		s.hub.publish(event{Type: "step", Step: ev.Step, Usage: usageOf(ev.Usage)})
 	}
 }
-

@@ -19,6 +19,9 @@ import (
 	"github.com/mcpkit/mcpkit/llm/openai"
 )
 
+// webDefaultAddr is where a bare --web serves the page: loopback, any free port.
+const webDefaultAddr = "127.0.0.1:0"
+
 // hostFlags are the flags of `mcpkit host`.
 type hostFlags struct {
 	servers       []string
@@ -80,8 +83,16 @@ Apps views of tool results, each in a sandboxed iframe on another origin.`,
   mcpkit host --model openai:gpt-4o --config mcp.json --yes
   # the chat in the browser, MCP Apps views included
   mcpkit host --model openai:gpt-4o --server http://127.0.0.1:8080/mcp --web`,
-		Args: cobra.NoArgs,
+		// One argument: the address of a bare --web ("--web 127.0.0.1:8080"
+		// reads as --web and an argument, since --web's value is optional).
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if f.web != webDefaultAddr {
+					return fmt.Errorf("unexpected argument %q", args[0])
+				}
+				f.web = args[0]
+			}
 			return runHost(cmd.Context(), g, f)
 		},
 	}
@@ -100,7 +111,7 @@ Apps views of tool results, each in a sandboxed iframe on another origin.`,
 	fl.StringArrayVar(&f.roots, "root", nil, "offer this directory to the servers as a root (repeatable)")
 	fl.StringVar(&f.elicitAnswers, "elicit-answers", "", "answer the servers' elicitation forms from this JSON file instead of prompting")
 	fl.StringVar(&f.web, "web", "", "serve the chat as a web page at this loopback address (bare --web: 127.0.0.1, any free port), MCP Apps views included")
-	fl.Lookup("web").NoOptDefVal = "127.0.0.1:0"
+	fl.Lookup("web").NoOptDefVal = webDefaultAddr
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }

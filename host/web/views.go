@@ -29,6 +29,7 @@ type view struct {
 // viewEvent tells the page to show a view.
 type viewEvent struct {
 	ID            string          `json:"id"`
+	Name          string          `json:"name"` // the tool's name for the model
 	Port          string          `json:"port"`
 	URI           string          `json:"uri"`
 	Input         json.RawMessage `json:"input"`
@@ -65,7 +66,7 @@ func (s *Server) openView(callID string, tool *host.Tool, uri string, input json
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	s.hub.publish(event{Type: "view", ID: callID, View: &viewEvent{ID: v.id, Port: s.sandboxPort, URI: uri, Input: input,
+	s.hub.publish(event{Type: "view", ID: callID, View: &viewEvent{ID: v.id, Name: tool.Name, Port: s.sandboxPort, URI: uri, Input: input,
 		Result: result, Tool: tool.MCP, PrefersBorder: meta.PrefersBorder}})
 }
 

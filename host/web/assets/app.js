@@ -134,16 +134,15 @@ function showView(callID, v) {
   const box = el("div", "view" + (v.prefersBorder === false ? "" : " border"));
   const frame = document.createElement("iframe");
   frame.sandbox = "allow-scripts allow-same-origin allow-forms";
-  frame.title = "view of " + v.tool.name;
+  frame.title = "view of " + v.name;
   frame.referrerPolicy = "no-referrer";
   frame.src = `${cfg.sandbox}/view/${v.id}`;
   box.append(frame);
   c.append(box, el("div", "note", `MCP App view ${v.uri} (sandboxed on ${cfg.sandbox})`));
-  frame.addEventListener("load", () => {
-    const state = { v, frame, box, card: c, initialized: false, window: 0, count: 0, dropped: 0, nextID: 1, pending: new Map() };
-    views.set(frame.contentWindow, state);
-    frame.dataset.loaded = "true";
-  }, { once: true });
+  // The iframe's window stays the same object across its navigation: the
+  // view is known before its first message (an inline script's).
+  views.set(frame.contentWindow, { v, frame, box, card: c, initialized: false, window: 0, count: 0, dropped: 0, nextID: 1 });
+  frame.addEventListener("load", () => { frame.dataset.loaded = "true"; }, { once: true });
 }
 
 function post(s, msg) {
@@ -160,7 +159,7 @@ function hostContext(s) {
     containerDimensions: { width: s.frame.clientWidth, maxHeight: 800 },
     locale: navigator.language, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     platform: "web", userAgent: "mcpkit host",
-    toolInfo: { id: s.v.id, tool: s.v.tool },
+    toolInfo: { id: s.card.dataset.call, tool: s.v.tool },
   };
 }
 

@@ -209,6 +209,16 @@ func TestHostWebInChromium(t *testing.T) {
 	if text, _ := last["content"].(string); last["role"] != "user" || !strings.HasPrefix(text, question) {
 		t.Errorf("the model's last message is %v, want the view's question", last)
 	}
+	// The view said its size (ui/notifications/size-changed): its iframe has it.
+	poll("the iframe takes the view's height", `(() => {
+		const f = document.querySelector('iframe[title="view of apps__temperature_chart"]');
+		const sized = window.mcpkitLog.filter((m) => m.method === "ui/notifications/size-changed").pop();
+		return !!sized && f.clientHeight === Math.ceil(sized.params.height);
+	})()`)
+	shoot(t, tab, "host-web-answer.png")
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.querySelector(".card").scrollIntoView(), true`)); err != nil {
+		t.Fatal(err)
+	}
 	shoot(t, tab, "host-web-chart.png")
 
 	// Turn 3: the probe view.

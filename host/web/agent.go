@@ -133,13 +133,16 @@ func (s *Server) onEvent(ev host.Event) {
 	case host.EventToolResult:
 		out := event{Type: "result", ID: ev.Call.ID, Name: ev.Call.Name, Result: ev.Result,
 			IsError: ev.Result.IsError, Millis: ev.Duration.Milliseconds()}
+		var uri string
 		if ev.Call.Tool != nil && !ev.Result.IsError {
-			if uri := host.ViewOf(&ev.Call.Tool.MCP); strings.HasPrefix(uri, "ui://") {
+			if uri = host.ViewOf(&ev.Call.Tool.MCP); strings.HasPrefix(uri, "ui://") {
 				out.HasView = true
-				go s.openView(ev.Call.ID, ev.Call.Tool, uri, ev.Call.Arguments, ev.Result)
 			}
 		}
 		s.hub.publish(out)
+		if out.HasView { // after the result: the page shows the view in its card
+			go s.openView(ev.Call.ID, ev.Call.Tool, uri, ev.Call.Arguments, ev.Result)
+		}
 	case host.EventStep:
 		s.hub.publish(event{Type: "step", Step: ev.Step, Usage: usageOf(ev.Usage)})
 	}

@@ -5,7 +5,9 @@
 const $ = (id) => document.getElementById(id);
 let cfg = null;
 let current = null;            // the assistant bubble being streamed
-const cards = new Map();       // tool call id → card element
+const cards = new Map();       // turn and tool call id → card element
+const viewCards = new Map();   // tool call id → the card its coming view goes in
+let turn = 0;                  // numbers the user's messages: call ids may repeat across turns
 const views = new Map();       // iframe contentWindow → view state
 let total = { in: 0, out: 0 };
 window.mcpkitLog = [];         // the bridge's traffic (method names), for inspection
@@ -25,11 +27,12 @@ async function api(path, body) {
   return r.json();
 }
 
-function card(id, name) {
+function card(callID, name) {
+  const id = turn + "/" + callID;
   let c = cards.get(id);
   if (c) return c;
   c = el("div", "card");
-  c.dataset.call = id;
+  c.dataset.call = callID;
   const head = el("div", "head");
   head.append(el("span", "name", name), el("span", "status", "requested"));
   c.append(head, el("pre", "args"));
@@ -43,6 +46,7 @@ function setStatus(c, s) { c.querySelector(".status").textContent = s; }
 function onEvent(ev) {
   switch (ev.type) {
   case "user":
+    turn++;
     current = null;
     append(el("div", "msg user", ev.text));
     setBusy(true);
@@ -82,7 +86,7 @@ function onEvent(ev) {
     const texts = (ev.result?.content ?? []).filter((b) => b.type === "text").map((b) => b.text);
     res.textContent = texts.length ? texts.join("\n") : pretty(ev.result);
     c.append(res);
-    if (ev.hasView) c.append(el("div", "note", "Loading its view…"));
+    if (ev.hasView) { c.append(el("div", "note", "Loading its view…")); viewCards.set(ev.id, c); }
     current = null;
     break;
   }
@@ -128,7 +132,8 @@ const FLOOD_PER_SECOND = 200;   // messages a view may send in one second
 const FLOOD_STOP = 2000;        // dropped messages after which the view is stopped
 
 function showView(callID, v) {
-  const c = cards.get(callID);
+  const c = viewCards.get(callID);
+  viewCards.delete(callID);
   if (!c) return;
   c.querySelector(".note")?.remove();
   const box = el("div", "view" + (v.prefersBorder === false ? "" : " border"));
@@ -185,7 +190,7 @@ window.addEventListener("message", (ev) => {
   }
   const m = ev.data;
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0") return;
-  window.mcpkitLog.push({ dir: "view→host", method: m.method ?? null, id: m.id ?? null });
+  window.mcpkitLog.push({ dir: "view→host", method: m.method ?? null, id: m.id ?? null, params: m.method === "ui/notifications/size-changed" ? m.params : undefined });
   if (m.method === undefined) return; // answers to our requests (teardown): nothing waits for them
   handle(s, m).catch((e) => { if (m.id !== undefined) fail(s, m.id, -32603, String(e.message ?? e)); });
 });

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,9 +289,11 @@ func TestHostWebInChromium(t *testing.T) {
 }
 
 // serveAppsBundle answers the views' import of the App class (unpkg.com) with
-// the pinned package's file and refuses every other request that would leave
-// the machine.
-func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) {
+// the pinned package's file, so that nothing leaves the machine and the class
+// is exactly the pinned one, and refuses every other request to the outside.
+// It returns the count of the bundle's requests. The listener may not send
+// commands itself: it hands the events to a goroutine.
+func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.Int32 {
 	t.Helper()
 	paused := make(chan *fetch.EventRequestPaused, 64)
 	if err := chromedp.Listen(tab, func(ev any) {
@@ -303,6 +306,7 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	var requests atomic.Int32
 	go func() {
 		for {
 			select {
@@ -313,6 +317,7 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) {
 					_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 					continue
 				}
+				requests.Add(1)
 				_, _ = chromedp.Call(tab, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
 					ResponseHeaders: []*fetch.HeaderEntry{
 						{Name: "Content-Type", Value: "text/javascript; charset=utf-8"},
@@ -324,6 +329,7 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) {
 	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "https://*"}}}); err != nil {
 		t.Fatal(err)
 	}
+	return &requests
 }
 
 // frameOf waits for the loaded view iframe of the tool and returns its node.

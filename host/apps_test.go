@@ -2,10 +2,12 @@ package host_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/host"
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -56,6 +58,38 @@ func TestAppOnlyToolsAreNotOfferedToTheModel(t *testing.T) {
 		}
 		if v := host.ViewOf(&tl); (v == "ui://v") != (tl.Name == "both" || tl.Name == "view_only") {
 			t.Errorf("ViewOf(%s) = %q", tl.Name, v)
+		}
+	}
+}
+
+// TestRunReportsProgress: with Options.Progress the server's progress
+// notifications of a call reach OnEvent, in order and before its result;
+// without it the calls ask for none.
+func TestRunReportsProgress(t *testing.T) {
+	p := providers[0]
+	for _, want := range []bool{true, false} {
+		srv := p.serve(t,
+			llmtest.Reply{Body: p.stream("", llmtest.Call{ID: "c1", Name: "count", Args: `{"n":3}`})},
+			llmtest.Reply{Body: p.stream("Counted.")})
+		a, rec := newAgent(t, p, srv, host.Options{Progress: want})
+		if _, err := a.Run(t.Context(), "Count to 3."); err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for _, ev := range rec.events {
+			switch ev.Type {
+			case host.EventToolProgress:
+				seen = append(seen, fmt.Sprintf("%s %g/%g %s", ev.Call.Name, ev.Progress.Progress, ev.Progress.Total, ev.Progress.Message))
+			case host.EventToolResult:
+				seen = append(seen, "result")
+			}
+		}
+		expect := []string{"result"}
+		if want {
+			expect = []string{"count 0/3 Step 0 of 3", "count 1/3 Step 1 of 3", "count 2/3 Step 2 of 3", "result"}
+		}
+		if !slices.Equal(seen, expect) {
+			t.Errorf("Progress %v: events %q, want %q", want, seen, expect)
 		}
 	}
 }

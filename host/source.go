@@ -173,5 +173,12 @@ func (s *SessionSource) CallTool(ctx context.Context, name string, args json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", ref.server.Name, err)
 	}
+	if f, ok := ctx.Value(progressKey{}).(func(*protocol.ProgressParams)); ok {
+		return cs.CallTool(ctx, ref.tool, args, mcp.WithProgress(f))
+	}
 	return cs.CallTool(ctx, ref.tool, args)
 }
+
+// progressKey keys the context of a tool call whose progress the agent
+// reports (Options.Progress): the value is the function to call.
+type progressKey struct{}

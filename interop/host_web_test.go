@@ -74,7 +74,12 @@ func startProbeServer(t *testing.T, ctx context.Context) string {
 	srv := mcp.NewServer(mcp.Implementation{Name: "probe", Version: "1"}, &mcp.ServerOptions{Middleware: []mcp.Middleware{apps.Middleware()}})
 	const uri = "ui://probe/view.html"
 	text := func(s string) mcp.ToolHandler {
-		return func(context.Context, *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+		return func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
+			for i := range 2 { // progress, which the page shows on the call's card
+				if err := req.ReportProgress(ctx, float64(i+1), 2, "probing"); err != nil {
+					return nil, err
+				}
+			}
 			return apps.Result(s, map[string]string{"said": s}), nil
 		}
 	}
@@ -226,6 +231,8 @@ func TestHostWebInChromium(t *testing.T) {
 	send("Probe")
 	poll("approving always", `(() => { const b = document.querySelector(".card .actions button.always"); if (!b) return null; b.click(); return true; })()`)
 	probe := frameOf(t, tab, "lab__probe", poll)
+	// The call's progress reached the page before its result.
+	poll("the probe's progress", `(() => { const e = window.mcpkitEvents; const r = e.lastIndexOf("result"); return e.indexOf("progress lab__probe 1/2") >= 0 && e.indexOf("progress lab__probe 2/2") < r; })()`)
 	pin := chromedp.WithPollingInFrame(probe)
 	poll("the probe ends", `window.results && window.results.done === true`, pin)
 	raw, err := runIn[string](tab, probe, `JSON.stringify(window.results)`)

@@ -26,8 +26,16 @@ type event struct {
 	Step     int             `json:"step,omitempty"`
 	Usage    *usage          `json:"usage,omitempty"`
 	View     *viewEvent      `json:"view,omitempty"`
+	Progress *progress       `json:"progress,omitempty"`
 	// HasView says a result has a view coming.
 	HasView bool `json:"hasView,omitempty"`
+}
+
+// progress is a tool call's progress notification for the page.
+type progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
 }
 
 // usage is llm.Usage for the page.
@@ -143,6 +151,9 @@ func (s *Server) onEvent(ev host.Event) {
 		if out.HasView { // after the result: the page shows the view in its card
 			go s.openView(ev.Call.ID, ev.Call.Tool, uri, ev.Call.Arguments, ev.Result)
 		}
+	case host.EventToolProgress:
+		s.hub.publish(event{Type: "progress", ID: ev.Call.ID, Name: ev.Call.Name, Progress: &progress{
+			Progress: ev.Progress.Progress, Total: ev.Progress.Total, Message: ev.Progress.Message}})
 	case host.EventStep:
 		s.hub.publish(event{Type: "step", Step: ev.Step, Usage: usageOf(ev.Usage)})
 	}

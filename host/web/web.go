@@ -1,7 +1,7 @@
 // Package web is the browser face of mcpkit's host: the agent of package host
 // in a page served on a loopback address, with every asset embedded (it works
 // without the internet). The page streams the model's answers, shows each tool
-// call as a card (arguments, result, isError) with approve / deny / always,
+// call as a card (arguments, progress, result, isError) with approve / deny / always,
 // the servers and their state, and the tokens of each turn.
 //
 // It renders MCP Apps (the io.modelcontextprotocol/ui extension): the view of
@@ -76,7 +76,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, token: randomID(), pending: map[string]chan string{}, always: map[string]bool{},
 		views: map[string]*view{}, context: map[string]string{}}
 	s.agent = host.New(opts.Source, host.Options{Provider: opts.Provider, Model: opts.Model, System: opts.System,
-		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Approve: s.approve, OnEvent: s.onEvent})
+		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Approve: s.approve, OnEvent: s.onEvent, Progress: true})
 	return s
 }
 

@@ -11,6 +11,7 @@ let turn = 0;                  // numbers the user's messages: call ids may repe
 const views = new Map();       // iframe contentWindow → view state
 let total = { in: 0, out: 0 };
 window.mcpkitLog = [];         // the bridge's traffic (method names), for inspection
+window.mcpkitEvents = [];      // the types of the events the page got, for inspection
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -44,6 +45,7 @@ function card(callID, name) {
 function setStatus(c, s) { c.querySelector(".status").textContent = s; }
 
 function onEvent(ev) {
+  window.mcpkitEvents.push(ev.type === "progress" ? `progress ${ev.name} ${ev.progress.progress}/${ev.progress.total}` : ev.type);
   switch (ev.type) {
   case "user":
     turn++;
@@ -77,9 +79,19 @@ function onEvent(ev) {
     setStatus(c, "running…");
     break;
   }
+  case "progress": {
+    const c = card(ev.id, ev.name);
+    const p = ev.progress;
+    let bar = c.querySelector("progress");
+    if (!bar) { bar = document.createElement("progress"); c.querySelector(".head").append(bar); }
+    if (p.total > 0) { bar.max = p.total; bar.value = p.progress; } else bar.removeAttribute("value");
+    setStatus(c, "running… " + (p.total > 0 ? `${p.progress}/${p.total}` : String(p.progress)) + (p.message ? " · " + p.message : ""));
+    break;
+  }
   case "result": {
     const c = card(ev.id, ev.name);
     c.querySelector(".actions")?.remove();
+    c.querySelector("progress")?.remove();
     c.classList.add(ev.isError ? "failed" : "done");
     setStatus(c, (ev.isError ? "failed" : "done") + (ev.ms ? ` in ${ev.ms} ms` : ""));
     const res = el("pre", "result");

@@ -84,6 +84,14 @@ func startProbeServer(t *testing.T, ctx context.Context) string {
 		}
 	}
 	for _, err := range []error{
+		srv.AddResource(&protocol.Resource{URI: "lab://notes", Name: "notes", MimeType: "text/plain"},
+			func(context.Context, *mcp.ResourceRequest) (*protocol.ReadResourceResult, error) {
+				return &protocol.ReadResourceResult{Contents: []*protocol.ResourceContents{{URI: "lab://notes", MimeType: "text/plain", Text: "The notes say 42."}}}, nil
+			}),
+		srv.AddPrompt(&protocol.Prompt{Name: "greet", Description: "Greets a city."},
+			func(context.Context, *mcp.PromptRequest) (*protocol.GetPromptResult, error) {
+				return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: "user", Content: protocol.Content{Type: "text", Text: "Say hello to Lyon."}}}}, nil
+			}),
 		apps.AddResource(srv, &apps.Resource{URI: uri, Name: "probe", HTML: probeView}),
 		apps.AddRawTool(srv, &protocol.Tool{Name: "probe", Description: "Shows the probe view.", InputSchema: protocol.DefaultInputSchema},
 			apps.ToolMeta{ResourceURI: uri}, text("probe ran")),
@@ -132,6 +140,7 @@ func TestHostWebInChromium(t *testing.T) {
 		llmtest.Reply{Body: llmtest.OpenAI("", llmtest.Call{Name: "lab__probe", Args: `{}`})},
 		llmtest.Reply{Body: llmtest.OpenAI("Probed.")},
 		llmtest.Reply{Body: llmtest.OpenAI("Still here.")},
+		llmtest.Reply{Body: llmtest.OpenAI("Hello, Lyon: 42.")},
 	)
 	cmd := exec.Command(bin, "host", "--model", "openai:gpt-4o", "--base-url", model.BaseURL(),
 		"--server", "apps="+appsURL, "--server", "lab="+probeURL, "--web", "127.0.0.1:0")
@@ -293,6 +302,25 @@ func TestHostWebInChromium(t *testing.T) {
 	send("Are you there?") // the page still takes input and streams answers
 	poll("the page still works", `document.querySelector("#log").textContent.includes("Still here.")`)
 	shoot(t, tab, "host-web-probe.png")
+
+	// A prompt of a server fills the composer; a resource is attached to the
+	// message and reaches the model with it.
+	pick := func(label string) {
+		t.Helper()
+		poll("picking "+label, fmt.Sprintf(`(() => { const s = document.getElementById("attach"); const o = [...s.options].find((o) => o.textContent === %q); if (!o) return null; s.value = o.value; s.dispatchEvent(new Event("change")); return true; })()`, label))
+	}
+	pick("lab: greet")
+	poll("the prompt fills the composer", `document.getElementById("input").value === "Say hello to Lyon."`)
+	pick("lab: notes")
+	poll("the resource is attached", `document.getElementById("attachments").textContent.includes("lab: notes")`)
+	poll("sending with the attachment", `(() => { if (document.getElementById("send").disabled) return null; document.getElementById("composer").requestSubmit(); return true; })()`)
+	poll("the answer", `document.querySelector("#log").textContent.includes("Hello, Lyon: 42.")`)
+	reqs = model.Requests()
+	msgs = llmtest.Messages(reqs[len(reqs)-1].JSON)
+	if text, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(text, "[Attached resource lab://notes from lab, text/plain]\nThe notes say 42.") || !strings.HasSuffix(text, "Say hello to Lyon.") {
+		t.Errorf("the model got %q", text)
+	}
+	shoot(t, tab, "host-web-attach.png")
 }
 
 // serveAppsBundle answers the views' import of the App class (unpkg.com) with

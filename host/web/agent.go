@@ -46,9 +46,10 @@ type usage struct {
 
 func usageOf(u llm.Usage) *usage { return &usage{In: u.InputTokens, Out: u.OutputTokens} }
 
-// send runs one turn of the agent with text as the user's message; false when
-// a turn is already running.
-func (s *Server) send(ctx context.Context, text string) bool {
+// send runs one turn of the agent with text as the user's message, after
+// attached (the attached resources' text); false when a turn is already
+// running.
+func (s *Server) send(ctx context.Context, text, attached string) bool {
 	s.mu.Lock()
 	if s.busy {
 		s.mu.Unlock()
@@ -64,6 +65,9 @@ func (s *Server) send(ctx context.Context, text string) bool {
 	clear(s.context)
 	s.mu.Unlock()
 	s.hub.publish(event{Type: "user", Text: text})
+	if attached != "" {
+		extra = append(extra, strings.TrimSpace(attached))
+	}
 	prompt := text
 	if len(extra) > 0 {
 		prompt = strings.Join(extra, "\n\n") + "\n\n" + text

@@ -70,7 +70,8 @@ func (s *Server) pageHandler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.guard(true, s.events))
 	mux.HandleFunc("POST /api/send", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
-			Text string `json:"text"`
+			Text   string       `json:"text"`
+			Attach []attachment `json:"attach"`
 		}
 		if !readJSON(w, r, &in) {
 			return
@@ -79,7 +80,12 @@ func (s *Server) pageHandler() http.Handler {
 			http.Error(w, "empty message", http.StatusBadRequest)
 			return
 		}
-		if !s.send(s.ctx(), in.Text) {
+		attached, err := s.attached(r.Context(), in.Attach)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if !s.send(s.ctx(), in.Text, attached) {
 			http.Error(w, "a turn is running", http.StatusConflict)
 			return
 		}
@@ -106,6 +112,25 @@ func (s *Server) pageHandler() http.Handler {
 		writeJSON(w, map[string]bool{"ok": true})
 	}))
 	mux.HandleFunc("POST /api/app", s.guard(true, s.appRequest))
+	mux.HandleFunc("GET /api/catalog", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, s.catalog(r.Context()))
+	}))
+	mux.HandleFunc("POST /api/prompt", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Server    string            `json:"server"`
+			Name      string            `json:"name"`
+			Arguments map[string]string `json:"arguments"`
+		}
+		if !readJSON(w, r, &in) {
+			return
+		}
+		text, err := s.promptText(r.Context(), in.Server, in.Name, in.Arguments)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		writeJSON(w, map[string]string{"text": text})
+	}))
 	return mux
 }
 

@@ -134,8 +134,67 @@ async function refreshServers() {
   }
 }
 
-async function sendText(text) {
-  try { await api("/api/send", { text }); } catch (e) { append(el("div", "msg error", "not sent: " + e.message)); }
+async function sendText(text, attach = []) {
+  try { await api("/api/send", { text, attach }); return true; } catch (e) { append(el("div", "msg error", "not sent: " + e.message)); return false; }
+}
+
+// --- attachments: resources of the servers, and their prompts ---------------
+
+let attached = [];   // {server, uri, name}
+let catalog = [];
+
+function showAttachments() {
+  const box = $("attachments");
+  box.replaceChildren();
+  attached.forEach((a, i) => {
+    const chip = el("span", "chip", `${a.server}: ${a.name || a.uri}`);
+    const x = el("button", "", "×");
+    x.type = "button";
+    x.title = "remove";
+    x.onclick = () => { attached.splice(i, 1); showAttachments(); };
+    chip.append(x);
+    box.append(chip);
+  });
+}
+
+async function loadCatalog() {
+  catalog = await (await fetch("/api/catalog")).json();
+  const sel = $("attach");
+  sel.replaceChildren(el("option", "", "＋ attach…"));
+  sel.firstChild.value = "";
+  for (const kind of ["resource", "prompt"]) {
+    const group = document.createElement("optgroup");
+    group.label = kind === "resource" ? "Resources" : "Prompts";
+    catalog.forEach((c, i) => {
+      if (c.kind !== kind) return;
+      const o = el("option", "", `${c.server}: ${c.name || c.uri}`);
+      o.value = String(i);
+      o.title = c.description ?? "";
+      group.append(o);
+    });
+    if (group.children.length) sel.append(group);
+  }
+}
+
+async function choose(i) {
+  const c = catalog[i];
+  if (!c) return;
+  if (c.kind === "resource") {
+    if (!attached.some((a) => a.server === c.server && a.uri === c.uri)) attached.push({ server: c.server, uri: c.uri, name: c.name });
+    showAttachments();
+    return;
+  }
+  const args = {};
+  for (const a of c.arguments ?? []) {
+    const v = prompt(`${c.name}: ${a.name}${a.required ? " (required)" : ""}${a.description ? " — " + a.description : ""}`);
+    if (v === null) return;
+    if (v !== "") args[a.name] = v;
+  }
+  try {
+    const out = await api("/api/prompt", { server: c.server, name: c.name, arguments: args });
+    $("input").value = out.text;
+    $("input").focus();
+  } catch (e) { append(el("div", "msg error", "prompt failed: " + e.message)); }
 }
 
 // --- MCP Apps ---------------------------------------------------------------
@@ -268,12 +327,15 @@ addEventListener("pagehide", () => { for (const s of views.values()) teardown(s,
     e.preventDefault();
     const text = $("input").value.trim();
     if (!text) return;
+    const attach = attached.map(({ server, uri }) => ({ server, uri }));
     $("input").value = "";
-    sendText(text);
+    sendText(text, attach).then((ok) => { if (ok) { attached = []; showAttachments(); } });
   });
   $("input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("composer").requestSubmit(); }
   });
+  $("attach").addEventListener("change", (e) => { const v = e.target.value; e.target.value = ""; if (v !== "") choose(+v); });
+  loadCatalog().catch(() => {});
   const es = new EventSource("/api/events");
   es.onmessage = (e) => { try { onEvent(JSON.parse(e.data)); } catch (err) { console.error(err); } };
   refreshServers();

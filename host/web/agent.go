@@ -27,6 +27,8 @@ type event struct {
 	Usage    *usage          `json:"usage,omitempty"`
 	View     *viewEvent      `json:"view,omitempty"`
 	Progress *progress       `json:"progress,omitempty"`
+	// Attached names the resources attached to a user message (server uri).
+	Attached []string `json:"attached,omitempty"`
 	// HasView says a result has a view coming.
 	HasView bool `json:"hasView,omitempty"`
 }
@@ -49,7 +51,7 @@ func usageOf(u llm.Usage) *usage { return &usage{In: u.InputTokens, Out: u.Outpu
 // send runs one turn of the agent with text as the user's message, after
 // attached (the attached resources' text); false when a turn is already
 // running.
-func (s *Server) send(ctx context.Context, text, attached string) bool {
+func (s *Server) send(ctx context.Context, text, attached string, names []string) bool {
 	s.mu.Lock()
 	if s.busy {
 		s.mu.Unlock()
@@ -64,7 +66,7 @@ func (s *Server) send(ctx context.Context, text, attached string) bool {
 	}
 	clear(s.context)
 	s.mu.Unlock()
-	s.hub.publish(event{Type: "user", Text: text})
+	s.hub.publish(event{Type: "user", Text: text, Attached: names})
 	if attached != "" {
 		extra = append(extra, strings.TrimSpace(attached))
 	}

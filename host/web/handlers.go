@@ -85,7 +85,11 @@ func (s *Server) pageHandler() http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if !s.send(s.ctx(), in.Text, attached) {
+		names := make([]string, len(in.Attach))
+		for i, a := range in.Attach {
+			names[i] = a.Server + " " + a.URI
+		}
+		if !s.send(s.ctx(), in.Text, attached, names) {
 			http.Error(w, "a turn is running", http.StatusConflict)
 			return
 		}

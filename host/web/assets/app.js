@@ -50,7 +50,9 @@ function onEvent(ev) {
   case "user":
     turn++;
     current = null;
-    append(el("div", "msg user", ev.text));
+    const bubble = el("div", "msg user", ev.text);
+    if (ev.attached?.length) bubble.append(el("div", "attached", "attached: " + ev.attached.join(", ")));
+    append(bubble);
     setBusy(true);
     break;
   case "text":
@@ -160,7 +162,7 @@ function showAttachments() {
 async function loadCatalog() {
   catalog = await (await fetch("/api/catalog")).json();
   const sel = $("attach");
-  sel.replaceChildren(el("option", "", "＋ attach…"));
+  sel.replaceChildren(el("option", "", "+ attach…"));
   sel.firstChild.value = "";
   for (const kind of ["resource", "prompt"]) {
     const group = document.createElement("optgroup");

@@ -318,6 +318,16 @@ async function handle(s, m) {
   }
 }
 
+// The views hear when the page's theme or their width changes.
+let resizeTimer = 0;
+function contextChanged() {
+  for (const s of views.values()) {
+    if (s.initialized) post(s, { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: hostContext(s) });
+  }
+}
+addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(contextChanged, 200); });
+matchMedia("(prefers-color-scheme: dark)").addEventListener("change", contextChanged);
+
 addEventListener("pagehide", () => { for (const s of views.values()) teardown(s, "the page closed"); });
 
 // --- start ------------------------------------------------------------------

@@ -235,7 +235,8 @@ func (s *Server) sandboxHandler() http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", v.csp)
+		// Only the page may frame a view.
+		w.Header().Set("Content-Security-Policy", v.csp+"; frame-ancestors http://127.0.0.1:"+s.pagePort+" http://localhost:"+s.pagePort)
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write([]byte(v.html))
 	}))

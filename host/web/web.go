@@ -61,6 +61,7 @@ type Server struct {
 	token string // required on every API request that changes something
 
 	sandboxPort string
+	pagePort    string
 	base        context.Context // Serve's: turns end with it
 
 	mu      sync.Mutex
@@ -95,6 +96,7 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(url string))
 		return err
 	}
 	_, s.sandboxPort, _ = net.SplitHostPort(sl.Addr().String())
+	_, s.pagePort, _ = net.SplitHostPort(ln.Addr().String())
 	s.base = ctx
 	page := &http.Server{Handler: s.pageHandler(), ReadHeaderTimeout: 10 * time.Second}
 	sandbox := &http.Server{Handler: s.sandboxHandler(), ReadHeaderTimeout: 10 * time.Second}

@@ -145,6 +145,10 @@ func New(src ToolSource, opts Options) *Agent {
 // Messages returns the conversation so far.
 func (a *Agent) Messages() []llm.Message { return a.messages }
 
+// Resume replaces the conversation with msgs: a saved Messages, to go on
+// from there.
+func (a *Agent) Resume(msgs []llm.Message) { a.messages = msgs }
+
 // Usage returns the tokens of every request so far.
 func (a *Agent) Usage() llm.Usage { return a.usage }
 

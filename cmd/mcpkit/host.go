@@ -38,6 +38,7 @@ type hostFlags struct {
 	roots         []string
 	elicitAnswers string
 	web           string
+	session       string
 }
 
 func newHostCmd(g *globalFlags) *cobra.Command {
@@ -112,6 +113,7 @@ Apps views of tool results, each in a sandboxed iframe on another origin.`,
 	fl.StringVar(&f.elicitAnswers, "elicit-answers", "", "answer the servers' elicitation forms from this JSON file instead of prompting")
 	fl.StringVar(&f.web, "web", "", "serve the chat as a web page at this loopback address (bare --web: 127.0.0.1, any free port), MCP Apps views included")
 	fl.Lookup("web").NoOptDefVal = webDefaultAddr
+	fl.StringVar(&f.session, "session", "", "with --web: keep the conversation in this file, going on from it when it exists")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
@@ -131,6 +133,9 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	}
 	if f.web != "" {
 		return runHostWeb(ctx, g, f, provider, model)
+	}
+	if f.session != "" {
+		return errors.New("--session works with --web")
 	}
 	onTerminal := term.IsTerminal(os.Stdin)
 	chat := f.prompt == "" && onTerminal

@@ -26,8 +26,12 @@ func runHostWeb(ctx context.Context, g *globalFlags, f *hostFlags, provider llm.
 	if _, err := src.Tools(ctx); err != nil {
 		return err
 	}
-	srv := web.New(web.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
-		MaxTokens: f.maxTokens, Source: src, Yes: f.yes, Status: func() any { return hostStatuses(sup, src) }})
+	srv, err := web.New(web.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
+		MaxTokens: f.maxTokens, Source: src, Yes: f.yes, Status: func() any { return hostStatuses(sup, src) },
+		SessionFile: f.session})
+	if err != nil {
+		return err
+	}
 	return srv.Serve(ctx, f.web, func(url string) {
 		fmt.Fprintf(os.Stderr, "mcpkit: web host at %s (Ctrl-C stops it)\n", url)
 	})

@@ -83,6 +83,9 @@ func (s *Server) send(ctx context.Context, text, attached string, names []string
 		if err != nil {
 			s.hub.publish(event{Type: "error", Text: err.Error()})
 		}
+		if err := s.save(); err != nil {
+			s.hub.publish(event{Type: "error", Text: "saving the conversation: " + err.Error()})
+		}
 		s.mu.Lock()
 		s.busy = false
 		s.mu.Unlock()

@@ -51,6 +51,9 @@ type Options struct {
 	Status func() any
 	// Yes approves every tool call without asking.
 	Yes bool
+	// SessionFile, when set, keeps the conversation: New goes on from it when
+	// it exists, and it is written after each turn.
+	SessionFile string
 }
 
 // Server is the web host: the page, its API, and the views' sandbox.
@@ -72,13 +75,17 @@ type Server struct {
 	context map[string]string      // view id → the model context it set
 }
 
-// New returns a web host over opts.
-func New(opts Options) *Server {
+// New returns a web host over opts, going on from opts.SessionFile when it
+// holds a conversation.
+func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, token: randomID(), pending: map[string]chan string{}, always: map[string]bool{},
 		views: map[string]*view{}, context: map[string]string{}}
 	s.agent = host.New(opts.Source, host.Options{Provider: opts.Provider, Model: opts.Model, System: opts.System,
 		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Approve: s.approve, OnEvent: s.onEvent, Progress: true})
-	return s
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Serve serves the page at addr (host:port; the port may be 0) and the views'

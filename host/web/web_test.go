@@ -61,7 +61,10 @@ func FuzzBuildCSP(f *testing.F) {
 // the views' sandbox), a foreign Host (DNS rebinding) and a write without the
 // page's token.
 func TestGuard(t *testing.T) {
-	s := New(Options{})
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.sandboxPort = "1"
 	h := s.pageHandler()
 	do := func(method, path, host, origin, token string) int {

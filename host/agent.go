@@ -49,6 +49,10 @@ type Options struct {
 	// streams, tool calls and their results, the end of each step. Calls are
 	// serialized, also while tools run concurrently.
 	OnEvent func(Event)
+	// Progress asks the servers for progress notifications of tool calls,
+	// which OnEvent sees as EventToolProgress (a SessionSource passes the
+	// request on; another ToolSource may ignore it).
+	Progress bool
 }
 
 // Call is a tool call of the model, as the agent runs it.
@@ -77,6 +81,9 @@ const (
 	EventToolResult
 	// EventStep: a model request ended, with its Usage and StopReason.
 	EventStep
+	// EventToolProgress: the server of Call reported Progress (only with
+	// Options.Progress).
+	EventToolProgress
 )
 
 // Event is something that happened during a run.
@@ -93,6 +100,8 @@ type Event struct {
 	Duration time.Duration
 	// Step numbers the model requests of the run from 1.
 	Step int
+	// Progress is the server's progress notification (EventToolProgress).
+	Progress *protocol.ProgressParams
 	// Usage and StopReason describe the model's answer (EventStep).
 	Usage      llm.Usage
 	StopReason llm.StopReason
@@ -135,6 +144,10 @@ func New(src ToolSource, opts Options) *Agent {
 
 // Messages returns the conversation so far.
 func (a *Agent) Messages() []llm.Message { return a.messages }
+
+// Resume replaces the conversation with msgs: a saved Messages, to go on
+// from there.
+func (a *Agent) Resume(msgs []llm.Message) { a.messages = msgs }
 
 // Usage returns the tokens of every request so far.
 func (a *Agent) Usage() llm.Usage { return a.usage }

@@ -63,7 +63,13 @@ func (a *Agent) runCalls(ctx context.Context, step int, calls []*llm.ToolCall, b
 		}
 		wg.Go(func() {
 			start := time.Now()
-			res, err := a.tools.CallTool(ctx, call.Name, call.Arguments)
+			cctx := ctx
+			if a.opts.Progress && a.opts.OnEvent != nil {
+				cctx = context.WithValue(ctx, progressKey{}, func(p *protocol.ProgressParams) {
+					a.emit(Event{Type: EventToolProgress, Call: call, Progress: p, Step: step})
+				})
+			}
+			res, err := a.tools.CallTool(cctx, call.Name, call.Arguments)
 			if err != nil {
 				res = protocol.NewToolResultError("the tool call failed: " + err.Error())
 			}

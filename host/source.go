@@ -138,7 +138,8 @@ func listTools(ctx context.Context, srv *Server) ([]protocol.Tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server %s: listing tools: %w", srv.Name, err)
 		}
-		if srv.Allow == nil || srv.Allow(t.Name) {
+		// A tool for MCP Apps views only is never offered to the model.
+		if (srv.Allow == nil || srv.Allow(t.Name)) && VisibleTo(&t, ForModel) {
 			tools = append(tools, t)
 		}
 	}
@@ -172,5 +173,12 @@ func (s *SessionSource) CallTool(ctx context.Context, name string, args json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", ref.server.Name, err)
 	}
+	if f, ok := ctx.Value(progressKey{}).(func(*protocol.ProgressParams)); ok {
+		return cs.CallTool(ctx, ref.tool, args, mcp.WithProgress(f))
+	}
 	return cs.CallTool(ctx, ref.tool, args)
 }
+
+// progressKey keys the context of a tool call whose progress the agent
+// reports (Options.Progress): the value is the function to call.
+type progressKey struct{}

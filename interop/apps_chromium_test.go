@@ -13,12 +13,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpkit/mcpkit/ext/apps"
@@ -147,43 +144,7 @@ func TestAppsViewInChromium(t *testing.T) {
 	// tab's request interception and execution contexts do not reach; the
 	// view's isolation is not what the test is about, so it stays in-process.
 	tab := chromium.Start(t, ctx, "--disable-features=IsolateSandboxedIframes", "--disable-site-isolation-trials")
-	// Answer the view's import of the App class with the pinned package's
-	// file, and refuse every other request to the outside. The listener may
-	// not send commands itself: it hands the events to a goroutine.
-	paused := make(chan *fetch.EventRequestPaused, 16)
-	if err := chromedp.Listen(tab, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			select {
-			case paused <- e:
-			default: // never: the page makes one such request
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var bundleRequests atomic.Int32
-	go func() {
-		for {
-			select {
-			case <-tab.Done():
-				return
-			case e := <-paused:
-				if e.Request.URL != appsBundleURL {
-					_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-					continue
-				}
-				bundleRequests.Add(1)
-				_, _ = chromedp.Call(tab, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
-					ResponseHeaders: []*fetch.HeaderEntry{
-						{Name: "Content-Type", Value: "text/javascript; charset=utf-8"},
-						{Name: "Access-Control-Allow-Origin", Value: "*"},
-					}, Body: bundle})
-			}
-		}
-	}()
-	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "https://*"}}}); err != nil {
-		t.Fatal(err)
-	}
+	bundleRequests := serveAppsBundle(t, tab, bundle)
 	hostLog := func() string {
 		v, _ := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.hostLog)`))
 		return v

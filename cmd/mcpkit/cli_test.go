@@ -189,8 +189,9 @@ func TestHelpExamplesRun(t *testing.T) {
 				}
 				continue
 			}
-			if args[1] == "serve" || (args[1] == "gateway" && slices.Contains(args, "--http")) {
-				// A server over HTTP runs until stopped: check that it parses.
+			if args[1] == "serve" || (args[1] == "gateway" && slices.Contains(args, "--http")) || (args[1] == "host" && slices.Contains(args, "--web")) {
+				// A server over HTTP (and the web host) runs until stopped:
+				// check that it parses.
 				sub, rest, err := root.Find(args[1:])
 				if err == nil {
 					err = sub.ParseFlags(rest)

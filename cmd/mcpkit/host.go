@@ -19,6 +19,9 @@ import (
 	"github.com/mcpkit/mcpkit/llm/openai"
 )
 
+// webDefaultAddr is where a bare --web serves the page: loopback, any free port.
+const webDefaultAddr = "127.0.0.1:0"
+
 // hostFlags are the flags of `mcpkit host`.
 type hostFlags struct {
 	servers       []string
@@ -34,6 +37,8 @@ type hostFlags struct {
 	timeout       time.Duration
 	roots         []string
 	elicitAnswers string
+	web           string
+	session       string
 }
 
 func newHostCmd(g *globalFlags) *cobra.Command {
@@ -61,7 +66,12 @@ Models: openai:MODEL (OPENAI_API_KEY; --base-url or OPENAI_BASE_URL for any
 OpenAI-compatible server: vLLM, LM Studio, llama.cpp, OpenRouter), ollama:MODEL
 (OLLAMA_HOST, default localhost:11434; no key), anthropic:MODEL (ANTHROPIC_API_KEY;
 ANTHROPIC_BASE_URL). -v adds the tokens each turn used.
-Servers that ask for sampling get the same model (approved like tool calls).`,
+Servers that ask for sampling get the same model (approved like tool calls).
+
+--web serves the same chat as a page in the browser instead (on a loopback
+address; every asset is in the binary): streamed answers, a card per tool call
+with approve / deny / always, the servers' state, tokens per turn, and the MCP
+Apps views of tool results, each in a sandboxed iframe on another origin.`,
 		Example: `  # chat with GPT-4o over the demo server's tools
   mcpkit host --model openai:gpt-4o --server 'mcpkit serve'
   # one turn, two named servers (their tools become demo__echo, more__echo, ...)
@@ -71,9 +81,19 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
   # a server over HTTP that wants an API key, taken from the environment (secrets are never printed)
   mcpkit host --model openai:gpt-4o --server http://127.0.0.1:8080/mcp --header 'X-Api-Key: ${env:API_KEY:-dev-key}' --yes -p 'Echo hi'
   # the servers of a Claude Desktop or VS Code configuration file
-  mcpkit host --model openai:gpt-4o --config mcp.json --yes`,
-		Args: cobra.NoArgs,
+  mcpkit host --model openai:gpt-4o --config mcp.json --yes
+  # the chat in the browser, MCP Apps views included
+  mcpkit host --model openai:gpt-4o --server http://127.0.0.1:8080/mcp --web`,
+		// One argument: the address of a bare --web ("--web 127.0.0.1:8080"
+		// reads as --web and an argument, since --web's value is optional).
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if f.web != webDefaultAddr {
+					return fmt.Errorf("unexpected argument %q", args[0])
+				}
+				f.web = args[0]
+			}
 			return runHost(cmd.Context(), g, f)
 		},
 	}
@@ -91,6 +111,9 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up on a tool call its server has not answered in this long; 0 waits for ever")
 	fl.StringArrayVar(&f.roots, "root", nil, "offer this directory to the servers as a root (repeatable)")
 	fl.StringVar(&f.elicitAnswers, "elicit-answers", "", "answer the servers' elicitation forms from this JSON file instead of prompting")
+	fl.StringVar(&f.web, "web", "", "serve the chat as a web page at this loopback address (bare --web: 127.0.0.1, any free port), MCP Apps views included")
+	fl.Lookup("web").NoOptDefVal = webDefaultAddr
+	fl.StringVar(&f.session, "session", "", "with --web: keep the conversation in this file, going on from it when it exists")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
@@ -107,6 +130,12 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	}
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
+	}
+	if f.web != "" {
+		return runHostWeb(ctx, g, f, provider, model)
+	}
+	if f.session != "" {
+		return errors.New("--session works with --web")
 	}
 	onTerminal := term.IsTerminal(os.Stdin)
 	chat := f.prompt == "" && onTerminal

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"log/slog"
 	"os"
 	"slices"
@@ -36,6 +37,9 @@ func hostClientOptions(sg *globalFlags, clock *requestClock, ui *hostUI, name st
 		OnResponse: ui.countSampling,
 	})
 	opts.SamplingWithTools = true
+	// Both faces of the host know MCP Apps views: --web renders them, the
+	// terminal shows the text fallback and says a view is there.
+	opts.Extensions = map[string]map[string]any{apps.ExtensionID: apps.ClientSettings()}
 	return opts, nil
 }
 

@@ -55,6 +55,9 @@ func (ui *hostUI) onEvent(ev host.Event) {
 			took = fmt.Sprintf(" (%s)", ev.Duration.Round(1e6))
 		}
 		fmt.Fprintf(ui.out, "  %s %s%s: %s\n", mark, ev.Call.Name, took, clipLine(summarize(ev.Result), 400))
+		if ev.Call.Tool != nil && !ev.Result.IsError && host.ViewOf(&ev.Call.Tool.MCP) != "" {
+			fmt.Fprintf(ui.out, "    (this result has an interactive view: run mcpkit host --web to see it)\n")
+		}
 	}
 }
 

@@ -1,0 +1,169 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/host"
+	"github.com/mcpkit/mcpkit/llm"
+)
+
+// event is what the page receives, one per SSE message.
+type event struct {
+	Type string `json:"type"` // user text call approve result step turn view error
+	Text string `json:"text,omitempty"`
+	// ID is the tool call's id (call, approve, result, view), or the
+	// approval's (approve: Approval).
+	ID       string          `json:"id,omitempty"`
+	Approval string          `json:"approval,omitempty"`
+	Name     string          `json:"name,omitempty"`
+	Server   string          `json:"server,omitempty"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Result   any             `json:"result,omitempty"`
+	IsError  bool            `json:"isError,omitempty"`
+	Millis   int64           `json:"ms,omitempty"`
+	Step     int             `json:"step,omitempty"`
+	Usage    *usage          `json:"usage,omitempty"`
+	View     *viewEvent      `json:"view,omitempty"`
+	Progress *progress       `json:"progress,omitempty"`
+	// Attached names the resources attached to a user message (server uri).
+	Attached []string `json:"attached,omitempty"`
+	// HasView says a result has a view coming.
+	HasView bool `json:"hasView,omitempty"`
+}
+
+// progress is a tool call's progress notification for the page.
+type progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// usage is llm.Usage for the page.
+type usage struct {
+	In  int `json:"in"`
+	Out int `json:"out"`
+}
+
+func usageOf(u llm.Usage) *usage { return &usage{In: u.InputTokens, Out: u.OutputTokens} }
+
+// send runs one turn of the agent with text as the user's message, after
+// attached (the attached resources' text); false when a turn is already
+// running.
+func (s *Server) send(ctx context.Context, text, attached string, names []string) bool {
+	s.mu.Lock()
+	if s.busy {
+		s.mu.Unlock()
+		return false
+	}
+	s.busy = true
+	var extra []string
+	for id, c := range s.context {
+		if v := s.views[id]; v != nil {
+			extra = append(extra, "[Context from the view of "+v.tool+"]\n"+c)
+		}
+	}
+	clear(s.context)
+	s.mu.Unlock()
+	s.hub.publish(event{Type: "user", Text: text, Attached: names})
+	if attached != "" {
+		extra = append(extra, strings.TrimSpace(attached))
+	}
+	prompt := text
+	if len(extra) > 0 {
+		prompt = strings.Join(extra, "\n\n") + "\n\n" + text
+	}
+	go func() {
+		res, err := s.agent.Run(ctx, prompt)
+		ev := event{Type: "turn"}
+		if res != nil {
+			ev.Text, ev.Step, ev.Usage = res.Text, res.Steps, usageOf(res.Usage)
+		}
+		if err != nil {
+			s.hub.publish(event{Type: "error", Text: err.Error()})
+		}
+		if err := s.save(); err != nil {
+			s.hub.publish(event{Type: "error", Text: "saving the conversation: " + err.Error()})
+		}
+		s.mu.Lock()
+		s.busy = false
+		s.mu.Unlock()
+		s.hub.publish(ev)
+	}()
+	return true
+}
+
+// approve asks the page about a tool call (host.Options.Approve).
+func (s *Server) approve(ctx context.Context, c *host.Call) (bool, error) {
+	s.mu.Lock()
+	if s.opts.Yes || s.always[c.Name] {
+		s.mu.Unlock()
+		return true, nil
+	}
+	id := randomID()
+	ch := make(chan string, 1)
+	s.pending[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	s.hub.publish(event{Type: "approve", ID: c.ID, Approval: id, Name: c.Name, Args: c.Arguments})
+	select {
+	case d := <-ch:
+		if d == "always" {
+			s.mu.Lock()
+			s.always[c.Name] = true
+			s.mu.Unlock()
+		}
+		return d == "allow" || d == "always", nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// decide answers the approval id; false when nothing waits for it.
+func (s *Server) decide(id, decision string) bool {
+	s.mu.Lock()
+	ch, ok := s.pending[id]
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	select {
+	case ch <- decision:
+		return true
+	default:
+		return false
+	}
+}
+
+// onEvent turns the agent's events into the page's (host.Options.OnEvent).
+func (s *Server) onEvent(ev host.Event) {
+	switch ev.Type {
+	case host.EventText:
+		s.hub.publish(event{Type: "text", Text: ev.Text})
+	case host.EventToolCall:
+		s.hub.publish(event{Type: "call", ID: ev.Call.ID, Name: ev.Call.Name, Args: ev.Call.Arguments})
+	case host.EventToolResult:
+		out := event{Type: "result", ID: ev.Call.ID, Name: ev.Call.Name, Result: ev.Result,
+			IsError: ev.Result.IsError, Millis: ev.Duration.Milliseconds()}
+		var uri string
+		if ev.Call.Tool != nil && !ev.Result.IsError {
+			if uri = host.ViewOf(&ev.Call.Tool.MCP); strings.HasPrefix(uri, "ui://") {
+				out.HasView = true
+			}
+		}
+		s.hub.publish(out)
+		if out.HasView { // after the result: the page shows the view in its card
+			go s.openView(ev.Call.ID, ev.Call.Tool, uri, ev.Call.Arguments, ev.Result)
+		}
+	case host.EventToolProgress:
+		s.hub.publish(event{Type: "progress", ID: ev.Call.ID, Name: ev.Call.Name, Progress: &progress{
+			Progress: ev.Progress.Progress, Total: ev.Progress.Total, Message: ev.Progress.Message}})
+	case host.EventStep:
+		s.hub.publish(event{Type: "step", Step: ev.Step, Usage: usageOf(ev.Usage)})
+	}
+}

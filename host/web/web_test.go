@@ -1,0 +1,116 @@
+package web
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestBuildCSP: with nothing declared a view gets no network, frames or
+// remote scripts; declared domains land in their directives; a value that
+// could add a directive or a keyword is dropped.
+func TestBuildCSP(t *testing.T) {
+	def := buildCSP(&uiMeta{})
+	for _, want := range []string{"default-src 'none'", "connect-src 'none'", "frame-src 'none'", "script-src 'unsafe-inline';", "form-action 'none'"} {
+		if !strings.Contains(def, want) {
+			t.Errorf("default policy %q lacks %q", def, want)
+		}
+	}
+	m := &uiMeta{}
+	m.CSP.ResourceDomains = []string{"https://unpkg.com", "https://evil.example; script-src *", "'unsafe-eval'", "*"}
+	m.CSP.ConnectDomains = []string{"https://api.example.com:8443", "wss://*.example.org"}
+	got := buildCSP(m)
+	if !strings.Contains(got, "script-src 'unsafe-inline' https://unpkg.com;") {
+		t.Errorf("policy %q: resource domain not in script-src", got)
+	}
+	if !strings.Contains(got, "connect-src https://api.example.com:8443 wss://*.example.org;") {
+		t.Errorf("policy %q: connect domains", got)
+	}
+	if strings.Contains(got, "evil") || strings.Contains(got, "unsafe-eval") || strings.Contains(got, " *;") {
+		t.Errorf("policy %q took an injected source", got)
+	}
+}
+
+// FuzzBuildCSP: whatever a server declares, the policy keeps its ten
+// directives (no ';' or ',' smuggled in) and never grants a keyword.
+func FuzzBuildCSP(f *testing.F) {
+	f.Add("https://unpkg.com", "https://a.example; script-src *")
+	f.Add("'unsafe-eval'", "wss://*.example.org:1")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		m := &uiMeta{}
+		m.CSP.ResourceDomains = []string{a, b}
+		m.CSP.ConnectDomains = []string{b}
+		m.CSP.FrameDomains = []string{a}
+		m.CSP.BaseURIDomains = []string{a, b}
+		got := buildCSP(m)
+		if n := strings.Count(got, ";"); n != 10 || strings.Contains(got, ",") {
+			t.Fatalf("policy %q has %d directives", got, n+1)
+		}
+		// Declared sources may only replace 'none' (of connect-src,
+		// frame-src and base-uri): never add a quoted keyword.
+		if strings.Count(got, "'") > strings.Count(buildCSP(&uiMeta{}), "'") {
+			t.Fatalf("policy %q grants a keyword", got)
+		}
+	})
+}
+
+// TestGuard: the API refuses another origin (another loopback port, such as
+// the views' sandbox), a foreign Host (DNS rebinding) and a write without the
+// page's token.
+func TestGuard(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sandboxPort = "1"
+	h := s.pageHandler()
+	do := func(method, path, host, origin, token string) int {
+		r := httptest.NewRequest(method, "http://"+host+path, strings.NewReader(`{"id":"x","decision":"allow"}`))
+		r.Host = host
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		if token != "" {
+			r.Header.Set("X-Mcpkit-Token", token)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	const page = "127.0.0.1:8080"
+	for _, c := range []struct {
+		name                       string
+		method, path, host, origin string
+		token                      string
+		want                       int
+	}{
+		{"the page", "GET", "/", page, "", "", http.StatusOK},
+		{"config from the page", "GET", "/api/config", page, "http://" + page, "", http.StatusOK},
+		{"config from the sandbox", "GET", "/api/config", page, "http://localhost:1", "", http.StatusForbidden},
+		{"rebinding", "GET", "/", "evil.example:8080", "", "", http.StatusForbidden},
+		{"approve without token", "POST", "/api/approve", page, "http://" + page, "", http.StatusForbidden},
+		{"approve with a wrong token", "POST", "/api/approve", page, "http://" + page, "nope", http.StatusForbidden},
+		{"approve from the sandbox", "POST", "/api/approve", page, "http://localhost:1", s.token, http.StatusForbidden},
+		{"approve (nothing pending)", "POST", "/api/approve", page, "http://" + page, s.token, http.StatusNotFound},
+	} {
+		if got := do(c.method, c.path, c.host, c.origin, c.token); got != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSandboxOrigin: the views' origin is the other loopback name, so that
+// it is another site than the page's.
+func TestSandboxOrigin(t *testing.T) {
+	s := &Server{sandboxPort: "9"}
+	if got := s.sandboxOrigin("127.0.0.1:8080"); got != "http://localhost:9" {
+		t.Errorf("for 127.0.0.1: %s", got)
+	}
+	if got := s.sandboxOrigin("localhost:8080"); got != "http://127.0.0.1:9" {
+		t.Errorf("for localhost: %s", got)
+	}
+}

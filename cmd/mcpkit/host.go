@@ -34,6 +34,7 @@ type hostFlags struct {
 	timeout       time.Duration
 	roots         []string
 	elicitAnswers string
+	toolSearch    string
 }
 
 func newHostCmd(g *globalFlags) *cobra.Command {
@@ -61,7 +62,15 @@ Models: openai:MODEL (OPENAI_API_KEY; --base-url or OPENAI_BASE_URL for any
 OpenAI-compatible server: vLLM, LM Studio, llama.cpp, OpenRouter), ollama:MODEL
 (OLLAMA_HOST, default localhost:11434; no key), anthropic:MODEL (ANTHROPIC_API_KEY;
 ANTHROPIC_BASE_URL). -v adds the tokens each turn used.
-Servers that ask for sampling get the same model (approved like tool calls).`,
+Servers that ask for sampling get the same model (approved like tool calls).
+
+--tool-search (default auto) spares the model every tool's definition in every
+request: it gets search_tools (names and one-line descriptions, best match
+first) and load_tools (the full definitions of the tools it picked, offered from
+the next request on) instead. auto turns it on when the definitions would cost
+over 3,000 tokens (about two servers). Tools that an MCP App keeps for its view
+(_meta.ui.visibility without "model") are never offered to the model; a result
+that an app renders is shown as text, with a note that its view needs --web.`,
 		Example: `  # chat with GPT-4o over the demo server's tools
   mcpkit host --model openai:gpt-4o --server 'mcpkit serve'
   # one turn, two named servers (their tools become demo__echo, more__echo, ...)
@@ -91,6 +100,7 @@ Servers that ask for sampling get the same model (approved like tool calls).`,
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up on a tool call its server has not answered in this long; 0 waits for ever")
 	fl.StringArrayVar(&f.roots, "root", nil, "offer this directory to the servers as a root (repeatable)")
 	fl.StringVar(&f.elicitAnswers, "elicit-answers", "", "answer the servers' elicitation forms from this JSON file instead of prompting")
+	fl.StringVar(&f.toolSearch, "tool-search", "auto", "offer the model a search over the tools instead of every definition: on, off, or auto (on when the definitions would cost over 3,000 tokens)")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
@@ -107,6 +117,10 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	}
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
+	}
+	search, err := host.ParseToolSearch(f.toolSearch)
+	if err != nil {
+		return fmt.Errorf("--tool-search %q: want auto, on or off", f.toolSearch)
 	}
 	onTerminal := term.IsTerminal(os.Stdin)
 	chat := f.prompt == "" && onTerminal
@@ -135,7 +149,7 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	src := host.NewSessionSource(list...)
 	src.Warn = func(server string, err error) { fmt.Fprintf(os.Stderr, "mcpkit: %v\n", err) }
 	agent := host.New(src, host.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
-		MaxTokens: f.maxTokens, Approve: ui.approveTool, OnEvent: ui.onEvent})
+		MaxTokens: f.maxTokens, Approve: ui.approveTool, OnEvent: ui.onEvent, ToolSearch: search})
 	if !chat {
 		res, err := agent.Run(ctx, prompt)
 		ui.endTurn(res)

@@ -35,6 +35,13 @@ type Options struct {
 	// RequiredServers names the servers without which the gateway is not
 	// ready (see Ready): by default it is ready whatever its servers' states.
 	RequiredServers []string
+	// Naming says how tools and prompts are named (NamingPrefixed, the
+	// zero value, or NamingBare).
+	Naming Naming
+	// ExtensionMethods adds, by extension identifier, custom request methods
+	// to forward to the servers that declare the extension (the gateway
+	// knows those of ExtensionMethods).
+	ExtensionMethods map[string][]string
 }
 
 // Gateway serves the servers of a configuration as one MCP server. Create it
@@ -45,7 +52,9 @@ type Gateway struct {
 	log  *slog.Logger
 	info protocol.Implementation
 
-	required []string // Options.RequiredServers
+	required   []string            // Options.RequiredServers
+	naming     Naming              // Options.Naming
+	extMethods map[string][]string // ExtensionMethods and Options.ExtensionMethods
 
 	servers map[string]*upServer // every configured server; the map never changes
 	subs    subscriptions        // to the servers' resources, for the gateway's clients
@@ -53,6 +62,8 @@ type Gateway struct {
 	syncMu     sync.Mutex // one synchronisation at a time
 	registered map[string]registration
 	entries    atomic.Pointer[[]Entry] // what is offered now, by kind and name
+	ext        atomic.Pointer[extensionState]
+	aliases    atomic.Pointer[map[string]string] // a server's own tool name → the gateway's (NamingPrefixed)
 
 	mu       sync.Mutex
 	dirty    map[string]bool // servers whose lists must be fetched again
@@ -87,6 +98,8 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		log:        o.Logger,
 		info:       o.Info,
 		required:   slices.Clone(o.RequiredServers),
+		naming:     o.Naming,
+		extMethods: map[string][]string{},
 		servers:    map[string]*upServer{},
 		registered: map[string]registration{},
 		dirty:      map[string]bool{},
@@ -100,6 +113,12 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	g.log = slog.New(cfg.RedactHandler(g.log.Handler()))
 	if g.info.Name == "" {
 		g.info = protocol.Implementation{Name: "mcpkit-gateway", Version: "0"}
+	}
+	for id, ms := range ExtensionMethods {
+		g.extMethods[id] = slices.Clone(ms)
+	}
+	for id, ms := range o.ExtensionMethods {
+		g.extMethods[id] = append(g.extMethods[id], ms...)
 	}
 	for name, sc := range cfg.Servers {
 		g.servers[name] = &upServer{name: name, cfg: sc}
@@ -287,8 +306,13 @@ func (g *Gateway) syncDirty(ctx context.Context) error {
 // instructions.
 func (g *Gateway) instructions() string {
 	var b strings.Builder
-	b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
-		"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
+	if g.naming == NamingBare {
+		b.WriteString("This server is a gateway to several MCP servers. A tool or prompt keeps its server's name when no other server has one " +
+			"of that name; the others are named <server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
+	} else {
+		b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
+			"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
+	}
 	for _, name := range sortedServerNames(g.servers) {
 		st, _ := g.sup.Status(name)
 		if st.State == upstream.StateDisabled {

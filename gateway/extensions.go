@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/ext/skills"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -284,29 +286,38 @@ func (g *Gateway) setAliases(tools []named[protocol.Tool]) {
 }
 
 // aliasCall rewrites a tools/call of a server's own tool name to the
-// gateway's name for it; it returns false when the name is not an alias.
+// gateway's name for it; it returns false when the name is not an alias. The
+// name is found without decoding the params (no allocation when it is not an
+// alias).
 func (g *Gateway) aliasCall(call *mcp.Call) bool {
 	p := g.aliases.Load()
 	if p == nil || len(*p) == 0 {
+		return false
+	}
+	var raw []byte
+	jsonscan.EachMember(call.Params, func(key []byte, escaped bool, value []byte) bool {
+		if !escaped && string(key) == "name" {
+			raw = value
+			return false
+		}
+		return true
+	})
+	if len(raw) < 2 || raw[0] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+		return false // no name, or one with escapes: never an alias (model-valid names are plain)
+	}
+	to, ok := (*p)[string(raw[1:len(raw)-1])]
+	if !ok {
 		return false
 	}
 	var params map[string]json.RawMessage
 	if json.Unmarshal(call.Params, &params) != nil {
 		return false
 	}
-	var name string
-	if json.Unmarshal(params["name"], &name) != nil {
-		return false
-	}
-	to, ok := (*p)[name]
-	if !ok {
-		return false
-	}
 	params["name"], _ = json.Marshal(to)
-	raw, err := json.Marshal(params)
+	out, err := json.Marshal(params)
 	if err != nil {
 		return false
 	}
-	call.Params = raw
+	call.Params = out
 	return true
 }

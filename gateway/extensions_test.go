@@ -131,3 +131,19 @@ func TestMergeLists(t *testing.T) {
 		t.Errorf("%s, %v", got, err)
 	}
 }
+
+// aliasCall leaves a call of a gateway name alone, without allocating, and
+// rewrites a server's own name that is an alias.
+func TestAliasCall(t *testing.T) {
+	g := &Gateway{}
+	aliases := map[string]string{"refresh": "a__refresh"}
+	g.aliases.Store(&aliases)
+	plain := &mcp.Call{Params: json.RawMessage(`{"name":"a__show_chart","arguments":{"x":1}}`)}
+	if n := testing.AllocsPerRun(100, func() { g.aliasCall(plain) }); n != 0 {
+		t.Errorf("%v allocations for a gateway name", n)
+	}
+	c := &mcp.Call{Params: json.RawMessage(`{"arguments":{"name":"x"},"name":"refresh"}`)}
+	if !g.aliasCall(c) || string(c.Params) != `{"arguments":{"name":"x"},"name":"a__refresh"}` {
+		t.Errorf("rewritten to %s", c.Params)
+	}
+}

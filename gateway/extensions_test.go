@@ -101,6 +101,20 @@ func TestGatewayCarriesExtensions(t *testing.T) {
 		t.Errorf("skills/get %s: %+v, %v", uri, e, err)
 	}
 
+	// A client without the Apps extension gets plain tools and no views, as
+	// it would from the app server itself.
+	plain := connectClient(t, gw, nil)
+	for tl, err := range plain.Tools(ctx) {
+		if err != nil || strings.HasSuffix(tl.Name, "refresh") || tl.Meta["ui"] != nil {
+			t.Errorf("a plain client got %s (_meta %v), %v", tl.Name, tl.Meta, err)
+		}
+	}
+	for r, err := range plain.Resources(ctx) {
+		if err != nil || strings.HasPrefix(r.URI, "ui://") {
+			t.Errorf("a plain client got the view %s, %v", r.URI, err)
+		}
+	}
+
 	// NamingPrefixed: one app server; its view calls refresh by its own name.
 	gw2 := startGatewayOptions(t, &Options{Logger: quiet}, testServer("a", "app"), testServer("demo", "demo"))
 	cs2 := connectClient(t, gw2, nil)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -148,7 +149,10 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	}
 	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
 	so.InstructionsFunc = func(context.Context) string { return g.instructions() }
-	so.Middleware = append([]mcp.Middleware{g.middleware}, so.Middleware...)
+	// apps.Middleware: the servers show the gateway their views and app
+	// tools (it declares the Apps extension to them); a client of the
+	// gateway without the extension gets plain tools, as from the server.
+	so.Middleware = append([]mcp.Middleware{g.middleware, apps.Middleware()}, so.Middleware...)
 	g.srv = mcp.NewServer(g.info, &so)
 
 	sopts := o.Supervisor

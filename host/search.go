@@ -82,10 +82,17 @@ func EstimateTokens(defs []llm.Tool) int {
 // document frequency.
 type searchIndex struct {
 	tools  []*Tool
-	terms  []map[string]float64
-	idf    map[string]float64
-	search string // the surface's names, distinct from every tool's
+	terms  [][]indexed // by tool
+	search string      // the surface's names, distinct from every tool's
 	load   string
+}
+
+// indexed is one term of a tool: the term, its stem, its weight in the tool
+// and its inverse document frequency over all the tools.
+type indexed struct {
+	term, stem string
+	weight     float64
+	idf        float64
 }
 
 // Weights of a term by where it occurs in a tool.
@@ -96,9 +103,10 @@ const (
 )
 
 func newSearchIndex(tools []*Tool) *searchIndex {
-	x := &searchIndex{tools: tools, terms: make([]map[string]float64, len(tools)), idf: map[string]float64{}}
+	x := &searchIndex{tools: tools, terms: make([][]indexed, len(tools))}
 	df := map[string]int{}
 	names := make(map[string]bool, len(tools))
+	weights := make([]map[string]float64, len(tools))
 	for i, t := range tools {
 		names[t.Name] = true
 		m := map[string]float64{}
@@ -113,14 +121,18 @@ func newSearchIndex(tools []*Tool) *searchIndex {
 			add(p, weightParam)
 		}
 		add(t.MCP.Description, weightDesc)
-		x.terms[i] = m
+		weights[i] = m
 		for term := range m {
 			df[term]++
 		}
 	}
 	n := float64(len(tools))
-	for term, d := range df {
-		x.idf[term] = math.Log(1 + (n-float64(d)+0.5)/(float64(d)+0.5))
+	for i, m := range weights {
+		x.terms[i] = make([]indexed, 0, len(m))
+		for term, w := range m {
+			d := float64(df[term])
+			x.terms[i] = append(x.terms[i], indexed{term: term, stem: stem(term), weight: w, idf: math.Log(1 + (n-d+0.5)/(d+0.5))})
+		}
 	}
 	x.search, x.load = distinctName(searchToolName, names), distinctName(loadToolName, names)
 	return x
@@ -199,24 +211,25 @@ func stem(t string) string {
 // term that is one of the tool's terms counts its weight, saturated, times
 // the term's idf; a term that only shares a stem or a prefix (of at least
 // four letters) with one counts half.
-func (x *searchIndex) score(i int, query []string) float64 {
+func (x *searchIndex) score(i int, query, stems []string) float64 {
 	const k = 1.2
 	s := 0.0
-	for _, q := range query {
+	for qi, q := range query {
 		best := 0.0
-		for term, w := range x.terms[i] {
+		for j := range x.terms[i] {
+			e := &x.terms[i][j]
 			var f float64
 			switch {
-			case term == q:
+			case e.term == q:
 				f = 1
-			case stem(term) == stem(q):
+			case e.stem == stems[qi]:
 				f = 0.8
-			case len(q) >= 4 && strings.HasPrefix(term, q), len(term) >= 4 && strings.HasPrefix(q, term):
+			case len(q) >= 4 && strings.HasPrefix(e.term, q), len(e.term) >= 4 && strings.HasPrefix(q, e.term):
 				f = 0.5
 			default:
 				continue
 			}
-			if v := f * x.idf[term] * w * (k + 1) / (w + k); v > best {
+			if v := f * e.idf * e.weight * (k + 1) / (e.weight + k); v > best {
 				best = v
 			}
 		}
@@ -228,13 +241,17 @@ func (x *searchIndex) score(i int, query []string) float64 {
 // find returns the tools that match query best, at most limit of them.
 func (x *searchIndex) find(query string, limit int) []*Tool {
 	q := terms(clip(query, maxQueryLen))
+	stems := make([]string, len(q))
+	for i, t := range q {
+		stems[i] = stem(t)
+	}
 	type hit struct {
 		i int
 		s float64
 	}
 	var hits []hit
 	for i := range x.tools {
-		if s := x.score(i, q); s > 0 {
+		if s := x.score(i, q, stems); s > 0 {
 			hits = append(hits, hit{i, s})
 		}
 	}

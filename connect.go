@@ -39,6 +39,11 @@ type ConnectOptions struct {
 	// client started a new one (see streamable.ClientOptions.OnSessionExpired).
 	OnSessionExpired func(oldSessionID, newSessionID string, err error)
 
+	// MaxMessageSize bounds one message from the server, in bytes: a larger
+	// one is dropped and the request it answers fails saying so. Zero means
+	// transport.DefaultClientMaxMessageSize (32 MiB).
+	MaxMessageSize int
+
 	// NoFallback speaks Streamable HTTP only: without it, a server that
 	// answers the first initialize with 400, 404 or 405 (as a 2024-11-05
 	// server does) is spoken to with the HTTP+SSE transport on the same URL.
@@ -58,7 +63,7 @@ func ConnectURL(ctx context.Context, c *mcp.Client, url string, opts *ConnectOpt
 	if o.NoFallback {
 		t.Transport = TransportHTTP
 	}
-	conn, err := Dial(ctx, t, &DialOptions{HTTPClient: o.HTTPClient, Logger: o.Logger, OnSessionExpired: o.OnSessionExpired})
+	conn, err := Dial(ctx, t, &DialOptions{HTTPClient: o.HTTPClient, Logger: o.Logger, OnSessionExpired: o.OnSessionExpired, MaxMessageSize: o.MaxMessageSize})
 	if err != nil {
 		return nil, err
 	}

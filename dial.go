@@ -74,6 +74,11 @@ type DialOptions struct {
 	// session and the client started a new one (see
 	// streamable.ClientOptions.OnSessionExpired).
 	OnSessionExpired func(oldSessionID, newSessionID string, err error)
+
+	// MaxMessageSize bounds one message from the server, in bytes, on every
+	// transport: a larger one is dropped and the request it answers fails
+	// saying so. Zero means transport.DefaultClientMaxMessageSize (32 MiB).
+	MaxMessageSize int
 }
 
 // Dial opens the transport to the server t names: it starts t.Command, or
@@ -112,7 +117,7 @@ func dialCommand(ctx context.Context, t Target, o *DialOptions) (transport.Conn,
 		}
 	}
 	conn, err := stdio.NewCommandConn(ctx, cmd, &stdio.CommandOptions{
-		Stderr: o.Stderr, Logger: o.Logger,
+		Stderr: o.Stderr, Logger: o.Logger, MaxMessageSize: o.MaxMessageSize,
 		CloseTimeout: o.StopTimeout, TermTimeout: o.StopTimeout,
 	})
 	if err != nil {
@@ -124,7 +129,11 @@ func dialCommand(ctx context.Context, t Target, o *DialOptions) (transport.Conn,
 // dialURL connects to the target's URL.
 func dialURL(ctx context.Context, t Target, o *DialOptions) (transport.Conn, error) {
 	sse := func(ctx context.Context) (transport.Conn, error) {
-		return legacysse.NewClientConn(ctx, t.URL, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: t.Header, Logger: o.Logger})
+		c, err := legacysse.NewClientConn(ctx, t.URL, &legacysse.ClientOptions{HTTPClient: o.HTTPClient, Header: t.Header, Logger: o.Logger, MaxMessageSize: o.MaxMessageSize})
+		if err != nil {
+			return nil, err // not a nil *ClientConn in an interface
+		}
+		return c, nil
 	}
 	var conn transport.Conn
 	var err error
@@ -137,6 +146,7 @@ func dialURL(ctx context.Context, t Target, o *DialOptions) (transport.Conn, err
 			Header:           t.Header,
 			Logger:           o.Logger,
 			OnSessionExpired: o.OnSessionExpired,
+			MaxMessageSize:   o.MaxMessageSize,
 		}
 		if t.Transport == TransportAuto {
 			copts.Fallback = sse

@@ -164,6 +164,7 @@ type HTTPHandler struct {
 	draining              atomic.Bool                                // Shutdown began: /readyz answers 503
 	refusals              httpguard.Throttle                         // of the "not ready" warning
 	log                   *slog.Logger
+	bodyTimeout           time.Duration // HTTPOptions.BodyReadTimeout, the default applied
 }
 
 // NewHTTPHandler returns an HTTPHandler serving srv: Streamable HTTP at
@@ -175,17 +176,21 @@ func NewHTTPHandler(srv *mcp.Server, opts *HTTPOptions) *HTTPHandler {
 		o = *opts
 	}
 	h := &HTTPHandler{
-		srv:        srv,
-		mcpPath:    path(o.MCPPath, DefaultMCPPath),
-		ssePath:    path(o.SSEPath, DefaultSSEPath),
-		msgPath:    path(o.MessagePath, DefaultMessagePath),
-		healthPath: probePath(o.HealthPath, DefaultHealthPath),
-		readyPath:  probePath(o.ReadyPath, DefaultReadyPath),
-		ready:      o.Ready,
-		checks:     o.Checks,
-		extra:      o.Handlers,
-		guard:      httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
-		log:        o.Logger,
+		srv:         srv,
+		mcpPath:     path(o.MCPPath, DefaultMCPPath),
+		ssePath:     path(o.SSEPath, DefaultSSEPath),
+		msgPath:     path(o.MessagePath, DefaultMessagePath),
+		healthPath:  probePath(o.HealthPath, DefaultHealthPath),
+		readyPath:   probePath(o.ReadyPath, DefaultReadyPath),
+		ready:       o.Ready,
+		checks:      o.Checks,
+		extra:       o.Handlers,
+		guard:       httpguard.Policy{AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts},
+		log:         o.Logger,
+		bodyTimeout: o.BodyReadTimeout,
+	}
+	if h.bodyTimeout == 0 {
+		h.bodyTimeout = streamable.DefaultBodyReadTimeout
 	}
 	if h.log == nil {
 		h.log = slog.Default()
@@ -250,6 +255,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.ssePath, h.msgPath:
 		h.sse.ServeHTTP(w, r)
 	default:
+		httpguard.BoundBody(w, r, h.bodyTimeout) // a 404 leaves the body unread: bound it
 		if h.probe(w, r) {
 			return
 		}

@@ -100,6 +100,13 @@ func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *HTTPOpti
 	var handler http.Handler = h
 	if o.Middleware != nil {
 		handler = h.withProbes(o.Middleware(h))
+		// The middleware may refuse a request (401) before h sees it: its
+		// body is bounded from the start.
+		inner := handler
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			httpguard.BoundBody(w, r, h.bodyTimeout)
+			inner.ServeHTTP(w, r)
+		})
 	}
 	hs := NewHTTPServer("", handler)
 	if o.ReadHeaderTimeout != 0 {

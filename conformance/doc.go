@@ -19,7 +19,11 @@
 // 0.2.0-alpha.12 and judges, in subtests, the scenarios those requirements score
 // (required), those run but not scored because the suite's reference server cannot
 // pass them yet (not-scored: mcpkit must pass them all the same), and the tasks
-// extension's (extension).
+// extension's (extension). TestServerConformanceSkills and
+// TestClientConformanceSkills run the Skills extension's scenarios (SEP-2640,
+// not in those requirements: run one by one with --force) against mcpkit's
+// skills server (ext/skills, in the test's process) at 2026-07-28 and
+// 2025-11-25, and against the client program.
 //
 // The tests fail (they do not skip) when the suite is missing, so that a CI run
 // without it cannot pass unnoticed; `go test -short` skips them. A scenario passes

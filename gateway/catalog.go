@@ -40,6 +40,18 @@ type upServer struct {
 	mu    sync.Mutex
 	calls []*inflight
 	seq   uint64
+	list  listTrouble // why fetching the lists failed, and when it is tried again
+}
+
+// listTrouble is the failure to fetch a server's lists (a tools/list answer
+// over the size limit, say) while its session is up: the server is then
+// "degraded" in the status, with the reason, and the lists are fetched again
+// with the supervisor's backoff until they come.
+type listTrouble struct {
+	err      string      // redacted; "" when the last fetch succeeded
+	failures int         // in a row
+	next     time.Time   // the next attempt
+	timer    *time.Timer // that marks the server dirty at next
 }
 
 func (u *upServer) instructions() string {

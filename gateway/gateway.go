@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/llm"
@@ -236,6 +237,7 @@ func (g *Gateway) Close() error {
 	g.closeSubscriptions()
 	err := errors.Join(terr, g.sup.Close())
 	<-done
+	g.stopListRetries()
 	return err
 }
 
@@ -278,9 +280,8 @@ func (g *Gateway) loop(ctx context.Context) {
 			return
 		case <-g.kick:
 		}
-		if err := g.syncDirty(ctx); err != nil && ctx.Err() == nil {
-			g.log.Warn("gateway: synchronising the lists", "error", err)
-		}
+		_ = g.syncDirty(ctx) // failures are logged and retried by listResult
+
 	}
 }
 
@@ -298,12 +299,52 @@ func (g *Gateway) syncDirty(ctx context.Context) error {
 	slices.Sort(names)
 	var errs []error
 	for _, name := range names {
-		if err := g.refresh(ctx, g.servers[name]); err != nil {
+		u := g.servers[name]
+		err := g.refresh(ctx, u)
+		if err != nil {
 			errs = append(errs, err)
+		}
+		if ctx.Err() == nil {
+			g.listResult(u, err)
 		}
 	}
 	g.apply()
 	return errors.Join(errs...)
+}
+
+// listResult records how fetching u's lists went. A failure while u's
+// session is up makes u "degraded" (Status) and schedules another attempt
+// after the supervisor's backoff; a success clears it.
+func (g *Gateway) listResult(u *upServer, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.list.timer != nil {
+		u.list.timer.Stop()
+		u.list.timer = nil
+	}
+	if st, _ := g.sup.Status(u.name); err == nil || st.State != upstream.StateReady {
+		// Fetched, or the session is gone: the supervisor reports and retries that.
+		u.list = listTrouble{}
+		return
+	}
+	u.list.failures++
+	wait := g.sup.Backoff(u.list.failures)
+	u.list.err = u.cfg.Redact(err.Error())
+	u.list.next = time.Now().Add(wait)
+	g.log.Warn("gateway: fetching a server's lists failed", "server", u.name, "error", u.list.err, "retry_in", wait)
+	name := u.name
+	u.list.timer = time.AfterFunc(wait, func() { g.markDirty(name) })
+}
+
+// stopListRetries stops the timers of listResult.
+func (g *Gateway) stopListRetries() {
+	for _, u := range g.servers {
+		u.mu.Lock()
+		if u.list.timer != nil {
+			u.list.timer.Stop()
+		}
+		u.mu.Unlock()
+	}
 }
 
 // instructions describes the gateway and passes on the servers' own

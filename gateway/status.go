@@ -28,7 +28,10 @@ type ServerStatus struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
 	// State is "disabled", "starting", "ready", "backoff" or "stopped"
-	// (upstream.State), entered at Since.
+	// (upstream.State), entered at Since; or "degraded": connected, but its
+	// lists could not be fetched (LastError says why; they are fetched again
+	// at NextAttempt), so the gateway offers what it had of it before, if
+	// anything.
 	State string    `json:"state"`
 	Since time.Time `json:"since"`
 	// Tools, Prompts and Resources (resources and templates) count what the
@@ -43,7 +46,8 @@ type ServerStatus struct {
 	// and ended sessions since the last connection that stayed up.
 	Restarts int `json:"restarts"`
 	Failures int `json:"failures"`
-	// LastError says why the last attempt failed or the last session ended.
+	// LastError says why the last attempt failed or the last session ended,
+	// or, when degraded, why its lists could not be fetched.
 	LastError string `json:"lastError,omitempty"`
 	// Stderr holds the last lines a stdio server wrote to its standard error.
 	Stderr []string `json:"stderr,omitempty"`
@@ -53,7 +57,8 @@ type ServerStatus struct {
 	// describe the current or last session.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Server          string `json:"server,omitempty"`
-	// NextAttempt is when a server in backoff is tried again.
+	// NextAttempt is when a server in backoff is tried again, or when the
+	// lists of a degraded one are fetched again.
 	NextAttempt *time.Time `json:"nextAttempt,omitempty"`
 }
 
@@ -86,6 +91,10 @@ func (g *Gateway) Ready(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("required server %q is not in the configuration", name))
 		case st.State != upstream.StateReady:
 			errs = append(errs, fmt.Errorf("required server %q is %s", name, st.State))
+		default:
+			if why := g.servers[name].listError(); why != "" {
+				errs = append(errs, fmt.Errorf("required server %q is degraded: %s", name, why))
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -122,11 +131,32 @@ func (g *Gateway) Status() Status {
 		if u := g.servers[st.Name]; u != nil {
 			u.mu.Lock()
 			s.Calls = len(u.calls)
+			if u.list.err != "" && st.State == upstream.StateReady {
+				next := u.list.next
+				s.State, s.LastError, s.NextAttempt = stateDegraded, listErrorPrefix+u.list.err, &next
+			}
 			u.mu.Unlock()
 		}
 		out.Servers = append(out.Servers, s)
 	}
 	return out
+}
+
+// stateDegraded is the ServerStatus.State of a connected server whose lists
+// could not be fetched.
+const stateDegraded = "degraded"
+
+// listErrorPrefix begins the LastError of a degraded server.
+const listErrorPrefix = "fetching its lists: "
+
+// listError returns why u's lists could not be fetched ("" if they were).
+func (u *upServer) listError() string {
+	if u == nil {
+		return ""
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.list.err
 }
 
 // ServerStatusOf returns the ServerStatus of a supervised server, but for what

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -41,8 +42,9 @@ func TestGatewayServerTimeout(t *testing.T) {
 			if got := call(ctx, t, cs, "slow__cancelled", nil); got != "1" {
 				t.Errorf("the server saw %s cancelled calls, want 1", got)
 			}
-			if got := call(ctx, t, cs, "slow__read_me", nil); got != "read" {
-				t.Errorf("slow__read_me after the cut = %q", got)
+			readMe := llm.ToolNames([]llm.ToolRef{{Server: "slow", Name: "read.me"}})[llm.ToolRef{Server: "slow", Name: "read.me"}]
+			if got := call(ctx, t, cs, readMe, nil); got != "read" {
+				t.Errorf("%s after the cut = %q", readMe, got)
 			}
 			if st, _ := gw.Supervisor().Status("slow"); st.Connects != 1 || st.Failures != 0 {
 				t.Errorf("status after the cut: connects %d, failures %d; want the first session still up", st.Connects, st.Failures)

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -19,8 +20,9 @@ import (
 // tool_result blocks reach the model; the model's tool call comes back as a
 // tool_use block under the server's own name.
 func TestSamplingWithTools(t *testing.T) {
+	modelName := llm.ModelToolNames([]string{"get.weather"})[0] // get_weather_<hash>
 	srv := llmtest.NewOpenAI(t, "sk-test", llmtest.Reply{
-		Body: llmtest.OpenAI("", llmtest.Call{ID: "call_9", Name: "get_weather", Args: `{"city":"Oslo"}`}),
+		Body: llmtest.OpenAI("", llmtest.Call{ID: "call_9", Name: modelName, Args: `{"city":"Oslo"}`}),
 		Check: func(t testing.TB, body map[string]any) {
 			if body["tool_choice"] != "required" || body["max_tokens"] != 64.0 {
 				t.Errorf("tool_choice %v, max_tokens %v", body["tool_choice"], body["max_tokens"])
@@ -28,7 +30,7 @@ func TestSamplingWithTools(t *testing.T) {
 			llmtest.SameJSON(t, "messages", body["messages"], `[
 			  {"role":"system","content":"Use tools."},
 			  {"role":"user","content":"Weather in Paris, then Oslo?"},
-			  {"role":"assistant","content":null,"tool_calls":[{"id":"tu_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+			  {"role":"assistant","content":null,"tool_calls":[{"id":"tu_1","type":"function","function":{"name":"`+modelName+`","arguments":"{\"city\":\"Paris\"}"}}]},
 			  {"role":"tool","tool_call_id":"tu_1","content":"18C"}]`)
 		}})
 	p := providers[0].client(srv)
@@ -53,7 +55,7 @@ func TestSamplingWithTools(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 	tools := srv.Requests()[0].JSON["tools"].([]any)
-	if name := tools[0].(map[string]any)["function"].(map[string]any)["name"]; name != "get_weather" {
+	if name := tools[0].(map[string]any)["function"].(map[string]any)["name"]; name != modelName {
 		t.Errorf("the tool reached the model as %v", name)
 	}
 }

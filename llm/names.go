@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxToolNameLen is the longest tool name OpenAI and Anthropic accept.
@@ -45,26 +48,33 @@ type ToolRef struct {
 var hashLens = []int{0, 8, 12, 16, 24, 32, 48, 63}
 
 // ToolNames gives each ref a name for models (and MCP clients):
-// "<server>__<name>" (just the name when Server is empty) with every character
-// outside [a-zA-Z0-9_-] replaced by "_". A name that is then too long, or that
-// another ref also wants, is cut to fit and ended by "_" and the first hex
-// digits of a SHA-256 of the server and name; the suffixes grow longer while
-// names still collide. In a collision, a ref whose name needed no change
-// keeps it, unless another such ref wants it too.
+// "<server>__<name>" (just the name when Server is empty), made of
+// [a-zA-Z0-9_-]: letters with accents lose them ("ü" becomes "u"; Unicode
+// compatibility decomposition), and every other character becomes "_".
+//
+// A name is stable: a ref gets the same name whatever other refs there are.
+// So a name that had to change (a character replaced, or cut because it is
+// too long), and one whose split into server and name is ambiguous (a server
+// name that contains "__" or ends with "_"), always ends with "_" and the
+// first 8 hex digits of a SHA-256 of the server and name: two tools that
+// read the same once cleaned never share a name, and neither has to change
+// when the other appears. A name that needed no change is kept as it is.
+// Only a name built to collide (a clean name equal to another's suffixed
+// one) makes the suffixes grow longer, and then the ref whose name needed no
+// change keeps it.
 //
 // Every name is valid (ValidToolName), the names are distinct, and the result
-// depends only on the set of refs (not on their order): a ref keeps its name
-// as long as no new ref collides with it.
+// depends only on the set of refs (not on their order).
 func ToolNames(refs []ToolRef) map[ToolRef]string {
 	level := make(map[ToolRef]int, len(refs))
 	for _, r := range refs {
 		if _, dup := level[r]; dup {
 			continue
 		}
-		if ValidToolName(r.nameAt(0)) {
+		if n := r.nameAt(0); ValidToolName(n) && n == r.joined() && !ambiguousServer(r.Server) {
 			level[r] = 0
 		} else {
-			level[r] = 1 // needs a suffix from the start
+			level[r] = 1 // a suffix from the start: the name is stable
 		}
 	}
 	names := make(map[ToolRef]string, len(level))
@@ -161,8 +171,16 @@ func (r ToolRef) hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// sanitize replaces every character outside [a-zA-Z0-9_-] with "_" (one per
-// character, not per byte).
+// ambiguousServer reports whether a server name could make "<server>__<name>"
+// read as another server's: one that contains the separator or ends with "_".
+func ambiguousServer(server string) bool {
+	return strings.Contains(server, ToolNameSeparator) || strings.HasSuffix(server, "_")
+}
+
+// sanitize returns s in [a-zA-Z0-9_-]: a character outside is replaced by its
+// compatibility decomposition (NFKD) without combining marks ("ü" → "u",
+// "ﬁ" → "fi", full-width letters → ASCII) when that is ASCII, and by "_"
+// otherwise (one per character, not per byte).
 func sanitize(s string) string {
 	ok := true
 	for i := 0; i < len(s); i++ {
@@ -175,12 +193,36 @@ func sanitize(s string) string {
 		return s
 	}
 	var b strings.Builder
+	var dec [32]byte
 	for _, c := range s {
-		if c < 0x80 && nameByte(byte(c)) {
+		switch {
+		case c < 0x80 && nameByte(byte(c)):
 			b.WriteRune(c)
-		} else {
+		case c >= 0x80:
+			writeFolded(&b, norm.NFKD.AppendString(dec[:0], string(c)))
+		default:
 			b.WriteByte('_')
 		}
 	}
 	return b.String()
+}
+
+// writeFolded writes the decomposition d of one character: its name bytes,
+// with combining marks dropped; "_" when nothing of it is left.
+func writeFolded(b *strings.Builder, d []byte) {
+	wrote := false
+	for _, c := range string(d) {
+		switch {
+		case c < 0x80 && nameByte(byte(c)):
+			b.WriteRune(c)
+			wrote = true
+		case unicode.Is(unicode.Mn, c):
+		default:
+			b.WriteByte('_')
+			wrote = true
+		}
+	}
+	if !wrote {
+		b.WriteByte('_')
+	}
 }

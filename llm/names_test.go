@@ -15,10 +15,14 @@ func TestToolNamesSanitizesAndShortens(t *testing.T) {
 		ref  ToolRef
 		want string // the whole name, or its start when it ends with "_" (then 8 hex digits follow)
 	}{
-		{ToolRef{"my server", "read.file"}, "my_server__read_file"},
-		{ToolRef{"fs", "lire_fichier_é"}, "fs__lire_fichier__"}, // one "_" per character
-		{ToolRef{"docker", "github:create_issue"}, "docker__github_create_issue"},
-		{ToolRef{"", "get.weather"}, "get_weather"},
+		{ToolRef{"my server", "read.file"}, "my_server__read_file_"}, // changed: a suffix
+		{ToolRef{"fs", "lire_fichier_é"}, "fs__lire_fichier_e_"},     // accents dropped
+		{ToolRef{"docker", "github:create_issue"}, "docker__github_create_issue_"},
+		{ToolRef{"", "get.weather"}, "get_weather_"},
+		{ToolRef{"edge", "ünï_tööl_🚀"}, "edge__uni_tool___"}, // one "_" for the rocket
+		{ToolRef{"", "ﬁle_ｘ"}, "file_x_"},                    // compatibility forms
+		{ToolRef{"fs", "read_file"}, "fs__read_file"},        // clean: kept
+		{ToolRef{"a__b", "c"}, "a__b__c_"},                   // ambiguous server: a suffix
 		{ToolRef{"srv", long}, "srv__" + strings.Repeat("x", 64-1-8-5) + "_"},
 		{ToolRef{"", ""}, "_"},
 	}
@@ -39,8 +43,8 @@ func TestToolNamesResolvesCollisions(t *testing.T) {
 	forged := ToolRef{"p", "q__" + r.hash()[:8]}
 	refs := []ToolRef{{"s", "a.b"}, {"s", "a_b"}, {"x__y", "z"}, {"x", "y__z"}, r, {"p", "q_"}, forged, {"solo", "tool"}}
 	got := ToolNames(refs)
-	if got[ToolRef{"x__y", "z"}] == "x__y__z" || got[ToolRef{"x", "y__z"}] == "x__y__z" {
-		t.Errorf("colliding clean names must all be suffixed, not first-come: %v", got)
+	if got[ToolRef{"x__y", "z"}] == "x__y__z" || got[ToolRef{"x", "y__z"}] != "x__y__z" {
+		t.Errorf("a server name with the separator gets a suffix; the clean, unambiguous name keeps its own: %v", got)
 	}
 	if got[ToolRef{"s", "a_b"}] != "s__a_b" || !strings.HasPrefix(got[ToolRef{"s", "a.b"}], "s__a_b_") {
 		t.Errorf("a clean name keeps its name beside a sanitized one: %v", got)
@@ -52,6 +56,31 @@ func TestToolNamesResolvesCollisions(t *testing.T) {
 		t.Errorf("an unrelated name changed: %q", got[ToolRef{"solo", "tool"}])
 	}
 	checkNames(t, refs, got)
+}
+
+// TestToolNamesStable: a tool gets the same name whatever other tools there
+// are (the name of a non-ASCII tool used to change from its sanitized form to a
+// hashed one when a second tool sanitized alike appeared).
+func TestToolNamesStable(t *testing.T) {
+	tool := ToolRef{"edge", "ünï_tööl_🚀"}
+	alone := ToolNames([]ToolRef{tool})[tool]
+	for _, others := range [][]ToolRef{
+		{{"edge", "uni_tool__"}, {"edge", "ùnî_töol_🛸"}},
+		{{"edge", "ünï_tööl_🚁"}, {"edge", "uni_tool___"}},
+		{{"edge", "a.b"}, {"edge", "a_b"}, {"edg", "e__uni_tool__"}},
+	} {
+		if got := ToolNames(append(others, tool))[tool]; got != alone {
+			t.Errorf("%q alone → %q, beside %v → %q", tool.Name, alone, others, got)
+		}
+	}
+	if !strings.HasPrefix(alone, "edge__uni_tool__") {
+		t.Errorf("%q → %q: not readable", tool.Name, alone)
+	}
+	for _, pair := range [][2]ToolRef{{{"s", "a.b"}, {"s", "a_b"}}, {{"s", "a.b"}, {"s", "a b"}}} {
+		if ToolNames([]ToolRef{pair[0]})[pair[0]] != ToolNames(pair[:])[pair[0]] {
+			t.Errorf("%q changed when %q appeared", pair[0].Name, pair[1].Name)
+		}
+	}
 }
 
 // checkNames checks that every ref has a valid name, that no two refs share

@@ -101,8 +101,10 @@ func AddRequestHandler[P, R any](s *Server, method string, h func(ctx context.Co
 }
 
 // AddNotificationHandler registers h to receive the custom notification
-// method in both eras (a 2026-07-28 client's notification is recognized by the
-// protocol version in its _meta). Params that do not decode into a P are
+// method from legacy sessions (and from a 2026-07-28 peer that sends one on a
+// connection that carries it, such as stdio, recognized by the protocol
+// version in its _meta: that protocol defines no client notifications, and
+// its HTTP transport drops them). Params that do not decode into a P are
 // dropped (a notification has no answer), as are notifications of an
 // extension the client did not declare (see [MethodOptions]). Registering a
 // method the Server implements itself panics.

@@ -72,19 +72,17 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 }
 
 // Notify sends the notification method with params (a JSON object or nil) to
-// the server, through the client's middleware. In the stateless era it carries
-// the client's protocol version and capabilities in _meta, so that a
-// 2026-07-28 server can tell which client sent it.
+// the server, through the client's middleware. It is for legacy sessions: the
+// 2026-07-28 protocol defines no client notifications (its HTTP transport
+// accepts and drops them), so on a stateless session it returns an error
+// matching ErrLegacyOnly.
 func (cs *ClientSession) Notify(ctx context.Context, method string, params any) error {
+	if cs.stateless != nil {
+		return fmt.Errorf("%w: the 2026-07-28 protocol carries no client notifications (%s)", ErrLegacyOnly, method)
+	}
 	p, err := newCustomParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: %s: %w", method, err)
-	}
-	if m := cs.stateless; m != nil {
-		m.mu.Lock()
-		version, level := m.version, m.logLevel
-		m.mu.Unlock()
-		p.meta = cs.client.requestMeta(p.meta, version, m.caps, level)
 	}
 	return cs.notify(ctx, method, p)
 }

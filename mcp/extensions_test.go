@@ -176,7 +176,15 @@ func TestCustomNotificationsBothWays(t *testing.T) {
 	ticks := make(chan float64, 4)
 	eras(t, srv, mcp.ClientOptions{}, func(t *testing.T, cs *mcp.ClientSession) {
 		ctx := testkit.Context(t)
-		if err := cs.Notify(ctx, "acme/ping", echoParams{Text: "hello"}); err != nil {
+		err := cs.Notify(ctx, "acme/ping", echoParams{Text: "hello"})
+		if cs.IsStateless() {
+			// 2026-07-28 defines no client notifications.
+			if !errors.Is(err, mcp.ErrLegacyOnly) {
+				t.Fatalf("a stateless client's notification: %v, want ErrLegacyOnly", err)
+			}
+			return
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -188,6 +196,21 @@ func TestCustomNotificationsBothWays(t *testing.T) {
 			t.Fatal("the server never received the notification")
 		}
 	})
+	// A 2026-07-28 peer's notification on a connection that carries it (its
+	// _meta names the version) reaches the handler too.
+	conn := rawConn(t, srv)
+	note := `{"jsonrpc":"2.0","method":"acme/ping","params":{"text":"raw","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if err := conn.Write(testkit.Context(t), []byte(note)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "2026-07-28:raw" {
+			t.Fatalf("server got %q", s)
+		}
+	case <-testkit.Context(t).Done():
+		t.Fatal("the stateless notification was not served")
+	}
 	for _, v := range []string{protocol.LatestLegacy, protocol.Version20260728} {
 		c := mcptest.NewClient(&mcp.ClientOptions{ProtocolVersion: v})
 		mcp.AddClientNotificationHandler(c, "acme/ticked", func(ctx context.Context, cs *mcp.ClientSession, p *struct {

@@ -21,6 +21,7 @@ type ServerSession struct {
 	server    *Server
 	conn      *rpcconn.Conn
 	transport transport.Conn
+	legacy    bool // the transport carries the legacy era only (transport.LegacyConn)
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
@@ -43,6 +44,7 @@ type sessionState struct {
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	ss := &ServerSession{server: s, transport: conn}
+	_, ss.legacy = conn.(transport.LegacyConn)
 	opts := rpcconn.ConnOptions{
 		Handler: ss,
 		Hooks:   (*sessionHooks)(ss), // no closure to allocate per session
@@ -129,7 +131,7 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 // connection runs): a stateless request to the stateless engine, anything else to
 // the legacy method table, through the server's [Middleware].
 func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any, error) {
-	if !ss.initialized() && isStatelessRequest(msg) {
+	if !ss.initialized() && !ss.legacy && isStatelessRequest(msg) {
 		return ss.handleStateless(ctx, msg)
 	}
 	m, ok := ss.server.methods[msg.Method]
@@ -164,7 +166,7 @@ func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any,
 // run concurrently.
 func (ss *ServerSession) InOrder(msg *jsonrpc.Message) bool {
 	if !ss.initialized() {
-		return !isStatelessRequest(msg)
+		return ss.legacy || !isStatelessRequest(msg)
 	}
 	switch msg.Method {
 	case protocol.MethodLoggingSetLevel, protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe:

@@ -299,4 +299,3 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
-

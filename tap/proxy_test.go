@@ -177,7 +177,8 @@ func TestHTTPTapLargeMessages(t *testing.T) {
 	}))
 	defer hs.Close()
 	capt := newTestCapture(t)
-	addr, _ := startTap(t, hs.URL+"/mcp", capt, HTTPOptions{})
+	// The request is over the default body cap (tap.DefaultMaxBody) without -race.
+	addr, _ := startTap(t, hs.URL+"/mcp", capt, HTTPOptions{MaxBody: 2 * largeMessage})
 	for _, q := range []string{"", "?sse=1"} {
 		resp, err := http.Post("http://"+addr+"/mcp"+q, "application/json", bytes.NewReader(big))
 		if err != nil {

@@ -9,6 +9,14 @@ import (
 	"time"
 )
 
+// DefaultClientMaxMessageSize is the largest message a client transport
+// (streamable, legacysse, the stdio command client) accepts from a server when
+// its options set no bound: 32 MiB, above the 20 MiB that the TypeScript and Go
+// SDKs' clients accept over HTTP, so that a result other clients can read does
+// not fail in mcpkit's. A server's limits on what clients send are separate
+// and smaller (MaxBodyBytes).
+const DefaultClientMaxMessageSize = 32 << 20
+
 // Defaults of Limits.
 const (
 	// DefaultMaxSessions is the most sessions open at once: an idle legacy

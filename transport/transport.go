@@ -20,9 +20,10 @@
 //	                                                         goroutine (a Receiver)
 //	StatefulConn     a legacy session shared by replicas     restore and save its SessionState
 //	RequestIDConn    a transport shared by replicas          make server-to-client request ids
+//	LegacyConn       HTTP+SSE (2024-11-05)                   refuse the stateless era there
 //
 // See [SessionlessConn], [PeerConn], [HeaderConn], [EndpointConn], [PushConn],
-// [StatefulConn] and [RequestIDConn].
+// [StatefulConn], [RequestIDConn] and [LegacyConn].
 //
 // Context values cross the layers in both directions: [WithHeader] lets the
 // layer above add HTTP headers to one message, and [WithPrincipal] names the
@@ -97,6 +98,17 @@ type PeerConn interface {
 type HeaderConn interface {
 	Conn
 	Header() http.Header
+}
+
+// LegacyConn is implemented by a server Conn whose transport carries the legacy
+// era only: the HTTP+SSE transport of 2024-11-05, on which the stateless
+// protocol (2026-07-28), defined over Streamable HTTP and stdio, has no
+// place. The server answers server/discover there as a server of that era
+// does — -32601, method not found — so that a dual-era client falls back to
+// initialize, and serves no request that names a stateless version.
+type LegacyConn interface {
+	Conn
+	LegacyOnly()
 }
 
 // EndpointConn is implemented by a client Conn that can name the server it

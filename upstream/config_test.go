@@ -250,3 +250,23 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("backoff = %v, want %v", got, want)
 	}
 }
+
+// A file saved with a UTF-8 byte order mark (Notepad does) is read by Parse
+// and LocateServers alike, with the offsets of the file as it is.
+func TestParseByteOrderMark(t *testing.T) {
+	data := []byte("\xef\xbb\xbf{\"mcpServers\": {\"demo\": {\"command\": \"mcpkit\", \"args\": [\"serve\"]}}}")
+	cfg, err := Parse("bom.json", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cfg.Servers["demo"]; d == nil || d.Command != "mcpkit" {
+		t.Fatalf("demo = %+v", d)
+	}
+	spans, err := LocateServers("bom.json", data)
+	if err != nil || len(spans) != 1 || data[spans[0].Value.Start] != '{' || data[spans[0].Value.End-1] != '}' {
+		t.Fatalf("LocateServers: %v %+v", err, spans)
+	}
+	if _, err := Parse("bad.json", []byte("\xef\xbb{}"), nil); err == nil {
+		t.Error("a cut byte order mark was accepted")
+	}
+}

@@ -1,14 +1,23 @@
 package upstream
 
+import "bytes"
+
+// utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 // stripJSONC returns data with the extensions of "JSON with comments" (the
 // format of VS Code's settings.json and mcp.json) blanked out: // and /* */
 // comments and commas before a closing bracket or brace become spaces. The
 // result has the same length and the same line breaks, so the offsets in a
-// decoding error still point into the original file. Plain JSON comes back
-// unchanged (a copy).
+// decoding error still point into the original file. A leading UTF-8 byte
+// order mark (Notepad writes one; VS Code and Claude Desktop read such files)
+// is blanked too. Plain JSON comes back unchanged (a copy).
 func stripJSONC(data []byte) []byte {
 	out := make([]byte, len(data))
 	copy(out, data)
+	if bytes.HasPrefix(out, utf8BOM) {
+		copy(out, "   ")
+	}
 	inString := false
 	lastComma := -1 // offset of a comma not yet followed by anything but blanks
 	for i := 0; i < len(out); i++ {

@@ -188,7 +188,7 @@ func (r *runner) dial(ctx context.Context) (transport.Conn, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	opts := &mcpkit.DialOptions{Logger: r.log, Stderr: r.addStderr, StopTimeout: r.sup.opts.StopTimeout}
+	opts := &mcpkit.DialOptions{Logger: r.log, Stderr: r.addStderr, StopTimeout: r.sup.opts.StopTimeout, MaxMessageSize: r.sup.opts.MaxMessageSize}
 	if t.URL != "" {
 		hc := r.sup.opts.HTTPClient
 		if f := r.sup.opts.HTTPClientFor; f != nil {

@@ -129,6 +129,10 @@ type Options struct {
 	// Each server can so have a client of its own: an OAuth transport, which
 	// holds one server's token, for one (see auth.Transport).
 	HTTPClientFor func(name, url string) *http.Client
+	// MaxMessageSize bounds one message from a server, in bytes, on every
+	// transport: a larger one is dropped and the request it answers fails
+	// saying so. Zero means transport.DefaultClientMaxMessageSize (32 MiB).
+	MaxMessageSize int
 	// InitialBackoff is the wait before the first reconnection attempt; it
 	// doubles after each failure up to MaxBackoff. Zero means 500 ms and 30 s.
 	InitialBackoff time.Duration
@@ -344,6 +348,14 @@ func (s *Supervisor) emit(e Event) {
 	for _, f := range fs {
 		f(e)
 	}
+}
+
+// Backoff returns the wait before retry n (1 for the first) with the
+// supervisor's InitialBackoff and MaxBackoff: the pace at which it tries a
+// failed server again, for callers that retry something of a server too (the
+// gateway fetching lists that failed).
+func (s *Supervisor) Backoff(n int) time.Duration {
+	return backoff(s.opts.InitialBackoff, s.opts.MaxBackoff, n)
 }
 
 // backoff returns the wait before attempt n (1 for the first retry).

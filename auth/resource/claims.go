@@ -40,7 +40,7 @@ type claimsJSON struct {
 func decodeClaims(payload []byte) (claims, error) {
 	var j claimsJSON
 	if err := json.Unmarshal(payload, &j); err != nil {
-		return claims{}, fmt.Errorf("%w: claims: %w", ErrInvalidToken, err)
+		return claims{}, invalid("the claims are not a JSON object of the standard claim types", err)
 	}
 	c := claims{iss: j.Iss, sub: j.Sub, scope: j.Scope, clientID: j.ClientID, azp: j.Azp, scp: j.Scp, hasAud: len(j.Aud) > 0}
 	if j.Exp != nil {
@@ -55,11 +55,14 @@ func decodeClaims(payload []byte) (claims, error) {
 	if c.hasAud {
 		var err error
 		if c.aud, err = audience(j.Aud); err != nil {
-			return claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+			return claims{}, invalid(errAudienceType, err)
 		}
 	}
 	return c, nil
 }
+
+// errAudienceType is the reason given for an aud claim of the wrong type.
+const errAudienceType = "the audience (aud) is neither a string nor an array of strings"
 
 // audience reads aud, a string or an array of strings (or null).
 func audience(raw json.RawMessage) ([]string, error) {

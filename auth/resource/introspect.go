@@ -148,7 +148,7 @@ func (v *IntrospectionVerifier) check(in *introspection, now time.Time) (*TokenI
 	case len(in.Aud) > 0 && string(in.Aud) != "null":
 		aud, err := audience(in.Aud)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+			return nil, invalid(errAudienceType, err)
 		}
 		if !slices.ContainsFunc(aud, func(a string) bool { return sameResource(a, v.Audience) }) {
 			return nil, fmt.Errorf("%w: the token is for %v, not %s", ErrInvalidToken, aud, v.Audience)

@@ -73,7 +73,7 @@ func (v *JWTVerifier) verifyFast(ctx context.Context, token string, now time.Tim
 	var hbuf [maxFastHeader]byte
 	n, err := b64.Decode(hbuf[:], rawHeader)
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrInvalidToken, err)
+		return nil, invalid("the header is not base64url", err)
 	}
 	h, ok := parseHeader(hbuf[:n])
 	if !ok {
@@ -88,17 +88,17 @@ func (v *JWTVerifier) verifyFast(ctx context.Context, token string, now time.Tim
 	}
 	payload := make([]byte, b64.DecodedLen(len(rawPayload)))
 	if n, err = b64.Decode(payload, rawPayload); err != nil {
-		return nil, fmt.Errorf("%w: payload: %w", ErrInvalidToken, err)
+		return nil, invalid("the payload is not base64url", err)
 	}
 	payload = payload[:n]
 	var sbuf [maxFastSignature]byte
 	if n, err = b64.Decode(sbuf[:], rawSig); err != nil {
-		return nil, fmt.Errorf("%w: signature: %w", ErrInvalidToken, err)
+		return nil, invalid("the signature is not base64url", err)
 	}
 	sig := sbuf[:n]
 	pub, err := v.keys.key(ctx, string(h.kid))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return nil, invalid(errNoKey, err)
 	}
 	if !verifySignature(alg, pub, tb[:dot2], sig) {
 		return nil, fmt.Errorf("%w: bad signature", ErrInvalidToken)

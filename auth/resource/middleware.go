@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -60,6 +61,10 @@ type Options struct {
 	DPoP bool
 	// DPoPProofAge is how old a proof may be (default DefaultDPoPProofAge).
 	DPoPProofAge time.Duration
+	// Logger receives, at debug level, the full reason of each refused token
+	// (a decoder's or a library's wording, which the client is not shown).
+	// Nil means slog.Default().
+	Logger *slog.Logger
 }
 
 type tokenInfoKey struct{}
@@ -111,6 +116,7 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 			}
 			info, err := o.Verifier.Verify(r.Context(), token)
 			if err != nil {
+				o.logRefusal(r, err)
 				o.challenge(w, http.StatusUnauthorized, scheme, "invalid_token", describe(err), need)
 				return
 			}
@@ -128,6 +134,7 @@ func Middleware(o Options) func(http.Handler) http.Handler {
 					if errors.Is(err, ErrInvalidDPoPProof) {
 						code = "invalid_dpop_proof"
 					}
+					o.logRefusal(r, err)
 					o.challenge(w, http.StatusUnauthorized, scheme, code, describe(err), need)
 					return
 				}
@@ -178,9 +185,19 @@ func bearer(r *http.Request) (token, scheme string) {
 	return "", ""
 }
 
-// describe is the error description of a refused token: the verifier's reason,
-// without anything the token said.
+// describe is the error description of a refused token: the verifier's reason
+// in plain words, without anything the token said, nor a decoder's or a
+// library's wording (logRefusal logs that). The error of a verifier that could
+// not decide (an introspection endpoint down) is not shown either.
 func describe(err error) string {
+	var te *tokenError
+	switch {
+	case errors.As(err, &te):
+		return te.reason
+	case errors.Is(err, ErrInvalidDPoPProof):
+	case !errors.Is(err, ErrInvalidToken):
+		return "the token could not be verified"
+	}
 	msg := err.Error()
 	if errors.Is(err, ErrInvalidToken) {
 		msg = strings.TrimPrefix(msg, ErrInvalidToken.Error()+": ")
@@ -189,6 +206,15 @@ func describe(err error) string {
 		msg = msg[:200]
 	}
 	return msg
+}
+
+// logRefusal logs why a token was refused, in full, at debug level.
+func (o *Options) logRefusal(r *http.Request, err error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Debug("resource: refused a token", "path", r.URL.Path, "error", err)
 }
 
 // challenge answers with status and a challenge naming the resource metadata
@@ -235,7 +261,10 @@ func (o *Options) challenge(w http.ResponseWriter, status int, scheme, code, des
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	if code == "" {
-		code = "invalid_token"
+		// No token (RFC 6750 §3.1: no error code in the challenge): the
+		// body says what is missing.
+		_ = json.NewEncoder(w).Encode(map[string]string{"error_description": "this resource needs an access token (Authorization: Bearer)"})
+		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
 }

@@ -8,9 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpkit/mcpkit/auth"
 	"github.com/mcpkit/mcpkit/auth/authtest"
@@ -253,4 +256,57 @@ func TestDiscoverVerifier(t *testing.T) {
 	if _, err := resource.DiscoverVerifier(t.Context(), nil, f.as.Issuer+"/other", audience); err == nil {
 		t.Error("an issuer without metadata gave a verifier")
 	}
+}
+
+// Refused tokens are described in plain words: no Go type names, no
+// go-jose wording, nothing a decoder said (the server logs that); and a
+// request without a token gets no error code in its body either.
+func TestRefusalsInPlainWords(t *testing.T) {
+	f := newFixture(t)
+	kid, key := f.as.Key()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", kid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(claims string) string {
+		jws, err := signer.Sign([]byte(claims))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := jws.CompactSerialize()
+		return tok
+	}
+	exp := time.Now().Add(time.Hour).Unix()
+	for _, c := range []struct {
+		name, token, want string
+	}{
+		{"scope as an array", sign(`{"iss":"` + f.as.Issuer + `","aud":"` + audience + `","sub":"a","exp":` + strconv.FormatInt(exp, 10) + `,"scope":["mcp:read"]}`), "the claims are not a JSON object of the standard claim types"},
+		{"audience as a number", sign(`{"iss":"` + f.as.Issuer + `","aud":7,"sub":"a","exp":` + strconv.FormatInt(exp, 10) + `}`), "the audience (aud) is neither a string nor an array of strings"},
+		{"protected header go-jose refuses", "e30.e30.e30", "not a signed JWT of an accepted algorithm"},
+		{"not a JWS", "eyJhbGciOiJFUzI1NiJ9.!!!.e30", "not a compact JWS"},
+		{"unknown key", f.token(t, authtest.Claims{Key: mustKey(t)}) + "", ""},
+	} {
+		rec := f.do(t, c.token, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		h, body := rec.Header().Get("WWW-Authenticate"), rec.Body.String()
+		if rec.Code != 401 || !strings.Contains(h, `error="invalid_token"`) || !strings.Contains(h, c.want) || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d\n%s\n%s", c.name, rec.Code, h, body)
+		}
+		for _, internal := range []string{"json:", "Go struct", "go-jose", "illegal base64", "claimsJSON", "unmarshal"} {
+			if strings.Contains(h, internal) || strings.Contains(body, internal) {
+				t.Errorf("%s: the refusal shows %q:\n%s\n%s", c.name, internal, h, body)
+			}
+		}
+	}
+	rec := f.do(t, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if body := rec.Body.String(); rec.Code != 401 || strings.Contains(body, `"error"`) || !strings.Contains(body, "needs an access token") {
+		t.Errorf("no token: %d %s", rec.Code, body)
+	}
+}
+
+func mustKey(t *testing.T) *ecdsa.PrivateKey {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -53,6 +53,25 @@ type TokenVerifier interface {
 // ErrInvalidToken is the error of a token that failed verification.
 var ErrInvalidToken = errors.New("invalid token")
 
+// tokenError is a refusal whose cause comes from a library or a decoder (Go
+// type names, go-jose's wording): the client is told reason, in plain words,
+// and the cause goes to the server's log (Options.Logger).
+type tokenError struct {
+	reason string
+	cause  error
+}
+
+func (e *tokenError) Error() string {
+	return ErrInvalidToken.Error() + ": " + e.reason + ": " + e.cause.Error()
+}
+func (e *tokenError) Unwrap() []error { return []error{ErrInvalidToken, e.cause} }
+
+// errNoKey is the reason given for a token whose signing key is not found.
+const errNoKey = "no signing key of the authorization server matches the token"
+
+// invalid returns the refusal of a token for reason, caused by cause.
+func invalid(reason string, cause error) error { return &tokenError{reason: reason, cause: cause} }
+
 // JWTVerifier verifies JWT access tokens (RFC 9068) signed by the authorization
 // server's keys (its jwks_uri): the signature (asymmetric algorithms only), the
 // issuer, that the audience includes this resource, and the validity period.
@@ -149,7 +168,7 @@ func (v *JWTVerifier) verify(ctx context.Context, token string, now time.Time) (
 func (v *JWTVerifier) verifyJOSE(ctx context.Context, token string, now time.Time) (*TokenInfo, error) {
 	jws, err := jose.ParseSignedCompact(token, signatureAlgorithms)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return nil, invalid("not a signed JWT of an accepted algorithm", err)
 	}
 	if len(jws.Signatures) != 1 {
 		return nil, fmt.Errorf("%w: want one signature", ErrInvalidToken)
@@ -161,11 +180,11 @@ func (v *JWTVerifier) verifyJOSE(ctx context.Context, token string, now time.Tim
 	}
 	pub, err := v.keys.key(ctx, h.KeyID)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return nil, invalid(errNoKey, err)
 	}
 	payload, err := jws.Verify(pub)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		return nil, invalid("bad signature", err)
 	}
 	c, err := decodeClaims(payload)
 	if err != nil {

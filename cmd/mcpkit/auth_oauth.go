@@ -170,6 +170,13 @@ func pingRequest(ctx context.Context, rawURL string, header http.Header) (*http.
 // then report the silence). An error is a failed authorization or an
 // unreachable server.
 func authorizeFirst(ctx context.Context, client *http.Client, clock *requestClock, rawURL string, header http.Header) error {
+	_, err := pingFirst(ctx, client, clock, rawURL, header)
+	return err
+}
+
+// pingFirst is authorizeFirst, reporting also whether the server answered the
+// ping (with anything) before clock's bound.
+func pingFirst(ctx context.Context, client *http.Client, clock *requestClock, rawURL string, header http.Header) (answered bool, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	errSilent := errors.New("no answer to the ping")
@@ -180,16 +187,16 @@ func authorizeFirst(ctx context.Context, client *http.Client, clock *requestCloc
 	}
 	req, err := pingRequest(ctx, rawURL, header)
 	if err != nil {
-		return err
+		return false, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
 		if context.Cause(ctx) == errSilent {
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
-	return nil
+	return true, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -36,6 +37,8 @@ type globalFlags struct {
 	elicitAnswers string
 	// oauth are the OAuth flags of --url targets.
 	oauth oauthFlags
+	// maxMessage bounds one message from the server (--max-message-bytes).
+	maxMessage int
 }
 
 // addClientFlags registers the flags of a command that talks to a target server.
@@ -49,6 +52,14 @@ func addClientFlags(cmd *cobra.Command, g *globalFlags) {
 	f.StringArrayVar(&g.roots, "root", nil, "offer this directory to the server as a root (repeatable; sent as a file:// URI); without it the client declares no roots")
 	f.StringVar(&g.elicitAnswers, "elicit-answers", "", "answer the server's elicitation forms from this JSON file (an object of field values) instead of prompting on the terminal")
 	g.oauth.register(f, "oauth-port")
+	registerMaxMessage(f, &g.maxMessage)
+}
+
+// registerMaxMessage registers --max-message-bytes, the bound on one message
+// from a server, of the commands that are a client.
+func registerMaxMessage(f *pflag.FlagSet, v *int) {
+	f.IntVar(v, "max-message-bytes", transport.DefaultClientMaxMessageSize,
+		"the largest message accepted from a server, in bytes (a request whose answer is larger fails saying so)")
 }
 
 // splitTarget separates a command's own arguments from the target after "--". With
@@ -99,11 +110,13 @@ func connect(ctx context.Context, g *globalFlags, clock *requestClock, target []
 	if err != nil {
 		return nil, nil, err
 	}
-	cs, err = client.Connect(ctx, conn)
+	hctx, cancel := handshakeContext(ctx, g)
+	defer cancel()
+	cs, err = client.Connect(hctx, conn)
 	if err != nil {
 		_ = conn.Close()
 		done()
-		return nil, nil, err
+		return nil, nil, handshakeError(hctx, err)
 	}
 	if g.verbose {
 		fmt.Fprintf(os.Stderr, "mcpkit: connected to %s, protocol %s (%s)\n", serverName(cs), cs.ProtocolVersion(), eraName(cs))
@@ -151,6 +164,32 @@ func validProtocol(v string) error {
 	return fmt.Errorf("--protocol %q: not a version mcpkit speaks (%s)", v, strings.Join(protocol.SupportedVersions(), ", "))
 }
 
+// handshakeTimeoutError is the cause of a handshake that --timeout ended.
+type handshakeTimeoutError struct{ after time.Duration }
+
+func (e *handshakeTimeoutError) Error() string {
+	return fmt.Sprintf("the server did not complete the connection within %v (the era probe, initialize and any fallback together; --timeout sets the bound, 0 waits for ever)", e.after)
+}
+
+// handshakeContext bounds the whole handshake — the era probe, initialize, the
+// fallback to HTTP+SSE — by --timeout: the flag bounds what the user waits
+// for, not each of the handshake's requests in turn.
+func handshakeContext(ctx context.Context, g *globalFlags) (context.Context, context.CancelFunc) {
+	if g.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, g.timeout, &handshakeTimeoutError{g.timeout})
+}
+
+// handshakeError returns err, or the handshake's timeout when that ended it.
+func handshakeError(hctx context.Context, err error) error {
+	var te *handshakeTimeoutError
+	if cause := context.Cause(hctx); errors.As(cause, &te) {
+		return te
+	}
+	return err
+}
+
 // dialTarget opens the transport to the target: the command after "--" (its
 // stderr shown with -v, else kept for error reports only), or --url by
 // Streamable HTTP, falling back to the old HTTP+SSE transport for a server that
@@ -166,7 +205,7 @@ func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target
 		if g.verbose {
 			stderr = func(line string) { fmt.Fprintln(os.Stderr, "server:", line) }
 		}
-		conn, err := mcpkit.Dial(ctx, mcpkit.Target{Command: target}, &mcpkit.DialOptions{Logger: logger, Stderr: stderr})
+		conn, err := mcpkit.Dial(ctx, mcpkit.Target{Command: target}, &mcpkit.DialOptions{Logger: logger, Stderr: stderr, MaxMessageSize: g.maxMessage})
 		return conn, done, err
 	}
 	flags, err := parseHeaderFlags(g.headers, false)
@@ -185,15 +224,22 @@ func dialTarget(ctx context.Context, g *globalFlags, clock *requestClock, target
 		}
 		tr.Logger = logger
 		hc = &http.Client{Transport: tr}
-		if err := authorizeFirst(ctx, hc, clock, g.url, header); err != nil {
+		answered, err := pingFirst(ctx, hc, clock, g.url, header)
+		if err == nil && !answered {
+			// Silent for all of --timeout: the handshake would wait as long
+			// again, and the flag bounds the whole connection.
+			err = &handshakeTimeoutError{g.timeout}
+		}
+		if err != nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("connecting to %s: %w", g.url, err)
 		}
 		done = cleanup
 	}
 	conn, err = mcpkit.Dial(ctx, mcpkit.Target{URL: g.url, Header: header}, &mcpkit.DialOptions{
-		HTTPClient: hc,
-		Logger:     logger,
+		HTTPClient:     hc,
+		Logger:         logger,
+		MaxMessageSize: g.maxMessage,
 		OnSessionExpired: func(oldID, newID string, err error) {
 			if err == nil {
 				fmt.Fprintf(os.Stderr, "mcpkit: the server forgot session %s; re-initialized as %s\n", oldID, newID)

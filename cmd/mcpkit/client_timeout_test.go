@@ -151,8 +151,9 @@ func silentHTTPServer(t *testing.T) (string, func() []string) {
 // with the version --version prints.
 func TestSilentServerTimesOut(t *testing.T) {
 	url, bodies := silentHTTPServer(t)
-	_, errOut, code := runURL(t, url, "ping", "--timeout", "1s")
-	if code != 1 || !strings.HasPrefix(errOut, "mcpkit: ") || !strings.Contains(errOut, "the server sent no answer to initialize within 1s") {
+	// (With an Authorization header of the user's own, no ping goes first.)
+	_, errOut, code := runURL(t, url, "ping", "--timeout", "1s", "--protocol", "2025-11-25", "--header", "Authorization: Bearer user-token")
+	if code != 1 || !strings.HasPrefix(errOut, "mcpkit: ") || !strings.Contains(errOut, "the server did not complete the connection within 1s") {
 		t.Errorf("HTTP: stderr %q exit %d", errOut, code)
 	}
 	version, _ := exec.Command(mcpkitBin, "version").Output()
@@ -185,7 +186,40 @@ func TestSilentServerTimesOut(t *testing.T) {
 	cmd := exec.CommandContext(ctx, mcpkitBin, "ping", "--timeout", "1s", "--", self)
 	cmd.Env = append(os.Environ(), silentServerEnv+"=1")
 	out, err := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "the server sent no answer to initialize within 1s") || err == nil || ctx.Err() != nil {
+	if !strings.Contains(string(out), "the server did not complete the connection within 1s") || err == nil || ctx.Err() != nil {
 		t.Errorf("stdio: %v %s", err, out)
+	}
+}
+
+// TestTimeoutBoundsTheWholeConnection: --timeout bounds the whole handshake
+// (era probe, initialize, fallback), not each of its requests in turn: against
+// a server that never answers, `ping --timeout 3s` gives up in about 3 s, where
+// it took two or three times that.
+func TestTimeoutBoundsTheWholeConnection(t *testing.T) {
+	const timeout = 3 * time.Second
+	url, _ := silentHTTPServer(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"HTTP", []string{"ping", "--timeout", timeout.String(), "--url", url}, nil},
+		{"stdio", []string{"ping", "--timeout", timeout.String(), "--", self}, []string{silentServerEnv + "=1"}},
+	} {
+		start := time.Now()
+		_, errOut, code := execCLI(t, cliRun{env: c.env, args: c.args})
+		took := time.Since(start)
+		if code != 1 || !strings.Contains(errOut, "within "+timeout.String()) {
+			t.Errorf("%s: exit %d, %s", c.name, code, errOut)
+		}
+		// Two sequential probes of 3 s would take 6 s: well under that means
+		// one bound for the whole.
+		if took >= 2*timeout-time.Second {
+			t.Errorf("%s: gave up after %v with --timeout %v", c.name, took.Round(100*time.Millisecond), timeout)
+		}
 	}
 }

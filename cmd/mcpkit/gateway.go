@@ -33,6 +33,7 @@ type gatewayFlags struct {
 	startTimeout time.Duration
 	require      []string
 	names        string
+	maxMessage   int
 }
 
 const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
@@ -94,6 +95,7 @@ why), unless --require names servers it cannot do without.`,
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
 	fl.StringVar(&f.names, "names", "prefixed", "prefixed: every tool and prompt is <server>__<name>; bare: a name no other server has stays as it is (the others are prefixed)")
 	fl.StringArrayVar(&f.require, "require", nil, "with --http: GET /readyz answers 503 while this server is not ready (repeatable; by default the gateway is ready whatever its servers' states)")
+	registerMaxMessage(fl, &f.maxMessage)
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
@@ -135,7 +137,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
 		Logger:          logger,
 		Server:          mcp.ServerOptions{Keyring: keyring},
-		Supervisor:      upstream.Options{HTTPClientFor: oauth.client},
+		Supervisor:      upstream.Options{HTTPClientFor: oauth.client, MaxMessageSize: f.maxMessage},
 		RequiredServers: f.require,
 		Naming:          naming,
 	})

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -141,13 +144,26 @@ func pullSkill(ctx context.Context, cs *mcp.ClientSession, uri, dir string) erro
 		return err
 	}
 	defer out.Close()
-	for rel, data := range files {
+	// SKILL.md goes last: a pull that fails half way leaves no loadable skill.
+	rels := slices.Sorted(maps.Keys(files))
+	slices.SortStableFunc(rels, func(a, b string) int {
+		return cmp.Compare(boolInt(a == skills.SkillFile), boolInt(b == skills.SkillFile))
+	})
+	for _, rel := range rels {
+		data := files[rel]
 		if err := writeNew(out, rel, data); err != nil {
 			return fmt.Errorf("writing %s: %w", filepath.Join(dir, rel), err)
 		}
 	}
 	fmt.Printf("pulled %s (%d files, verified) into %s\n", capture.TermSafe(e.URI), len(files), dir)
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // skillRelPath returns the local path of the file at uri within the skill

@@ -97,6 +97,10 @@ func TestSkillsPullIgnoresPlantedSymlinks(t *testing.T) {
 			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 				t.Fatalf("the pull wrote outside its directory: %v", entries)
 			}
+			// SKILL.md is written last: a failed pull leaves no loadable skill.
+			if fi, err := os.Lstat(filepath.Join(dir, "SKILL.md")); name == "dir" && err == nil {
+				t.Fatalf("a failed pull left a SKILL.md: %v", fi.Mode())
+			}
 		})
 	}
 }

@@ -148,15 +148,16 @@ func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
 	default:
 		code, err = runStdioTap(args, rec, os.Stdin)
 	}
-	if cerr := rec.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
+	// A capture that could not be written (a full disk) is reported, not made
+	// the tap's failure: a stdio tap stands for its server, and exits with the
+	// server's status; an HTTP tap, which has no server's status, exits with 1.
+	captureErr := rec.Close()
 	if verr := views.stop(); verr != nil && err == nil {
 		err = verr
 	}
 	if file != nil {
-		if cerr := file.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the capture: %w", cerr)
+		if cerr := file.Close(); cerr != nil && captureErr == nil {
+			captureErr = fmt.Errorf("closing the capture: %w", cerr)
 		}
 	}
 	sum := rec.Summary()
@@ -165,8 +166,14 @@ func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
 		where = "; capture " + file.Name()
 	}
 	fmt.Fprintf(os.Stderr, "mcpkit tap: %s%s\n", sum.String(), where)
+	if captureErr != nil {
+		fmt.Fprintf(os.Stderr, "mcpkit tap: the capture is incomplete: %v\n", captureErr)
+	}
 	if err != nil {
 		return err
+	}
+	if code == 0 && captureErr != nil && httpMode {
+		code = 1
 	}
 	if code != 0 {
 		return exitError{code}

@@ -4,12 +4,15 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,5 +162,70 @@ func TestTapEscapesPeerStrings(t *testing.T) {
 	out, errOut, code = execCLI(t, cliRun{args: []string{"tap", "stats", capPath}})
 	if code != 0 || strings.ContainsAny(out, "\x1b\a\r") || strings.Count(out, escaped) < 2 {
 		t.Errorf("tap stats: status %d, the method raw or missing (want it escaped in the table and the failure):\n%q\n%s", code, out, errOut)
+	}
+}
+
+// TestTapCaptureWriteFailure: when the capture cannot be written any more (here
+// its reader went away; a full disk does the same), the stdio tap still exits
+// with its server's status, says on stderr why the capture is incomplete, and
+// its summary counts the records that are not in it (break-it review T8: it
+// said "0 records dropped" and exited 1 where the server exited 0).
+func TestTapCaptureWriteFailure(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd/0"); err != nil {
+		t.Skip("no /proc/self/fd to name the pipe by")
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpkitBin, "tap", "--out", "/proc/self/fd/3", "--", "sh", "-c", "cat > /dev/null; exit 0")
+	cmd.ExtraFiles = []*os.File{pw}
+	stdin, _ := cmd.StdinPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = pw.Close()
+	if line, err := bufio.NewReader(pr).ReadString('\n'); err != nil || !strings.Contains(line, "mcpkit-tap/1") {
+		t.Fatalf("no capture header: %q %v", line, err)
+	}
+	_ = pr.Close() // from now on, writing the capture fails
+	for i := range 200 {
+		_, _ = io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/n`+strconv.Itoa(i)+`"}`+"\n")
+	}
+	_ = stdin.Close()
+	err = cmd.Wait()
+	if err != nil {
+		t.Errorf("the tap exited with %v; want the server's status 0\n%s", err, stderr.String())
+	}
+	if s := stderr.String(); !strings.Contains(s, "mcpkit tap: 200 messages") || !strings.Contains(s, "not written to the capture") ||
+		!strings.Contains(s, "the capture is incomplete: writing the capture:") {
+		t.Errorf("stderr does not say the capture is incomplete:\n%s", s)
+	}
+}
+
+// TestTapStatsReadsACutCapture: `tap stats` reads a capture whose last line was
+// cut short (a crash, a full disk) up to that line and says so, where it used
+// to refuse the whole capture (break-it review T8).
+func TestTapStatsReadsACutCapture(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"mcpkit-tap/1","tool":"t","mode":"stdio"}` + "\n")
+	for i := range 3 {
+		id := strconv.Itoa(i + 1)
+		b.WriteString(`{"seq":` + strconv.Itoa(2*i+1) + `,"time":"2026-01-01T00:00:00Z","dir":"c2s","transport":"stdio","session":"stdio","msg":{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}}` + "\n")
+		b.WriteString(`{"seq":` + strconv.Itoa(2*i+2) + `,"time":"2026-01-01T00:00:01Z","dir":"s2c","transport":"stdio","session":"stdio","msg":{"jsonrpc":"2.0","id":` + id + `,"result":{}}}` + "\n")
+	}
+	b.WriteString(`{"seq":7,"time":"2026-01-01T00:00:02Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":4,"meth`)
+	capPath := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(capPath, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := execCLI(t, cliRun{args: []string{"tap", "stats", capPath}})
+	if code != 0 || !strings.Contains(out, "6 records, 6 messages") || !strings.Contains(errOut, "line 8 is cut short") {
+		t.Errorf("tap stats on a cut capture: status %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

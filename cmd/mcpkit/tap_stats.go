@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -39,7 +40,7 @@ integration asks first:
 could be read: a failure in the capture is a finding, not an error of the command.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTapStats(args[0], asJSON, timeline.Options{Schema: schema}, timeline.ReportOptions{Slow: slow})
+			return runTapStats(cmd.Context(), args[0], asJSON, timeline.Options{Schema: schema}, timeline.ReportOptions{Slow: slow})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -48,12 +49,29 @@ could be read: a failure in the capture is a finding, not an error of the comman
 	return cmd
 }
 
-func runTapStats(path string, asJSON bool, opts timeline.Options, ropts timeline.ReportOptions) error {
-	_, recs, err := capture.ReadFile(path)
+func runTapStats(ctx context.Context, path string, asJSON bool, opts timeline.Options, ropts timeline.ReportOptions) error {
+	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("tap stats: %w", err)
 	}
-	rep := timeline.Build(recs, opts).Report(ropts)
+	defer f.Close()
+	cr, err := capture.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("tap stats: %s: %w", path, err)
+	}
+	// The capture streams through the analysis: memory does not grow with it.
+	// SIGINT and SIGTERM stop it (a large capture takes a while).
+	next := func() (*capture.Record, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return cr.Next()
+	}
+	rep, err := timeline.ReportFrom(next, opts, ropts)
+	if err != nil {
+		return fmt.Errorf("tap stats: %s: %w", path, err)
+	}
+	warnCut(path, cr)
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -66,4 +84,12 @@ func runTapStats(path string, asJSON bool, opts timeline.Options, ropts timeline
 		return fmt.Errorf("tap stats: %w", err)
 	}
 	return nil
+}
+
+// warnCut says on stderr that a capture's last line was cut short (a crash, a
+// full disk) and left out.
+func warnCut(path string, cr *capture.Reader) {
+	if cr.Cut() {
+		fmt.Fprintf(os.Stderr, "mcpkit tap: %s: line %d is cut short (the tap was stopped or its disk filled up): read up to it\n", path, cr.Line())
+	}
 }

@@ -46,8 +46,10 @@ named; Host and Origin are checked) until interrupted.`,
 
 func runTapView(ctx context.Context, path, webAddr string) error {
 	// The views show their first screen while the capture loads; a line that
-	// cannot be read is shown, not fatal.
-	hub, feed, err := view.OpenFile(path, timeline.Options{Limit: -1, Schema: true})
+	// cannot be read (a cut last line included) is shown, not fatal. The
+	// timeline keeps the newest entries, as a live view does: a capture of any
+	// size opens in bounded memory (the view counts what it evicted).
+	hub, feed, err := view.OpenFile(path, timeline.Options{Schema: true})
 	if err != nil {
 		return fmt.Errorf("tap view: %w", err)
 	}

@@ -74,8 +74,9 @@ func NewServer(opts *Options) *Server {
 // prefix/<its path under dir>). Files are read through [OpenDir], so nothing
 // outside dir is ever served; a symbolic link inside a skill fails the call.
 // Entries (digests, sizes, frontmatter) are computed now: call it again to
-// publish changes. A file changed afterwards is still served, and a client
-// holding the old entry refuses it.
+// publish changes (a skill at the same place is replaced, and files it no
+// longer has stop being served). A file changed afterwards is still served,
+// and a client holding the old entry refuses it.
 func (s *Server) AddDir(dir, prefix string) error {
 	fsys, err := OpenDir(dir)
 	if err != nil {
@@ -93,12 +94,14 @@ func (s *Server) AddFS(fsys fs.FS, prefix string) error {
 		return fmt.Errorf("skills: %w", err)
 	}
 	s.mu.Lock()
+	var dropped []string
 	for _, sk := range found {
-		s.addLocked(sk)
+		dropped = append(dropped, s.addLocked(sk)...)
 	}
 	srvs := slices.Clone(s.srvs)
 	s.mu.Unlock()
 	for _, srv := range srvs {
+		srv.RemoveResources(dropped...)
 		for _, sk := range found {
 			s.publish(srv, sk)
 		}
@@ -118,28 +121,35 @@ func (s *Server) AddDynamic(d Dynamic) error {
 	sk := &skill{path: d.Path, dyn: &d}
 	sk.entry = Skill{URI: skillURI(d.Path, SkillFile), Dynamic: true}
 	s.mu.Lock()
-	s.addLocked(sk)
+	dropped := s.addLocked(sk)
 	srvs := slices.Clone(s.srvs)
 	s.mu.Unlock()
 	for _, srv := range srvs {
+		srv.RemoveResources(dropped...)
 		s.publish(srv, sk)
 	}
 	return nil
 }
 
-// addLocked records sk, replacing a skill served at the same place.
-func (s *Server) addLocked(sk *skill) {
-	uri := sk.entry.URI
-	if old, ok := s.skills[uri]; ok {
-		for _, f := range old.files {
-			delete(s.files, f.res.URI)
+// addLocked records sk, replacing a skill served at the same place, and
+// returns the URIs of the files no skill serves any more.
+func (s *Server) addLocked(sk *skill) (dropped []string) {
+	s.skills[sk.entry.URI] = sk
+	old := s.files
+	s.files = map[string]*file{}
+	s.dirs = map[string]map[string]protocol.Resource{}
+	for _, sk := range s.skills {
+		for _, f := range sk.files {
+			s.files[f.res.URI] = f
+			s.addDirsLocked(sk, f.rel, protocol.Resource{URI: f.res.URI, Name: path.Base(f.rel), MimeType: f.mime, Size: &f.res.Size})
 		}
 	}
-	s.skills[uri] = sk
-	for _, f := range sk.files {
-		s.files[f.res.URI] = f
-		s.addDirsLocked(sk, f.rel, protocol.Resource{URI: f.res.URI, Name: path.Base(f.rel), MimeType: f.mime, Size: &f.res.Size})
+	for uri := range old {
+		if s.files[uri] == nil {
+			dropped = append(dropped, uri)
+		}
 	}
+	return dropped
 }
 
 // addDirsLocked records child (at rel within sk) in its directory and the

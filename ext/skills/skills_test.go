@@ -388,3 +388,41 @@ func TestDynamicSkill(t *testing.T) {
 		}
 	})
 }
+
+// Adding a directory again publishes its changes: a new file is listed and
+// served, a removed one is neither.
+func TestAddDirAgainPublishesChanges(t *testing.T) {
+	sk, dir := fixture(t, &skills.Options{DirectoryRead: true}, true)
+	cs, _ := mcptest.Connect(t, serve(t, sk), mcptest.NewClient(nil), nil)
+	ctx := testkit.Context(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Remove(filepath.Join(dir, "pdf-processing/scripts/extract.py")))
+	must(os.WriteFile(filepath.Join(dir, "pdf-processing/references/NEW.md"), []byte("new\n"), 0o644))
+	must(sk.AddDir(dir, ""))
+	c := skills.NewClient(cs)
+	e, err := c.Get(ctx, pdfURI)
+	must(err)
+	var uris []string
+	for _, r := range e.Resources {
+		uris = append(uris, r.URI)
+	}
+	if strings.Join(uris, " ") != pdfURI+" skill://pdf-processing/references/FORMS.md skill://pdf-processing/references/NEW.md" {
+		t.Fatalf("files after the change: %v", uris)
+	}
+	if _, err := cs.ReadResource(ctx, "skill://pdf-processing/scripts/extract.py"); err == nil {
+		t.Fatal("a removed file is still served")
+	}
+	if _, err := c.ReadDir(ctx, "skill://pdf-processing/scripts", ""); code(t, err) != protocol.CodeInvalidParams {
+		t.Fatalf("a removed directory: %v", err)
+	}
+	l, err := c.Load(ctx, e)
+	must(err)
+	if data, err := l.ReadFile(ctx, "skill://pdf-processing/references/NEW.md"); err != nil || string(data) != "new\n" {
+		t.Fatalf("the new file: %q %v", data, err)
+	}
+}

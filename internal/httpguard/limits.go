@@ -45,22 +45,26 @@ type unwrapper interface {
 	Unwrap() http.ResponseWriter
 }
 
-// SetBodyDeadline bounds the reading of r's body by w's connection to d from
-// now, so that a client that trickles a body cannot hold its connection (and
-// a goroutine) for ever. It reports whether a deadline was set; then the
-// caller lifts it with ClearBodyDeadline once the body is read, so that it
-// bounds the body only, never a long answer. (net/http's HTTP/1 server lifts
-// it too when the body reaches its end; a deadline left behind would make its
-// background read fail, which cancels the request's context.) d <= 0, or a
-// writer that supports no deadline, sets none.
-func SetBodyDeadline(w http.ResponseWriter, d time.Duration) bool {
-	if d <= 0 {
-		return false
+// BoundBody bounds the reading of r's body by w's connection to d from now,
+// so that a client that trickles a body cannot hold its connection (and a
+// goroutine) for ever. Handlers call it first thing, before any check can
+// refuse the request: a handler that answers without reading the body (a 403,
+// 404, 406 or 415) leaves the body to net/http, which reads what remains of it
+// after the answer to reuse the connection, and without a deadline a client
+// that sends its headers and one byte would hold the connection there. With
+// it, that read ends at the deadline and the connection is closed. A handler
+// that reads the body lifts the deadline afterwards (ClearBodyDeadline), so
+// that it bounds the body only, never a long answer; net/http's HTTP/1 server
+// lifts it too when the body reaches its end (a deadline left behind would make
+// its background read fail, which cancels the request's context). A request
+// without a body, d <= 0, or a writer that supports no deadline, gets none.
+func BoundBody(w http.ResponseWriter, r *http.Request, d time.Duration) {
+	if r.ContentLength != 0 && d > 0 {
+		setReadDeadline(w, time.Now().Add(d))
 	}
-	return setReadDeadline(w, time.Now().Add(d))
 }
 
-// ClearBodyDeadline removes the deadline SetBodyDeadline set.
+// ClearBodyDeadline removes the deadline BoundBody set.
 func ClearBodyDeadline(w http.ResponseWriter) { setReadDeadline(w, time.Time{}) }
 
 // setReadDeadline sets the read deadline of w's connection. The plain writers

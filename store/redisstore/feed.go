@@ -61,6 +61,7 @@ type ChangeFeed struct {
 	channel string
 	origin  string // this feed's id: its own messages come back and are skipped
 	log     *slog.Logger
+	junk    junkWarner // of the messages onMessage ignores
 	onSub   func()
 	max     int
 
@@ -258,7 +259,7 @@ func (f *ChangeFeed) receive(ctx context.Context) {
 func (f *ChangeFeed) onMessage(m rueidis.PubSubMessage) {
 	origin, c, err := decodeChange(m.Message)
 	if err != nil {
-		f.log.Warn("redisstore: ignoring a message on the change feed channel", "channel", f.channel, "error", err)
+		f.junk.ignore(f.log, "redisstore: ignoring messages on the change feed channel", "channel", f.channel, "error", err)
 		return
 	}
 	if origin != f.origin {

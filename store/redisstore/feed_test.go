@@ -1,9 +1,11 @@
 package redisstore_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,3 +165,44 @@ func TestChangeFeedIgnoresForeignMessages(t *testing.T) {
 		t.Fatalf("garbage on the channel was delivered: %+v", got)
 	}
 }
+
+// TestChangeFeedJunkLogsOnce: a flood of garbage on the feed's channel logs
+// one warning (with the count), not one per message.
+func TestChangeFeedJunkLogsOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	var lines countingHandler
+	subscribed := make(chan struct{}, 4)
+	a := redisstore.NewChangeFeed(open(t, srv), &redisstore.ChangeFeedOptions{Logger: slog.New(&lines), OnSubscribed: func() { subscribed <- struct{}{} }})
+	t.Cleanup(a.Close)
+	waitSignal(t, subscribed, "the feed's subscription")
+	b, _ := feed(t, srv, nil)
+	ra := storetest.NewRecorder()
+	defer a.Subscribe(ra.Deliver)()
+	admin := open(t, srv)
+	for i := range 200 {
+		if err := redisstore.Do(t.Context(), admin, "PUBLISH", "mcp:changes", "junk "+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Pub/Sub keeps the order: once b's change reached a, so did the junk.
+	if err := b.Publish(t.Context(), mcp.Change{Kind: mcp.PromptsChanged}); err != nil {
+		t.Fatal(err)
+	}
+	ra.WaitFor(t, mcp.Change{Kind: mcp.PromptsChanged})
+	if n := lines.warnings.Load(); n != 1 {
+		t.Fatalf("200 garbage messages logged %d warnings, want 1", n)
+	}
+}
+
+// countingHandler is a slog.Handler that counts the warnings it gets.
+type countingHandler struct{ warnings atomic.Int64 }
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn {
+		h.warnings.Add(1)
+	}
+	return nil
+}
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler      { return h }

@@ -62,8 +62,9 @@ type Relay struct {
 	ttl     time.Duration
 	ttlArg  string
 	log     *slog.Logger
-	alive   string // the liveness key
-	channel string // the inbox
+	junk    junkWarner // of the messages onMessage ignores
+	alive   string     // the liveness key
+	channel string     // the inbox
 
 	hmu      sync.RWMutex
 	handlers map[string]func([]byte)
@@ -377,7 +378,7 @@ func decodeRelayMessage(m string) (topic string, payload []byte, err error) {
 func (r *Relay) onMessage(m rueidis.PubSubMessage) {
 	topic, payload, err := decodeRelayMessage(m.Message)
 	if err != nil {
-		r.log.Warn("redisstore: ignoring a message in the relay inbox", "channel", r.channel, "error", err)
+		r.junk.ignore(r.log, "redisstore: ignoring messages in the relay inbox", "channel", r.channel, "error", err)
 		return
 	}
 	r.hmu.RLock()

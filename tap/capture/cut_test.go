@@ -98,3 +98,37 @@ func TestReaderCutLastLine(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReader reads any bytes as a capture (a capture file may come from
+// anyone): no panic, only a header of this format accepted, a line number on
+// every error, and reading stops at a cut last line (Cut) rather than failing.
+func FuzzReader(f *testing.F) {
+	const header = `{"format":"mcpkit-tap/1","tool":"t"}` + "\n"
+	f.Add([]byte(header + `{"seq":1,"time":"2026-01-01T00:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","method":"a"}}` + "\n"))
+	f.Add([]byte(header + `{"seq":1,"dir":"c2s","msg":{"jsonrpc":"2.0","method":"a"}}` + "\n" + `{"seq":2,"di`))
+	f.Add([]byte(header + "\r\n\n" + `{"seq":1,"kind":"http","http":{"exchange":1,"headers":{"A":["b"]}},"raw64":"AAE="}`))
+	f.Add([]byte(`{"format":"other"}`))
+	f.Add([]byte(header + `{"seq":2,"dir":"s2c","raw64":"AAEC","invalid":true,"size":3}` + "\n" + `{"seq":3,"msg":`))
+	f.Add([]byte(header + `{"seq":-1,"t":"bad","msg":[1,2],"size":1e400}` + "\n\n" + `"x"` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cr, err := NewReader(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if cr.Header().Format != Format {
+			t.Fatalf("accepted header of format %q", cr.Header().Format)
+		}
+		for range 10_000 {
+			_, err := cr.Next()
+			if err == io.EOF {
+				if cr.Cut() && bytes.HasSuffix(data, []byte("\n")) {
+					t.Fatalf("a capture ending in a line end taken for cut")
+				}
+				return
+			}
+			if err != nil && !strings.Contains(err.Error(), "capture line ") {
+				t.Fatalf("an error without its line: %v", err)
+			}
+		}
+	})
+}

@@ -45,6 +45,7 @@ type Model struct {
 	touchedOK bool
 	stats     Stats
 	changed   chan struct{} // closed at the next change; nil until asked for
+	onEvict   func(*Entry)  // ReportFrom's: hears of each entry evicted
 }
 
 // Stats counts what a model saw.
@@ -363,6 +364,9 @@ func (m *Model) evict() {
 	m.entries = m.entries[1:]
 	m.first++
 	m.stats.Evicted++
+	if m.onEvict != nil {
+		m.onEvict(old)
+	}
 	delete(m.index, old.ID)
 	if old.tokenKey != "" && m.byToken[old.tokenKey] == old.ID {
 		delete(m.byToken, old.tokenKey)

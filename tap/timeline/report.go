@@ -68,6 +68,12 @@ type Report struct {
 	// Probes counts the probes the server refused: clients learning what it
 	// speaks, not failures.
 	Probes int `json:"probes"`
+	// Omitted counts the failures, first-progress delays, lanes and lane
+	// exchanges a report read from a stream (ReportFrom) found but did not
+	// list, to stay bounded.
+	Omitted int64 `json:"omitted,omitempty"`
+
+	keep int // ReportFrom: how many of each list to keep (0: all)
 }
 
 // MethodStats are the latencies of one method in one direction.
@@ -209,14 +215,35 @@ func (s *Snapshot) Report(opts ReportOptions) *Report {
 	}
 	rep := &Report{Stats: s.Stats, Summary: s.Summary, Failures: []Failure{}}
 	rep.methods(s.Entries, opts)
-	lanes, fails := buildLanes(s.Entries)
+	rep.end(buildLanes(s.Entries))
+	return rep
+}
+
+// end adds the lanes and their failures, and the dropped records, and puts the
+// failures in record order.
+func (rep *Report) end(lanes []Lane, fails []Failure) {
 	rep.Lanes = lanes
+	if rep.keep > 0 {
+		if room := max(rep.keep-len(rep.Failures), 0); len(fails) > room {
+			rep.Omitted += int64(len(fails) - room)
+			fails = fails[:room]
+		}
+		if len(rep.Lanes) > rep.keep {
+			rep.Omitted += int64(len(rep.Lanes) - rep.keep)
+			rep.Lanes = rep.Lanes[:rep.keep]
+		}
+		for i := range rep.Lanes {
+			if x := rep.Lanes[i].Exchanges; len(x) > rep.keep {
+				rep.Omitted += int64(len(x) - rep.keep)
+				rep.Lanes[i].Exchanges = x[:rep.keep]
+			}
+		}
+	}
 	rep.Failures = append(rep.Failures, fails...)
-	if s.Stats.Dropped > 0 {
-		rep.Failures = append(rep.Failures, Failure{Name: FailDropped, Detail: itoa(s.Stats.Dropped) + " records were dropped (the recorder or a view fell behind)"})
+	if rep.Stats.Dropped > 0 {
+		rep.Failures = append(rep.Failures, Failure{Name: FailDropped, Detail: itoa(rep.Stats.Dropped) + " records were dropped (the recorder or a view fell behind)"})
 	}
 	sort.SliceStable(rep.Failures, func(i, j int) bool { return first(rep.Failures[i].Records) < first(rep.Failures[j].Records) })
-	return rep
 }
 
 func first(seqs []uint64) uint64 {
@@ -229,60 +256,86 @@ func first(seqs []uint64) uint64 {
 // methods fills the per-method statistics, the progress delays and the failures
 // of single entries.
 func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
-	type key struct{ dir, method string }
-	stats := map[key]*MethodStats{}
-	lat := map[key][]time.Duration{}
-	var keys []key
-	var progress []time.Duration
+	a := newEntryAcc(rep, opts)
 	for _, e := range entries {
-		switch {
-		case e.Kind == KindInvalid:
-			rep.fail(FailInvalidJSON, e, "a message that is not valid JSON-RPC", e.ID.Seq)
-		case e.Event == EventUnreadable:
-			rep.fail(FailInvalidJSON, e, e.Record.Text, e.ID.Seq)
-		case e.Event == capture.KindUpstreamError:
-			rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Record.Text, e.ID.Seq)
-		case e.Refusal != nil && e.Refusal.Kind == capture.KindUpstreamError:
-			rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Refusal.Text, e.Refusal.Seq, e.ID.Seq)
+		a.add(e)
+	}
+	a.finish()
+}
+
+type methodKey struct{ dir, method string }
+
+// entryAcc accumulates, entry by entry, the per-method statistics, the progress
+// delays and the failures of single entries: from a snapshot's entries, or from
+// those a model evicts while a capture streams through it (ReportFrom).
+type entryAcc struct {
+	rep      *Report
+	opts     ReportOptions
+	stats    map[methodKey]*MethodStats
+	lat      map[methodKey][]time.Duration
+	keys     []methodKey
+	progress []time.Duration
+}
+
+func newEntryAcc(rep *Report, opts ReportOptions) *entryAcc {
+	return &entryAcc{rep: rep, opts: opts, stats: map[methodKey]*MethodStats{}, lat: map[methodKey][]time.Duration{}}
+}
+
+func (a *entryAcc) add(e *Entry) {
+	rep, opts := a.rep, a.opts
+	switch {
+	case e.Kind == KindInvalid:
+		rep.fail(FailInvalidJSON, e, "a message that is not valid JSON-RPC", e.ID.Seq)
+	case e.Event == EventUnreadable:
+		rep.fail(FailInvalidJSON, e, e.Record.Text, e.ID.Seq)
+	case e.Event == capture.KindUpstreamError:
+		rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Record.Text, e.ID.Seq)
+	case e.Refusal != nil && e.Refusal.Kind == capture.KindUpstreamError:
+		rep.fail(FailUpstreamError, e, "the tap could not reach the server: "+e.Refusal.Text, e.Refusal.Seq, e.ID.Seq)
+	}
+	for _, v := range e.Violations {
+		rep.fail(FailSchemaViolation, e, v, e.ID.Seq)
+	}
+	if e.Kind != KindRequest {
+		return
+	}
+	k := methodKey{e.Dir, e.Method}
+	ms := a.stats[k]
+	if ms == nil {
+		ms = &MethodStats{Method: e.Method, Dir: e.Dir}
+		a.stats[k] = ms
+		a.keys = append(a.keys, k)
+	}
+	ms.Count++
+	if e.ProbeRefused() {
+		rep.Probes++
+	}
+	switch e.State {
+	case StatePending:
+		ms.Unanswered++
+		rep.fail(FailUnanswered, e, e.Dir+" "+e.Method+" id "+e.Message.ID+" got no response", e.ID.Seq)
+	case StateRefused:
+		ms.Refused++
+	}
+	if (e.Error || e.IsError) && !e.ProbeRefused() {
+		ms.Errors++
+	}
+	if e.Latency >= 0 {
+		a.lat[k] = append(a.lat[k], e.Latency)
+		if opts.Slow > 0 && e.Latency > opts.Slow {
+			rep.fail(FailSlowRequest, e, e.Method+" took "+e.Latency.Round(time.Millisecond).String(), e.ID.Seq, respSeq(e))
 		}
-		for _, v := range e.Violations {
-			rep.fail(FailSchemaViolation, e, v, e.ID.Seq)
-		}
-		if e.Kind != KindRequest {
-			continue
-		}
-		k := key{e.Dir, e.Method}
-		ms := stats[k]
-		if ms == nil {
-			ms = &MethodStats{Method: e.Method, Dir: e.Dir}
-			stats[k] = ms
-			keys = append(keys, k)
-		}
-		ms.Count++
-		if e.ProbeRefused() {
-			rep.Probes++
-		}
-		switch e.State {
-		case StatePending:
-			ms.Unanswered++
-			rep.fail(FailUnanswered, e, e.Dir+" "+e.Method+" id "+e.Message.ID+" got no response", e.ID.Seq)
-		case StateRefused:
-			ms.Refused++
-		}
-		if (e.Error || e.IsError) && !e.ProbeRefused() {
-			ms.Errors++
-		}
-		if e.Latency >= 0 {
-			lat[k] = append(lat[k], e.Latency)
-			if opts.Slow > 0 && e.Latency > opts.Slow {
-				rep.fail(FailSlowRequest, e, e.Method+" took "+e.Latency.Round(time.Millisecond).String(), e.ID.Seq, respSeq(e))
-			}
-		}
-		if e.FirstProgress >= 0 {
-			progress = append(progress, e.FirstProgress)
+	}
+	if e.FirstProgress >= 0 {
+		a.progress = append(a.progress, e.FirstProgress)
+		if rep.keep == 0 || len(rep.FirstProgress) < rep.keep {
 			rep.FirstProgress = append(rep.FirstProgress, ProgressDelay{ID: e.ID, Entry: e.ID.String(), Method: e.Method, Session: e.Session, Delay: e.FirstProgress})
 		}
 	}
+}
+
+func (a *entryAcc) finish() {
+	keys := a.keys
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].dir != keys[j].dir {
 			return keys[i].dir < keys[j].dir
@@ -290,11 +343,11 @@ func (rep *Report) methods(entries []*Entry, opts ReportOptions) {
 		return keys[i].method < keys[j].method
 	})
 	for _, k := range keys {
-		ms := stats[k]
-		ms.Latency = percentiles(lat[k])
-		rep.Methods = append(rep.Methods, *ms)
+		ms := a.stats[k]
+		ms.Latency = percentiles(a.lat[k])
+		a.rep.Methods = append(a.rep.Methods, *ms)
 	}
-	rep.Progress = percentiles(progress)
+	a.rep.Progress = percentiles(a.progress)
 }
 
 func respSeq(e *Entry) uint64 {
@@ -308,6 +361,10 @@ func respSeq(e *Entry) uint64 {
 }
 
 func (rep *Report) fail(name string, e *Entry, detail string, seqs ...uint64) {
+	if rep.keep > 0 && len(rep.Failures) >= rep.keep {
+		rep.Omitted++
+		return
+	}
 	var recs []uint64
 	for _, s := range seqs {
 		if s != 0 {

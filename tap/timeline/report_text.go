@@ -82,6 +82,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rep.Probes > 0 {
 		fmt.Fprintf(&b, "\n%d client probes refused by the server (server/discover, a ping without a session): answers, not failures\n", rep.Probes)
 	}
+	if rep.Omitted > 0 {
+		fmt.Fprintf(&b, "\n%d more failures, progress delays, lanes or exchanges found and not listed (a capture read as a stream lists 10,000 of each)\n", rep.Omitted)
+	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
 		return fmt.Errorf("timeline: write report: %w", err)

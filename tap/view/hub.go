@@ -7,6 +7,8 @@ package view
 
 import (
 	"context"
+	"errors"
+	"io"
 	"sync"
 
 	"github.com/mcpkit/mcpkit/tap/capture"
@@ -50,6 +52,22 @@ func (h *Hub) Load(recs []*capture.Record) {
 		h.model.Add(r)
 	}
 	h.End()
+}
+
+// LoadFrom applies the records next returns, one by one until io.EOF, and marks
+// the hub ended; the records are not held beyond what the model keeps.
+func (h *Hub) LoadFrom(next func() (*capture.Record, error)) error {
+	defer h.End()
+	for {
+		r, err := next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		h.model.Add(r)
+	}
 }
 
 // End marks the feed ended: no record will come any more.

@@ -77,6 +77,11 @@ func readRecords(path string, cr *capture.Reader, add func(*capture.Record)) err
 	for {
 		r, err := cr.Next()
 		if errors.Is(err, io.EOF) {
+			if cr.Cut() {
+				// What a crash or a full disk leaves: shown as a row like any
+				// line that cannot be read.
+				add(&capture.Record{Seq: seq, Kind: timeline.EventUnreadable, Text: fmt.Sprintf("capture line %d is cut short (the tap was stopped or its disk filled up)", cr.Line())})
+			}
 			return nil
 		}
 		if err != nil {

@@ -43,7 +43,7 @@ type ClientOptions struct {
 
 	// MaxMessageSize bounds one message received on the stream, in bytes; a larger one
 	// is dropped and Read returns an error wrapping jsonrpc.ErrMessageTooLarge (the
-	// connection goes on). Zero means sse.DefaultMaxEventSize.
+	// connection goes on). Zero means transport.DefaultClientMaxMessageSize (32 MiB).
 	MaxMessageSize int
 
 	// AllowCrossOriginEndpoint lets the endpoint event name a URL on another scheme,
@@ -109,6 +109,9 @@ func NewClientConn(ctx context.Context, streamURL string, opts *ClientOptions) (
 	}
 	if o.EndpointTimeout <= 0 {
 		o.EndpointTimeout = DefaultEndpointTimeout
+	}
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = transport.DefaultClientMaxMessageSize
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

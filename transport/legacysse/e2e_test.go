@@ -237,3 +237,44 @@ func TestMountedUnderSubPath(t *testing.T) {
 		t.Errorf("echo = %+v", res)
 	}
 }
+
+// HTTP+SSE is a transport of the legacy era: a server/discover sent on it is
+// answered -32601 (method not found), as a 2024-11-05 server answers it, so a
+// dual-era client that probes first (go-sdk, mcp-go, mcpkit's own) ends up
+// in a legacy session, not the stateless protocol over the deprecated
+// transport.
+func TestStatelessEraRefusedOnSSE(t *testing.T) {
+	url, _ := serveDemo(t, nil)
+	ctx := testkit.Context(t)
+	conn, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if err := conn.Write(ctx, []byte(discover)); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := jsonrpc.Decode(msg)
+	if err != nil || m.Error == nil || m.Error.Code != jsonrpc.CodeMethodNotFound {
+		t.Fatalf("server/discover over HTTP+SSE: %s, want -32601", msg)
+	}
+
+	conn2, err := legacysse.NewClientConn(ctx, url, &legacysse.ClientOptions{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn2.Close() })
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{Logger: quiet}).Connect(ctx, conn2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	if cs.IsStateless() || !protocol.IsLegacy(cs.ProtocolVersion()) {
+		t.Fatalf("a client detecting the era over HTTP+SSE got %s (stateless %v), want a legacy session", cs.ProtocolVersion(), cs.IsStateless())
+	}
+}

@@ -193,6 +193,7 @@ func cleanPath(p, def string) string {
 // ServeHTTP routes a request: GET on the SSE path opens a stream, POST on the message
 // path delivers a message. Other paths get 404 and other methods 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpguard.BoundBody(w, r, h.opts.BodyReadTimeout) // whatever answers the request, its body has a deadline
 	isStream := r.URL.Path == h.opts.SSEPath
 	isMessage := r.URL.Path == h.opts.MessagePath
 	if !isStream && !isMessage {
@@ -352,7 +353,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not Found: no such session", http.StatusNotFound)
 		return
 	}
-	if httpguard.SetBodyDeadline(w, h.opts.BodyReadTimeout) {
+	if h.opts.BodyReadTimeout > 0 { // ServeHTTP set the deadline (httpguard.BoundBody)
 		defer httpguard.ClearBodyDeadline(w)
 	}
 	body, err := readBody(r.Body, r.ContentLength, h.opts.MaxBodySize)

@@ -20,7 +20,10 @@ const (
 	incomingQueue = 16
 )
 
-var _ transport.PeerConn = (*session)(nil)
+var (
+	_ transport.PeerConn   = (*session)(nil)
+	_ transport.LegacyConn = (*session)(nil)
+)
 
 // session is the server's transport.Conn for one client: POSTed messages come in
 // through in, messages to the client go out through out to the goroutine serving the
@@ -44,6 +47,11 @@ func newSession(id, remote string) *session {
 		done:   make(chan struct{}),
 	}
 }
+
+// LegacyOnly marks the session as one of the legacy era (transport.LegacyConn):
+// HTTP+SSE is a 2024-11-05 transport, and a client that probes it with
+// server/discover is told the method is unknown, so that it initializes.
+func (s *session) LegacyOnly() {}
 
 // Read returns the next message the client POSTed. It returns io.EOF once the session
 // has ended (the client closed the stream, or Close was called).

@@ -1,6 +1,7 @@
 package stdio
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +28,8 @@ const (
 // CommandOptions configures [NewCommandConn]. The zero value (and nil) is usable.
 type CommandOptions struct {
 	// MaxMessageSize is the longest line, in bytes without its line ending, that Read
-	// accepts from the server. Zero or less means DefaultMaxMessageSize (16 MiB).
+	// accepts from the server. Zero or less means
+	// transport.DefaultClientMaxMessageSize (32 MiB).
 	MaxMessageSize int
 
 	// Stderr receives each line the server writes to its standard error, without the
@@ -160,7 +162,7 @@ func NewCommandConn(ctx context.Context, cmd *exec.Cmd, opts *CommandOptions) (*
 	stderrW.Close()
 
 	c := &CommandConn{
-		lines:        newLineConn(stdoutR, stdinW, o.MaxMessageSize, true),
+		lines:        newLineConn(stdoutR, stdinW, cmp.Or(max(o.MaxMessageSize, 0), transport.DefaultClientMaxMessageSize), true),
 		cmd:          cmd,
 		pid:          cmd.Process.Pid,
 		group:        group,

@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func ignoreSIGTERM() { signal.Ignore(syscall.SIGTERM) }
@@ -165,5 +167,22 @@ func TestUseProcessGroupRespectsCallerChoice(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: 12345}
 	if useProcessGroup(cmd) {
 		t.Fatal("a caller-chosen group must not be signalled as a whole")
+	}
+}
+
+// The command client's default bound is transport.DefaultClientMaxMessageSize
+// (32 MiB), above what other SDKs' clients accept: a 20 MiB line from the
+// server is read whole, and MaxMessageSize lowers the bound.
+func TestCommandDefaultMaxMessage(t *testing.T) {
+	const size = 20 << 20
+	script := `printf '{"jsonrpc":"2.0","method":"x","params":{"a":"'; head -c ` + strconv.Itoa(size) + ` /dev/zero | tr '\0' a; printf '"}}\n'; read x`
+	c, _ := shellWithWitness(t, script, nil)
+	msg := mustRead(t, testkit.Context(t), c)
+	if len(msg) < size {
+		t.Fatalf("read %d bytes, want the whole %d-byte line", len(msg), size)
+	}
+	c, _ = shellWithWitness(t, script, &CommandOptions{MaxMessageSize: size / 2})
+	if _, err := c.Read(testkit.Context(t)); !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+		t.Fatalf("with MaxMessageSize %d: %v, want ErrMessageTooLarge", size/2, err)
 	}
 }

@@ -23,7 +23,7 @@ const (
 	clientDefaultReconnectDelay    = time.Second
 	clientDefaultMaxReconnectDelay = 30 * time.Second
 	clientDefaultCloseTimeout      = 5 * time.Second
-	clientDefaultMaxMessageSize    = 16 << 20
+	clientDefaultMaxMessageSize    = transport.DefaultClientMaxMessageSize
 	clientQueueSize                = 64
 )
 
@@ -63,8 +63,10 @@ type ClientOptions struct {
 	// MaxReconnectDelay caps the doubling of ReconnectDelay. Zero means 30 seconds.
 	MaxReconnectDelay time.Duration
 
-	// MaxMessageSize bounds one message: a JSON reply body or one SSE event. Zero
-	// means 16 MiB.
+	// MaxMessageSize bounds one message: a JSON reply body or one SSE event. A
+	// request whose response is larger fails saying so (an error wrapping
+	// jsonrpc.ErrMessageTooLarge). Zero means
+	// transport.DefaultClientMaxMessageSize (32 MiB).
 	MaxMessageSize int
 
 	// CloseTimeout bounds the DELETE that Close sends to end the session. Zero means

@@ -25,11 +25,14 @@ var errStreamEnded = errors.New("the event stream ended")
 
 // consumeSSE delivers the messages of an event stream until it ends. It reports
 // whether the stream made progress (a message or a new event id arrived), and nil
-// for a clean end of the stream.
+// for a clean end of the stream. A stream that carried an event larger than
+// MaxMessageSize (dropped) ends with an error wrapping jsonrpc.ErrMessageTooLarge
+// that says so: that is why a response it should have carried is missing.
 func (c *ClientConn) consumeSSE(body io.Reader, st *clientStreamState) (progressed bool, err error) {
 	d := sse.NewDecoderWithOptions(body, sse.DecoderOptions{LastEventID: st.lastID, MaxEventSize: c.opts.MaxMessageSize})
 	start := st.lastID
 	delivered := false
+	var dropped error
 	defer func() {
 		st.lastID = d.LastEventID()
 		if r, ok := d.Retry(); ok {
@@ -42,7 +45,12 @@ func (c *ClientConn) consumeSSE(body io.Reader, st *clientStreamState) (progress
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
 				c.log.Warn("streamable: dropped an event larger than MaxMessageSize", "limit", c.opts.MaxMessageSize)
+				dropped = fmt.Errorf("the server sent a message larger than this client's limit of %d bytes (MaxMessageSize), which was dropped: %w",
+					c.opts.MaxMessageSize, jsonrpc.ErrMessageTooLarge)
 				continue
+			}
+			if dropped != nil {
+				return false, dropped
 			}
 			if err == io.EOF {
 				return false, nil
@@ -161,6 +169,9 @@ func (c *ClientConn) followStream(ctx context.Context, k *clientCall, body io.Re
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if errors.Is(cause, jsonrpc.ErrMessageTooLarge) {
+			return cause // resuming would bring the same message again
 		}
 		if k.stateless {
 			return fmt.Errorf("%w before the response (a 2026-07-28 stream cannot be resumed)", cause)

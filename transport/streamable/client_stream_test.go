@@ -259,3 +259,31 @@ func TestClientPollsStreamClosedByServer(t *testing.T) {
 		t.Fatalf("GETs carried Last-Event-Id %q", ids)
 	}
 }
+
+// A response larger than MaxMessageSize on a request's event stream: the
+// request fails saying the message was too large (not that the stream ended),
+// and the client does not resume the stream to get the same message again.
+func TestClientTooLargeEventFailsClearly(t *testing.T) {
+	ctx := testkit.Context(t)
+	base := clientBasic(nil)
+	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		if msg != nil && msg.Method == "tools/call" {
+			clientStartSSE(w)
+			big := `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 8000) + `"}]}}`
+			clientDataEvent(w, "e1", big)
+			return
+		}
+		base(w, r, msg)
+	})
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true, ReconnectDelay: clientHour, MaxMessageSize: 4096})
+	clientHandshake(t, ctx, c)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x"}}`)
+	m := clientReadMsg(t, ctx, c)
+	if m.ID != jsonrpc.Int64ID(4) || m.Error == nil || !strings.Contains(m.Error.Message, "larger than this client's limit of 4096 bytes") ||
+		strings.Contains(m.Error.Message, "ended") {
+		t.Fatalf("got %+v, want an error saying the response was too large", m)
+	}
+	if n := len(f.requests(http.MethodGet)); n != 0 {
+		t.Fatalf("%d GETs: the stream was resumed for a message that cannot fit", n)
+	}
+}

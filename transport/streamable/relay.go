@@ -101,7 +101,9 @@ func (h *Handler) forwardAnswer(w http.ResponseWriter, r *http.Request, s *sessi
 func (h *Handler) onRelay(payload []byte) {
 	var m relayMsg
 	if err := json.Unmarshal(payload, &m); err != nil {
-		h.log.Warn("streamable: ignoring a relay message", "error", err)
+		if h.relayJunk.Allow() {
+			h.log.Warn("streamable: ignoring an unreadable relay message (logged once a minute)", "error", err)
+		}
 		return
 	}
 	s := h.lookupSession(m.Session)

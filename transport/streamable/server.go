@@ -208,6 +208,7 @@ type Handler struct {
 	guard       httpguard.Policy
 	log         *slog.Logger
 	refusals    httpguard.Throttle // of the warning that limits refuse clients
+	relayJunk   httpguard.Throttle // of the warning about unreadable relay messages
 	now         func() time.Time   // the clock of idle timeouts; tests replace it
 	// endListens ends the server's listen streams with their final result, if
 	// the server can (see Shutdown); nil otherwise.
@@ -372,6 +373,7 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpguard.BoundBody(w, r, h.bodyTimeout) // whatever answers the request, its body has a deadline
 	if !h.enter() {
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")
 		return

@@ -17,7 +17,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "not acceptable: a GET must accept text/event-stream")
 		return
 	}
-	s, ok := h.sessionFor(w, r)
+	s, ok := h.sessionFor(w, r, jsonrpc.ID{})
 	if !ok {
 		return
 	}
@@ -156,7 +156,7 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		h.methodNotAllowedNoSession(w)
 		return
 	}
-	s, ok := h.sessionFor(w, r)
+	s, ok := h.sessionFor(w, r, jsonrpc.ID{})
 	if !ok {
 		return
 	}

@@ -23,6 +23,15 @@ type incoming struct {
 	hasInit  bool               // an initialize request is among them
 }
 
+// replyID is the id an error answering the whole POST carries: the id of a
+// single request, absent (null) for a batch or a notification.
+func (in *incoming) replyID() jsonrpc.ID {
+	if in.single != nil && in.single.IsRequest() {
+		return in.single.ID
+	}
+	return jsonrpc.ID{}
+}
+
 // each calls fn with every message until fn returns false.
 func (in *incoming) each(fn func(m *jsonrpc.Message) bool) {
 	if in.single != nil {
@@ -79,7 +88,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		var ok bool
-		if s, ok = h.sessionFor(w, r); !ok {
+		if s, ok = h.sessionFor(w, r, in.replyID()); !ok {
 			return
 		}
 	}
@@ -150,7 +159,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, in *incoming)
 		return tooLarge()
 	}
 	var err error
-	if httpguard.SetBodyDeadline(w, h.bodyTimeout) {
+	if h.bodyTimeout > 0 { // ServeHTTP set the deadline (httpguard.BoundBody)
 		defer httpguard.ClearBodyDeadline(w)
 	}
 	if r.ContentLength > 0 {
@@ -227,32 +236,33 @@ func parseBody(w http.ResponseWriter, in *incoming) bool {
 // answers 400 for a missing id, an unsupported MCP-Protocol-Version or one of
 // 2025-06-18 or later that contradicts the version the session negotiated
 // (2025-06-18 asks for 400 on an invalid one; a missing header is accepted), and
-// 404 for a session that does not exist (any more).
-func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request) (*session, bool) {
+// 404 for a session that does not exist (any more); those errors carry reqID,
+// the id of the request (absent for a batch).
+func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, reqID jsonrpc.ID) (*session, bool) {
 	id := r.Header.Get(HeaderSessionID)
 	if id == "" {
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
+		writeErrorID(w, http.StatusBadRequest, reqID, jsonrpc.CodeInvalidRequest, "bad request: missing "+HeaderSessionID+" header")
 		return nil, false
 	}
 	v := r.Header.Get(HeaderProtocolVersion)
 	if v != "" && !protocol.IsLegacy(v) {
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: unsupported "+HeaderProtocolVersion+" "+quote(v))
+		writeErrorID(w, http.StatusBadRequest, reqID, jsonrpc.CodeInvalidRequest, "bad request: unsupported "+HeaderProtocolVersion+" "+quote(v))
 		return nil, false
 	}
 	s := h.lookupSession(id)
 	if h.shared != nil {
 		var ok bool
-		if s, ok = h.sharedSession(w, r, id, s); !ok {
+		if s, ok = h.sharedSession(w, r, id, s, reqID); !ok {
 			return nil, false
 		}
 	}
 	if s == nil {
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 		return nil, false
 	}
 	negotiated, ok := s.begin(r.RemoteAddr)
 	if !ok {
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 		return nil, false
 	}
 	// Only a version that defines the header can contradict the session: one from
@@ -261,7 +271,7 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request) (*session, 
 	// sessions of any version).
 	if v != negotiated && negotiated != "" && protocol.HasProtocolVersionHeader(v) {
 		s.finish()
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+		writeErrorID(w, http.StatusBadRequest, reqID, jsonrpc.CodeInvalidRequest,
 			"bad request: "+HeaderProtocolVersion+" "+quote(v)+" contradicts the session's negotiated version "+quote(negotiated))
 		return nil, false
 	}
@@ -392,7 +402,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 	}
 	if dup, ok := s.addRoutes(in, st); !ok {
 		if dup.IsAbsent() {
-			writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+			writeErrorID(w, http.StatusNotFound, in.replyID(), jsonrpc.CodeInvalidRequest, "session not found")
 		} else {
 			writeErrorID(w, http.StatusBadRequest, dup, jsonrpc.CodeInvalidRequest, "invalid request: id "+dup.String()+" is already in use by a request in progress")
 		}

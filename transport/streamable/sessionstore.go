@@ -123,13 +123,13 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, id jsonrpc.ID, err err
 // otherwise the store says whether it still exists (and restarts its TTL),
 // and a session created on another replica is restored here. It answers 404
 // for a session that does not exist or belongs to another principal, and 503
-// when the store fails.
-func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id string, local *session) (*session, bool) {
+// when the store fails; the errors carry reqID, the request's id.
+func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id string, local *session, reqID jsonrpc.ID) (*session, bool) {
 	principal := principalDigest(transport.PrincipalFrom(r.Context()))
 	now := h.now()
 	if local != nil {
 		if local.principal != principal {
-			writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+			writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 			return nil, false
 		}
 		if !local.checkDue(now, h.checkEvery) {
@@ -141,11 +141,11 @@ func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id strin
 		if local != nil {
 			local.end() // deleted or expired elsewhere
 		}
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 		return nil, false
 	}
 	if err != nil {
-		h.storeUnavailable(w, jsonrpc.ID{}, err)
+		h.storeUnavailable(w, reqID, err)
 		return nil, false
 	}
 	var rec sessionRecord
@@ -154,11 +154,11 @@ func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id strin
 			err = errors.New("no protocol version (the session never completed initialize)")
 		}
 		h.log.Warn("streamable: a session's stored record is unusable", "session", id, "error", err)
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 		return nil, false
 	}
 	if rec.Principal != principal {
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found")
+		writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 		return nil, false
 	}
 	if local != nil {

@@ -331,3 +331,29 @@ func TestSharedSessionStreamIDsNeverRepeat(t *testing.T) {
 	stream("another handler", h2)
 	stream("another handler, again", h2)
 }
+
+// The 503 of an unavailable store and the 404 of an unknown session answer a
+// request whose id was readable with that id, not null.
+func TestSessionErrorsCarryTheRequestID(t *testing.T) {
+	store := &memSessions{}
+	rs := replicas(t, 1, store, -1)
+	sid := rs[0].initialize("2025-11-25")
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"who"}}`
+	for _, c := range []struct {
+		name   string
+		sid    string
+		down   bool
+		status int
+	}{
+		{"unknown session", "no-such-session", false, http.StatusNotFound},
+		{"store unavailable", sid, true, http.StatusServiceUnavailable},
+	} {
+		store.down.Store(c.down)
+		resp := rs[0].post(c.sid, "2025-11-25", call)
+		b := readBody(t, resp)
+		if resp.StatusCode != c.status || !strings.Contains(b, `"id":5`) {
+			t.Errorf("%s: %d %s, want %d with the request's id 5", c.name, resp.StatusCode, b, c.status)
+		}
+	}
+	store.down.Store(false)
+}

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
 )
@@ -115,6 +116,9 @@ func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
 // columns lays out one timeline line.
 func (m *Model) columns(l layout, seq, clock, dir, call, status, latency, session, waterfall string) string {
+	// Every cell but the waterfall may hold what a peer chose (a method, an id,
+	// an error text): escaped before it reaches the terminal.
+	seq, call, status, session = capture.TermSafe(seq), capture.TermSafe(call), capture.TermSafe(status), capture.TermSafe(session)
 	line := fmt.Sprintf("%-8s%-13s%-4s%-*s %-*s %10s %-*s", fit(seq, 7), clock, dir, l.call, fit(call, l.call),
 		l.status, fit(status, l.status), latency, l.session, fit(session, l.session))
 	if l.waterfall > 0 {
@@ -265,21 +269,21 @@ func (m *Model) buildPage() {
 			e = m.entries[m.cursor]
 		}
 		d := view.DetailOf(e)
-		add(styleHeader.Render(d.Title))
+		add(styleHeader.Render(safeLines(d.Title)))
 		for _, f := range d.Facts {
-			add("  " + f)
+			add("  " + safeLines(f))
 		}
 		for _, s := range d.Sections {
 			add("")
-			add(styleHeader.Render(s.Label))
+			add(styleHeader.Render(safeLines(s.Label)))
 			for _, v := range s.Violations {
-				add(styleError.Render("  schema: " + v))
+				add(styleError.Render("  schema: " + safeLines(v)))
 			}
 			if s.Text != "" {
-				add(s.Text)
+				add(safeLines(s.Text))
 			}
 			if s.JSON != "" {
-				add(s.JSON)
+				add(safeLines(s.JSON))
 			}
 		}
 	case screenAnalysis:
@@ -300,7 +304,7 @@ func (m *Model) analysisPage(add func(string)) {
 		}
 	}
 	p := view.PanelOf(m.snap)
-	add(p.Summary)
+	add(safeLines(p.Summary))
 	add("")
 	if p.FailureCount == 0 {
 		add(styleHeader.Render("no failures found"))
@@ -308,13 +312,13 @@ func (m *Model) analysisPage(add func(string)) {
 		add(styleHeader.Render(fmt.Sprintf("failures (%d)", p.FailureCount)))
 	}
 	for _, g := range p.Groups {
-		add(styleError.Render(fmt.Sprintf("%s (%d)", g.Name, g.Count)))
+		add(styleError.Render(fmt.Sprintf("%s (%d)", capture.TermSafe(g.Name), g.Count)))
 		for _, f := range g.Failures {
 			line := "  "
 			if f.Count > 1 {
 				line += fmt.Sprintf("%d× ", f.Count)
 			}
-			line += f.Text
+			line += safeLines(f.Text)
 			if len(f.Entries) > 0 {
 				line += styleMuted.Render("  → #" + strings.Join(f.Entries, ", #"))
 			}
@@ -355,6 +359,14 @@ func (m *Model) analysisPage(add func(string)) {
 
 // table renders a table with columns as wide as their widest cell.
 func table(t view.Table) string {
+	rows := make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = make([]string, len(r))
+		for j, c := range r {
+			rows[i][j] = capture.TermSafe(c) // methods and sessions are a peer's
+		}
+	}
+	t.Rows = rows
 	widths := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		widths[i] = ansi.StringWidth(c)
@@ -425,3 +437,16 @@ func (m *Model) footer(b *strings.Builder) {
 
 // fit cuts s to width cells.
 func fit(s string, width int) string { return ansi.Truncate(s, width, "…") }
+
+// safeLines escapes each line of s for the terminal (capture.TermSafe), keeping
+// its line breaks: a detail's text and JSON are shown over several lines.
+func safeLines(s string) string {
+	if capture.TermSafe(s) == s {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = capture.TermSafe(l)
+	}
+	return strings.Join(lines, "\n")
+}

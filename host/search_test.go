@@ -126,3 +126,27 @@ func TestAppOnlyToolsHiddenFromModel(t *testing.T) {
 		}
 	}
 }
+
+// With search on, a call of a tool the model knows by name (never loaded)
+// still runs, and its definition is offered from the next request on; a
+// name that is no tool is refused with a pointer to the search.
+func TestToolSearchCallByKnownName(t *testing.T) {
+	p := providers[0]
+	srv := p.serve(t,
+		llmtest.Reply{Body: p.stream("", llmtest.Call{ID: "c1", Name: "echo", Args: `{"message":"hi"}`}, llmtest.Call{ID: "c2", Name: "ecko", Args: `{}`})},
+		llmtest.Reply{Body: p.stream("done")})
+	a, rec := newAgent(t, p, srv, host.Options{ToolSearch: host.ToolSearchOn})
+	if _, err := a.Run(t.Context(), "Echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	res := rec.results()
+	if r := res["echo"]; len(r) != 1 || resultText(r[0]) != "hello hi" {
+		t.Errorf("echo: %+v", r)
+	}
+	if r := res["ecko"]; len(r) != 1 || !r[0].IsError || !strings.Contains(resultText(r[0]), "find tools with search_tools") {
+		t.Errorf("ecko: %+v", r)
+	}
+	if got := toolNames(srv.Requests()[1].JSON); strings.Join(got, ",") != "search_tools,load_tools,echo" {
+		t.Errorf("after the call the request offered %v", got)
+	}
+}

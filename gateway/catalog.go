@@ -31,7 +31,8 @@ type upServer struct {
 	resources   []protocol.Resource
 	templates   []protocol.ResourceTemplate
 	completions bool
-	setUp       *mcp.ClientSession // the session the log level and subscriptions were sent on
+	extensions  map[string]map[string]any // the extensions the server declares
+	setUp       *mcp.ClientSession        // the session the log level and subscriptions were sent on
 
 	instr   atomic.Pointer[string]
 	renames atomic.Pointer[uriRenames]
@@ -107,6 +108,7 @@ func (g *Gateway) refresh(ctx context.Context, u *upServer) error {
 	}
 	u.tools, u.prompts, u.resources, u.templates = tools, prompts, resources, templates
 	u.completions = caps.Completions != nil
+	u.extensions = caps.Extensions
 	instr := init.Instructions
 	u.instr.Store(&instr)
 	if u.setUp != cs {
@@ -162,9 +164,11 @@ type wanted struct {
 func (g *Gateway) apply() {
 	names := sortedServerNames(g.servers)
 	var want []wanted
+	// Resources first: their renames are what the tools' views link to.
+	want = append(want, g.wantResources(names)...)
 	want = append(want, g.wantTools(names)...)
 	want = append(want, g.wantPrompts(names)...)
-	want = append(want, g.wantResources(names)...)
+	g.applyExtensions(names)
 
 	keep := make(map[string]bool, len(want))
 	entries := make([]Entry, 0, len(want))
@@ -247,6 +251,9 @@ func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name 
 		}
 	}
 	assigned := llm.ToolNames(refs)
+	if g.naming == NamingBare {
+		bareNames(refs, assigned)
+	}
 	var out []named[T]
 	for _, n := range names {
 		u := g.servers[n]
@@ -262,12 +269,39 @@ func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name 
 	return out
 }
 
+// bareNames gives back their own names to the refs no other server shares
+// (NamingBare), when valid for models and not the prefixed name of another.
+func bareNames(refs []llm.ToolRef, assigned map[llm.ToolRef]string) {
+	servers := map[string]map[string]bool{}
+	for _, r := range refs {
+		if servers[r.Name] == nil {
+			servers[r.Name] = map[string]bool{}
+		}
+		servers[r.Name][r.Server] = true
+	}
+	bare := func(r llm.ToolRef) bool { return len(servers[r.Name]) == 1 && llm.ValidToolName(r.Name) }
+	prefixed := map[string]bool{}
+	for _, r := range refs {
+		if !bare(r) {
+			prefixed[assigned[r]] = true
+		}
+	}
+	for _, r := range refs {
+		if bare(r) && !prefixed[r.Name] {
+			assigned[r] = r.Name
+		}
+	}
+}
+
 // wantTools names every server's tools and says how to register them.
 func (g *Gateway) wantTools(names []string) []wanted {
 	var out []wanted
-	for _, t := range nameAll(g, names, func(u *upServer) []protocol.Tool { return u.tools }, func(t protocol.Tool) string { return t.Name }) {
+	all := nameAll(g, names, func(u *upServer) []protocol.Tool { return u.tools }, func(t protocol.Tool) string { return t.Name })
+	g.setAliases(all)
+	for _, t := range all {
 		u, original, tool := t.u, t.original, t.item
 		tool.Name = t.name
+		u.linkView(&tool)                              // after wantResources: its view's URI on the gateway
 		tool.Execution = taskSupport(u.setUp, &t.item) // see tasks.go
 		out = append(out, wanted{
 			registration: registration{kind: "tool", name: tool.Name, fp: fingerprint(u.name, original, &tool)},
@@ -343,7 +377,7 @@ func (g *Gateway) wantResources(names []string) []wanted {
 			res := r
 			original := r.URI
 			if shared(original, claims[original]) {
-				res.URI = namespacedURI(n, original)
+				res.URI = namespacedResource(n, original)
 				renames.static[original] = res.URI
 			}
 			if res.Name == "" {

@@ -18,8 +18,24 @@
 // is too long or would clash with another gets a short deterministic hash
 // suffix instead of failing: [llm.ToolNames], the names `mcpkit host` gives a
 // model too. Resource
-// URIs keep their server's form unless two servers share one (see URIScheme).
+// URIs keep their server's form unless two servers share one (see URIScheme;
+// an MCP App's ui:// view stays a ui:// URI, and the _meta.ui.resourceUri of
+// every tool that links to it follows). With Options.Naming NamingBare, a
+// tool or prompt that no other server has keeps its own name. In either mode
+// a tools/call of a server's own tool name that only that server has (an
+// app's view calling its tool by the name it knows) reaches it.
 // Entries lists the mapping; `mcpkit gateway --list` prints it.
+//
+// # Extensions
+//
+// The gateway declares the union of its servers' extensions (MCP Apps,
+// Skills, any other; tasks are its own), through mcp.Server.AddExtension, and
+// forwards the custom methods of the ones it knows (ExtensionMethods:
+// skills/list, skills/get, resources/directory/read; more through
+// Options.ExtensionMethods) to the servers that declare them — a list method
+// of several servers gets their first pages concatenated. To its servers it
+// declares the Apps extension, so that they do not hide views and app tools
+// from it (extensions.go).
 //
 // # What passes through
 //

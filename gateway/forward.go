@@ -121,6 +121,7 @@ var errNoClient = errors.New("no client request of the gateway is in progress on
 func (g *Gateway) clientOptions(name string) *mcp.ClientOptions {
 	u := g.servers[name]
 	return &mcp.ClientOptions{
+		Extensions:        upstreamExtensions(),
 		SamplingWithTools: true,
 		URLElicitation:    true,
 		CreateMessageHandler: func(ctx context.Context, _ *mcp.ClientSession, p *protocol.CreateMessageParams) (*protocol.CreateMessageResult, error) {
@@ -404,6 +405,8 @@ func (g *Gateway) middleware(next mcp.Invoker) mcp.Invoker {
 			return res, err
 		case protocol.MethodSubscriptionsListen:
 			return g.listenThrough(ctx, call, next)
+		case protocol.MethodToolsCall:
+			g.aliasCall(call) // a server's own tool name, called by an app's view
 		}
 		return next(ctx, call)
 	}

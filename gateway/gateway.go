@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -36,6 +37,13 @@ type Options struct {
 	// RequiredServers names the servers without which the gateway is not
 	// ready (see Ready): by default it is ready whatever its servers' states.
 	RequiredServers []string
+	// Naming says how tools and prompts are named (NamingPrefixed, the
+	// zero value, or NamingBare).
+	Naming Naming
+	// ExtensionMethods adds, by extension identifier, custom request methods
+	// to forward to the servers that declare the extension (the gateway
+	// knows those of ExtensionMethods).
+	ExtensionMethods map[string][]string
 }
 
 // Gateway serves the servers of a configuration as one MCP server. Create it
@@ -46,7 +54,9 @@ type Gateway struct {
 	log  *slog.Logger
 	info protocol.Implementation
 
-	required []string // Options.RequiredServers
+	required   []string            // Options.RequiredServers
+	naming     Naming              // Options.Naming
+	extMethods map[string][]string // ExtensionMethods and Options.ExtensionMethods
 
 	servers map[string]*upServer // every configured server; the map never changes
 	subs    subscriptions        // to the servers' resources, for the gateway's clients
@@ -54,6 +64,8 @@ type Gateway struct {
 	syncMu     sync.Mutex // one synchronisation at a time
 	registered map[string]registration
 	entries    atomic.Pointer[[]Entry] // what is offered now, by kind and name
+	ext        atomic.Pointer[extensionState]
+	aliases    atomic.Pointer[map[string]string] // a server's own tool name → the gateway's (NamingPrefixed)
 
 	mu       sync.Mutex
 	dirty    map[string]bool // servers whose lists must be fetched again
@@ -88,6 +100,8 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		log:        o.Logger,
 		info:       o.Info,
 		required:   slices.Clone(o.RequiredServers),
+		naming:     o.Naming,
+		extMethods: map[string][]string{},
 		servers:    map[string]*upServer{},
 		registered: map[string]registration{},
 		dirty:      map[string]bool{},
@@ -101,6 +115,12 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	g.log = slog.New(cfg.RedactHandler(g.log.Handler()))
 	if g.info.Name == "" {
 		g.info = protocol.Implementation{Name: "mcpkit-gateway", Version: "0"}
+	}
+	for id, ms := range ExtensionMethods {
+		g.extMethods[id] = slices.Clone(ms)
+	}
+	for id, ms := range o.ExtensionMethods {
+		g.extMethods[id] = append(g.extMethods[id], ms...)
 	}
 	for name, sc := range cfg.Servers {
 		g.servers[name] = &upServer{name: name, cfg: sc}
@@ -130,7 +150,10 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	}
 	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
 	so.InstructionsFunc = func(context.Context) string { return g.instructions() }
-	so.Middleware = append([]mcp.Middleware{g.middleware}, so.Middleware...)
+	// apps.Middleware: the servers show the gateway their views and app
+	// tools (it declares the Apps extension to them); a client of the
+	// gateway without the extension gets plain tools, as from the server.
+	so.Middleware = append([]mcp.Middleware{g.middleware, apps.Middleware()}, so.Middleware...)
 	g.srv = mcp.NewServer(g.info, &so)
 
 	sopts := o.Supervisor
@@ -328,8 +351,13 @@ func (g *Gateway) stopListRetries() {
 // instructions.
 func (g *Gateway) instructions() string {
 	var b strings.Builder
-	b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
-		"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
+	if g.naming == NamingBare {
+		b.WriteString("This server is a gateway to several MCP servers. A tool or prompt keeps its server's name when no other server has one " +
+			"of that name; the others are named <server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
+	} else {
+		b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
+			"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
+	}
 	for _, name := range sortedServerNames(g.servers) {
 		st, _ := g.sup.Status(name)
 		if st.State == upstream.StateDisabled {

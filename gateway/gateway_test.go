@@ -57,6 +57,11 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	case "app": // an MCP App (a view, a tool for both, an app-only tool) and skills
+		if err := appServer().Run(context.Background(), stdio.NewProcessServerConn(nil)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	case "leaky": // a server that prints its token and dies
 		fmt.Fprintf(os.Stderr, "fatal: token %s refused\n", os.Getenv("API_TOKEN"))
 		os.Exit(1)

@@ -53,6 +53,13 @@ type Options struct {
 	// which OnEvent sees as EventToolProgress (a SessionSource passes the
 	// request on; another ToolSource may ignore it).
 	Progress bool
+	// ToolSearch says whether the model gets every tool's definition or a
+	// search over them (the zero value: every definition).
+	ToolSearch ToolSearch
+	// SearchThreshold is the estimated tokens (EstimateTokens) of all the
+	// definitions above which ToolSearchAuto searches; zero means
+	// DefaultSearchThreshold.
+	SearchThreshold int
 }
 
 // Call is a tool call of the model, as the agent runs it.
@@ -61,7 +68,8 @@ type Call struct {
 	ID string
 	// Name is the tool's name for the model.
 	Name string
-	// Tool is the tool, when the name is known.
+	// Tool is the tool, when the name is known; nil for a call of the tool
+	// search surface, which the agent answers itself without approval.
 	Tool *Tool
 	// Arguments is the JSON object sent to the tool.
 	Arguments json.RawMessage
@@ -132,6 +140,8 @@ type Agent struct {
 	messages []llm.Message
 	usage    llm.Usage
 	evMu     sync.Mutex
+	loaded   map[string]bool // tools whose definitions tool search loaded
+	search   bool            // the last Run searched
 }
 
 // New returns an agent whose model uses the tools of src.
@@ -139,8 +149,15 @@ func New(src ToolSource, opts Options) *Agent {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
-	return &Agent{opts: opts, tools: src}
+	if opts.SearchThreshold <= 0 {
+		opts.SearchThreshold = DefaultSearchThreshold
+	}
+	return &Agent{opts: opts, tools: src, loaded: map[string]bool{}}
 }
+
+// Searching reports whether the last Run offered the model the tool search
+// surface instead of every definition.
+func (a *Agent) Searching() bool { return a.search }
 
 // Messages returns the conversation so far.
 func (a *Agent) Messages() []llm.Message { return a.messages }
@@ -168,19 +185,13 @@ func (a *Agent) emit(ev Event) {
 // what was done before the failure, and the next Run goes on from there.
 func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 	a.messages = append(a.messages, llm.UserText(prompt))
-	tools, err := a.tools.Tools(ctx)
+	ts, err := a.toolset(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("host: listing the tools: %w", err)
-	}
-	byName := make(map[string]*Tool, len(tools))
-	defs := make([]llm.Tool, len(tools))
-	for i := range tools {
-		byName[tools[i].Name] = &tools[i]
-		defs[i] = llm.ToolFromMCP(&tools[i].MCP, tools[i].Name)
+		return nil, err
 	}
 	res := &Result{}
 	for step := 1; ; step++ {
-		req := &llm.Request{Model: a.opts.Model, System: a.opts.System, Messages: a.messages, Tools: defs, MaxTokens: a.opts.MaxTokens}
+		req := &llm.Request{Model: a.opts.Model, System: a.opts.System, Messages: a.messages, Tools: ts.definitions(a.loaded), MaxTokens: a.opts.MaxTokens}
 		resp, err := llm.Generate(ctx, a.opts.Provider, req, func(ev llm.Event) {
 			if ev.Type == llm.EventTextDelta {
 				a.emit(Event{Type: EventText, Text: ev.Text, Step: step})
@@ -206,7 +217,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 			a.messages = append(a.messages, notRun(calls, fmt.Sprintf("not run: the host's limit of %d model requests per turn was reached", a.opts.MaxSteps)))
 			return res, fmt.Errorf("%w (%d)", ErrMaxSteps, a.opts.MaxSteps)
 		}
-		results, err := a.runCalls(ctx, step, calls, byName)
+		results, err := a.runCalls(ctx, step, calls, ts)
 		if err != nil {
 			a.messages = append(a.messages, notRun(calls, "not run: "+err.Error()))
 			return res, err
@@ -224,4 +235,60 @@ func notRun(calls []*llm.ToolCall, why string) llm.Message {
 			Content: []llm.Part{{Type: llm.PartText, Text: why}}}})
 	}
 	return m
+}
+
+// toolset is what the model may use in a Run: the tools it may see (app-only
+// tools are not among them), their definitions, and the search over them when
+// search is on.
+type toolset struct {
+	byName map[string]*Tool
+	defs   []llm.Tool // every visible tool's, in the source's order
+	names  []string   // defs' names
+	search *searchIndex
+}
+
+func (a *Agent) toolset(ctx context.Context) (*toolset, error) {
+	tools, err := a.tools.Tools(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host: listing the tools: %w", err)
+	}
+	ts := &toolset{byName: make(map[string]*Tool, len(tools))}
+	var visible []*Tool
+	for i := range tools {
+		t := &tools[i]
+		if !VisibleTo(&t.MCP, ForModel) {
+			continue
+		}
+		visible = append(visible, t)
+		ts.byName[t.Name] = t
+		ts.defs = append(ts.defs, llm.ToolFromMCP(&t.MCP, t.Name))
+		ts.names = append(ts.names, t.Name)
+	}
+	switch a.opts.ToolSearch {
+	case ToolSearchOn:
+		a.search = true
+	case ToolSearchAuto:
+		a.search = EstimateTokens(ts.defs) > a.opts.SearchThreshold
+	default:
+		a.search = false
+	}
+	if a.search {
+		ts.search = newSearchIndex(visible)
+	}
+	return ts, nil
+}
+
+// definitions returns the tool definitions of the next request: every
+// visible tool's, or with search on the surface and the loaded tools'.
+func (ts *toolset) definitions(loaded map[string]bool) []llm.Tool {
+	if ts.search == nil {
+		return ts.defs
+	}
+	out := ts.search.surface()
+	for i, n := range ts.names {
+		if loaded[n] {
+			out = append(out, ts.defs[i])
+		}
+	}
+	return out
 }

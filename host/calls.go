@@ -19,7 +19,8 @@ import (
 // time; the approved calls then run concurrently. Only the end of ctx (or a
 // failing approval hook) is an error: everything else is a result for the
 // model.
-func (a *Agent) runCalls(ctx context.Context, step int, calls []*llm.ToolCall, byName map[string]*Tool) ([]llm.Part, error) {
+func (a *Agent) runCalls(ctx context.Context, step int, calls []*llm.ToolCall, ts *toolset) ([]llm.Part, error) {
+	byName := ts.byName
 	results := make([]*protocol.CallToolResult, len(calls))
 	prepared := make([]*Call, len(calls))
 	reject := func(i int, msg string) {
@@ -30,16 +31,32 @@ func (a *Agent) runCalls(ctx context.Context, step int, calls []*llm.ToolCall, b
 		call := &Call{ID: c.ID, Name: c.Name}
 		prepared[i] = call
 		call.Tool = byName[c.Name]
+		args, problem := checkArguments(c.Arguments)
+		if call.Tool == nil && ts.search != nil && problem == "" {
+			call.Arguments = args
+			if text, isErr, ok := ts.search.run(c.Name, args, a.loaded); ok {
+				a.emit(Event{Type: EventToolCall, Call: call, Step: step})
+				results[i] = &protocol.CallToolResult{Content: []protocol.Content{protocol.NewTextContent(text)}, IsError: isErr}
+				a.emit(Event{Type: EventToolResult, Call: call, Result: results[i], Step: step})
+				continue
+			}
+		}
+		if call.Tool == nil && ts.search != nil {
+			reject(i, fmt.Sprintf("unknown tool %q; find tools with %s, then load them with %s", clip(c.Name, 100), ts.search.search, ts.search.load))
+			continue
+		}
 		if call.Tool == nil {
 			reject(i, unknownTool(c.Name, byName))
 			continue
 		}
-		args, problem := checkArguments(c.Arguments)
 		if problem != "" {
 			reject(i, problem)
 			continue
 		}
 		call.Arguments = args
+		if ts.search != nil {
+			a.loaded[c.Name] = true // called by a name it knew: its definition helps from now on
+		}
 		if a.opts.Approve != nil {
 			ok, err := a.opts.Approve(ctx, call)
 			if err != nil {

@@ -32,6 +32,7 @@ type gatewayFlags struct {
 	json         bool
 	startTimeout time.Duration
 	require      []string
+	names        string
 	maxMessage   int
 }
 
@@ -58,8 +59,13 @@ The file is a host's: Claude Desktop's {"mcpServers": {...}}, VS Code's {"server
 (or either under "mcp"); "mcpkit config import" gathers the ones installed here. Each
 server is started (stdio) or dialled (url), restarted with a backoff when it fails, and
 checked with ping. Its tools and prompts are offered as <server>__<name>, cut to 64
-characters of [a-zA-Z0-9_-] with a short hash when needed; resources keep their URIs
-unless two servers share one (then mcpkit-gateway://<server>/<uri>). Progress,
+characters of [a-zA-Z0-9_-] with a short hash when needed (--names bare keeps a name
+that no other server has); a call of a server's own tool name that only one server has
+(an MCP App's view calling its tool) still reaches it. Resources keep their URIs unless
+two servers share one (then mcpkit-gateway://<server>/<uri>, and for an MCP App's view
+ui://mcpkit-gateway/<server>/<rest>, with every tool's _meta.ui.resourceUri following).
+The servers' extensions (MCP Apps, Skills, tasks) are declared by the gateway, and the
+Skills methods (skills/list, skills/get, resources/directory/read) forwarded. Progress,
 cancellation, log messages, and the servers' requests for sampling, elicitation and
 roots pass through to the client.
 
@@ -87,6 +93,7 @@ why), unless --require names servers it cannot do without.`,
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
+	fl.StringVar(&f.names, "names", "prefixed", "prefixed: every tool and prompt is <server>__<name>; bare: a name no other server has stays as it is (the others are prefixed)")
 	fl.StringArrayVar(&f.require, "require", nil, "with --http: GET /readyz answers 503 while this server is not ready (repeatable; by default the gateway is ready whatever its servers' states)")
 	registerMaxMessage(fl, &f.maxMessage)
 	_ = cmd.MarkFlagRequired("config")
@@ -98,6 +105,10 @@ why), unless --require names servers it cannot do without.`,
 const gatewayStatusPath = "/status"
 
 func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.Writer) error {
+	naming, err := gateway.ParseNaming(f.names)
+	if err != nil {
+		return fmt.Errorf("--names %q: want prefixed or bare", f.names)
+	}
 	cfg, err := upstream.Load(f.config)
 	if err != nil {
 		return err
@@ -128,6 +139,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Server:          mcp.ServerOptions{Keyring: keyring},
 		Supervisor:      upstream.Options{HTTPClientFor: oauth.client, MaxMessageSize: f.maxMessage},
 		RequiredServers: f.require,
+		Naming:          naming,
 	})
 	gw.Start(ctx)
 	defer gw.Close()

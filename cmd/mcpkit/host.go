@@ -39,6 +39,7 @@ type hostFlags struct {
 	elicitAnswers string
 	web           string
 	session       string
+	toolSearch    string
 }
 
 func newHostCmd(g *globalFlags) *cobra.Command {
@@ -71,7 +72,15 @@ Servers that ask for sampling get the same model (approved like tool calls).
 --web serves the same chat as a page in the browser instead (on a loopback
 address; every asset is in the binary): streamed answers, a card per tool call
 with approve / deny / always, the servers' state, tokens per turn, and the MCP
-Apps views of tool results, each in a sandboxed iframe on another origin.`,
+Apps views of tool results, each in a sandboxed iframe on another origin.
+
+--tool-search (default auto) spares the model every tool's definition in every
+request: it gets search_tools (names and one-line descriptions, best match
+first) and load_tools (the full definitions of the tools it picked, offered from
+the next request on) instead. auto turns it on when the definitions would cost
+over 3,000 tokens (about two servers). Tools that an MCP App keeps for its view
+(_meta.ui.visibility without "model") are never offered to the model; a result
+that an app renders is shown as text, with a note that its view needs --web.`,
 		Example: `  # chat with GPT-4o over the demo server's tools
   mcpkit host --model openai:gpt-4o --server 'mcpkit serve'
   # one turn, two named servers (their tools become demo__echo, more__echo, ...)
@@ -114,6 +123,7 @@ Apps views of tool results, each in a sandboxed iframe on another origin.`,
 	fl.StringVar(&f.web, "web", "", "serve the chat as a web page at this loopback address (bare --web: 127.0.0.1, any free port), MCP Apps views included")
 	fl.Lookup("web").NoOptDefVal = webDefaultAddr
 	fl.StringVar(&f.session, "session", "", "with --web: keep the conversation in this file, going on from it when it exists")
+	fl.StringVar(&f.toolSearch, "tool-search", "auto", "offer the model a search over the tools instead of every definition: on, off, or auto (on when the definitions would cost over 3,000 tokens)")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
@@ -131,8 +141,12 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if f.maxSteps < 1 {
 		return fmt.Errorf("--max-steps %d: must be at least 1", f.maxSteps)
 	}
+	search, err := host.ParseToolSearch(f.toolSearch)
+	if err != nil {
+		return fmt.Errorf("--tool-search %q: want auto, on or off", f.toolSearch)
+	}
 	if f.web != "" {
-		return runHostWeb(ctx, g, f, provider, model)
+		return runHostWeb(ctx, g, f, provider, model, search)
 	}
 	if f.session != "" {
 		return errors.New("--session works with --web")
@@ -164,7 +178,7 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	src := host.NewSessionSource(list...)
 	src.Warn = func(server string, err error) { fmt.Fprintf(os.Stderr, "mcpkit: %v\n", err) }
 	agent := host.New(src, host.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
-		MaxTokens: f.maxTokens, Approve: ui.approveTool, OnEvent: ui.onEvent})
+		MaxTokens: f.maxTokens, Approve: ui.approveTool, OnEvent: ui.onEvent, ToolSearch: search})
 	if !chat {
 		res, err := agent.Run(ctx, prompt)
 		ui.endTurn(res)

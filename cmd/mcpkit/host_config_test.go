@@ -84,7 +84,7 @@ func TestHostConfigServers(t *testing.T) {
 			}
 		}})
 	out, errOut, code := runHostCmd(t, openAIEnv(srv), "", "--model", "openai:gpt-4o", "--config", cfg,
-		"--server", "gamma="+mcpkitBin+" serve", "-p", "use both", "--yes")
+		"--server", "gamma="+mcpkitBin+" serve", "-p", "use both", "--yes", "--tool-search", "off") // every definition, to check the names
 	if code != 0 || out != "alpha says 5, beta echoed.\n" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}

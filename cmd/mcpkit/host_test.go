@@ -65,7 +65,7 @@ func TestHostTwoServersAnthropic(t *testing.T) {
 		llmtest.Reply{Body: llmtest.Anthropic("Two said hello via two.")})
 	env := []string{"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=" + srv.BaseURL()}
 	out, errOut, code := runHostCmd(t, env, "", "--model", "anthropic:claude-sonnet-4-5", "--server", "one="+mcpkitBin+" serve",
-		"--server", "two="+mcpkitBin+" serve", "-p", "echo via two", "--yes")
+		"--server", "two="+mcpkitBin+" serve", "-p", "echo via two", "--yes", "--tool-search", "off") // every definition, to check the names
 	if code != 0 || out != "Two said hello via two.\n" || !strings.Contains(errOut, "← two__echo: hello via two") {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}

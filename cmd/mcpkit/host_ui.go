@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -55,8 +56,10 @@ func (ui *hostUI) onEvent(ev host.Event) {
 			took = fmt.Sprintf(" (%s)", ev.Duration.Round(1e6))
 		}
 		fmt.Fprintf(ui.out, "  %s %s%s: %s\n", mark, ev.Call.Name, took, clipLine(summarize(ev.Result), 400))
-		if ev.Call.Tool != nil && !ev.Result.IsError && host.ViewOf(&ev.Call.Tool.MCP) != "" {
-			fmt.Fprintf(ui.out, "    (this result has an interactive view: run mcpkit host --web to see it)\n")
+		if ev.Call.Tool != nil && !ev.Result.IsError {
+			if uri := host.ViewOf(&ev.Call.Tool.MCP); uri != "" {
+				fmt.Fprintf(ui.out, "    (the server renders this result as an app view, %s: open it with mcpkit host --web)\n", strconv.QuoteToASCII(clipLine(uri, 200)))
+			}
 		}
 	}
 }

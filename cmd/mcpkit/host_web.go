@@ -12,7 +12,7 @@ import (
 
 // runHostWeb runs `mcpkit host --web`: the servers as for the terminal chat,
 // the chat itself in the page of package host/web until ctx ends.
-func runHostWeb(ctx context.Context, g *globalFlags, f *hostFlags, provider llm.Provider, model string) error {
+func runHostWeb(ctx context.Context, g *globalFlags, f *hostFlags, provider llm.Provider, model string, search host.ToolSearch) error {
 	// Sampling requests and elicitation forms are still asked on the terminal
 	// (or approved with --yes); tool calls are approved in the page.
 	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose}
@@ -28,7 +28,7 @@ func runHostWeb(ctx context.Context, g *globalFlags, f *hostFlags, provider llm.
 	}
 	srv, err := web.New(web.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
 		MaxTokens: f.maxTokens, Source: src, Yes: f.yes, Status: func() any { return hostStatuses(sup, src) },
-		SessionFile: f.session})
+		SessionFile: f.session, ToolSearch: search})
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,9 @@ type Options struct {
 	// SessionFile, when set, keeps the conversation: New goes on from it when
 	// it exists, and it is written after each turn.
 	SessionFile string
+	// ToolSearch is the agent's tool search (host.Options.ToolSearch): the
+	// model gets a search over the tools instead of every definition.
+	ToolSearch host.ToolSearch
 }
 
 // Server is the web host: the page, its API, and the views' sandbox.
@@ -81,7 +84,8 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, token: randomID(), pending: map[string]chan string{}, always: map[string]bool{},
 		views: map[string]*view{}, context: map[string]string{}}
 	s.agent = host.New(opts.Source, host.Options{Provider: opts.Provider, Model: opts.Model, System: opts.System,
-		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Approve: s.approve, OnEvent: s.onEvent, Progress: true})
+		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Approve: s.approve, OnEvent: s.onEvent, Progress: true,
+		ToolSearch: opts.ToolSearch})
 	if err := s.load(); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ type gatewayFlags struct {
 	json         bool
 	startTimeout time.Duration
 	require      []string
+	// identityHeader names the header that carries the caller's principal to
+	// HTTP upstreams (gateway_identity.go).
+	identityHeader string
 }
 
 const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
@@ -83,6 +86,9 @@ why), unless --require names servers it cannot do without.`,
 	fl.StringVar(&f.config, "config", "", "the configuration file of the servers (required)")
 	f.serveFlags.register(fl)
 	f.oauth.register(fl, "oauth-port")
+	f.auth.register(cmd)
+	f.auth.resourceName = "mcpkit gateway"
+	fl.StringVar(&f.identityHeader, "identity-header", "", "with inbound auth: send each caller's principal to HTTP servers in this header (e.g. X-Mcpkit-Principal; never the caller's token)")
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
@@ -124,7 +130,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
 		Logger:          logger,
 		Server:          mcp.ServerOptions{Keyring: keyring},
-		Supervisor:      upstream.Options{HTTPClientFor: oauth.client},
+		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client)},
 		RequiredServers: f.require,
 	})
 	gw.Start(ctx)

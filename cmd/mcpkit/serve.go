@@ -28,7 +28,7 @@ type serveFlags struct {
 	// singleUseState makes requestStates single-use on Redis (serve only).
 	singleUseState bool
 	opts           mcpkit.HTTPOptions // the HTTP settings and limits the flags set
-	auth           serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
+	auth           inboundAuthFlags   // inbound auth: --auth-issuer, --auth-token-file, ... (inbound_auth.go)
 	debugAddr      string             // --debug-addr: runtime profiles (serve_debug.go)
 }
 

@@ -35,6 +35,8 @@ type gatewayFlags struct {
 	// identityHeader names the header that carries the caller's principal to
 	// HTTP upstreams (gateway_identity.go).
 	identityHeader string
+	// access is the file of per-principal catalogues (gateway_access.go).
+	access string
 }
 
 const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
@@ -88,6 +90,7 @@ why), unless --require names servers it cannot do without.`,
 	f.oauth.register(fl, "oauth-port")
 	f.auth.register(cmd)
 	f.auth.resourceName = "mcpkit gateway"
+	fl.StringVar(&f.access, "access", "", "a JSON file of rules saying which principals see which servers, tools, prompts and resources (others are hidden and refused)")
 	fl.StringVar(&f.identityHeader, "identity-header", "", "with inbound auth: send each caller's principal to HTTP servers in this header (e.g. X-Mcpkit-Principal; never the caller's token)")
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
@@ -124,12 +127,21 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if err != nil {
 		return err
 	}
+	sopts := mcp.ServerOptions{Keyring: keyring}
+	var gw *gateway.Gateway
+	if f.access != "" {
+		rules, err := loadAccess(f.access)
+		if err != nil {
+			return err
+		}
+		sopts.Visible = rules.visible(func(kind, name string) (string, bool) { return gw.ServerOf(kind, name) })
+	}
 	oauth := newUpstreamOAuth(cfg, &f.oauth, logger)
 	defer oauth.close()
-	gw := gateway.New(cfg, &gateway.Options{
+	gw = gateway.New(cfg, &gateway.Options{
 		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
 		Logger:          logger,
-		Server:          mcp.ServerOptions{Keyring: keyring},
+		Server:          sopts,
 		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client)},
 		RequiredServers: f.require,
 	})

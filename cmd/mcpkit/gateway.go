@@ -128,6 +128,9 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		return err
 	}
 	sopts := mcp.ServerOptions{Keyring: keyring}
+	if sopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
+		return err
+	}
 	var gw *gateway.Gateway
 	if f.access != "" {
 		rules, err := loadAccess(f.access)

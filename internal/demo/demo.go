@@ -40,6 +40,9 @@ type Options struct {
 	// StateUse is the server's mcp.ServerOptions.StateUse: nil keeps
 	// requestStates reusable until they expire.
 	StateUse mcp.StateUse
+	// Middleware is the server's mcp.ServerOptions.Middleware (the CLI's
+	// per-tool rate limits, say).
+	Middleware []mcp.Middleware
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -58,6 +61,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 		Changes:      o.Changes,
 		Tasks:        o.Tasks, // non-nil declares tasks, which the demo does anyway (its task fixtures)
 		StateUse:     o.StateUse,
+		Middleware:   o.Middleware,
 	}
 	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
 	for _, add := range []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts, addConformanceFixtures} {

@@ -77,7 +77,13 @@ of the configuration redacted; no command line, env, URL or header), behind the 
 Host/Origin checks as /mcp. GET /healthz answers while the process runs; GET /readyz
 answers 200 from the start of serving until shutdown whatever the servers' states (one
 server down does not take the gateway out of rotation: its calls fail at once saying
-why), unless --require names servers it cannot do without.`,
+why), unless --require names servers it cannot do without.
+
+Over HTTP the gateway takes serve's inbound options: --auth-issuer (with --auth-audience,
+--auth-scopes, --auth-introspection, --auth-dpop) and static bearer tokens (--auth-token-file
+or $MCPKIT_AUTH_TOKENS). --access gives each principal its servers, tools, prompts and
+resources; --rate-limit and --tool-rate-limit give each client a budget; --identity-header
+sends the caller's principal (never its token) to HTTP servers.`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

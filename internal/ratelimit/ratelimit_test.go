@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -168,5 +169,19 @@ func BenchmarkKeyedAllow(b *testing.B) {
 	for b.Loop() {
 		k.Allow(keys[i%len(keys)], now)
 		i++
+	}
+}
+
+// TestToolNameAsTheServerReadsIt: params that spell "name" twice or in another
+// case name, for the limit, the tool the server runs.
+func TestToolNameAsTheServerReadsIt(t *testing.T) {
+	for _, params := range []string{`{"name":"slow","Name":"fast"}`, `{"Name":"fast","name":"slow"}`, `{"name":"sl\u006fw"}`} {
+		var p protocol.CallToolParams
+		if err := json.Unmarshal([]byte(params), &p); err != nil {
+			continue // the server refuses it too
+		}
+		if got := toolName(&mcp.Call{Params: json.RawMessage(params)}); got != p.Name {
+			t.Errorf("%s: the limit reads %q, the server %q", params, got, p.Name)
+		}
 	}
 }

@@ -58,3 +58,32 @@ func TestGatewayRateLimits(t *testing.T) {
 		t.Errorf("greedy got %d 429s of 45 requests, want 5", limited)
 	}
 }
+
+// TestServeRateLimits: `mcpkit serve --http` takes the same limits: the tool
+// limit refuses echo's second call, and a client over --rate-limit gets 429.
+func TestServeRateLimits(t *testing.T) {
+	base := serveHTTPForTest(t, "--tool-rate-limit", "echo=1/m:1", "--rate-limit", "1/m:12")
+	url := base + "/mcp"
+	if out, errOut, code := runURL(t, url, "call", "echo", `{"message":"1"}`); code != 0 || out != "hello 1\n" {
+		t.Fatalf("first echo: exit %d %q %s", code, out, lastLines(errOut, 3))
+	}
+	if _, errOut, code := runURL(t, url, "call", "echo", `{"message":"2"}`); code == 0 || !strings.Contains(errOut, "rate limit exceeded: tool 'echo' allows 1/m:1 per client") {
+		t.Errorf("second echo: exit %d, %s", code, lastLines(errOut, 3))
+	}
+	got429 := false
+	for range 12 {
+		req, _ := pingRequest(t.Context(), url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "" {
+			got429 = true
+			break
+		}
+	}
+	if !got429 {
+		t.Error("no 429 after the client's budget of 12 requests")
+	}
+}

@@ -149,7 +149,7 @@ func (g *Gateway) forwardMethod(method string) func(context.Context, *mcp.Reques
 
 // callServer sends one custom request to u, as begin/end track calls.
 func (g *Gateway) callServer(ctx context.Context, u *upServer, req *mcp.Request, method string, params any) (json.RawMessage, error) {
-	c, err := g.begin(ctx, u, req)
+	c, err := g.begin(ctx, u, req, method, "")
 	if err != nil {
 		return nil, err
 	}

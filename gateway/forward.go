@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // inflight is one request of a gateway client being forwarded to a server: the
@@ -33,8 +35,12 @@ type callKey struct{}
 // begin starts forwarding req to u: it gets the server's session (an error
 // saying why when the server is down), registers the call, and prepares the
 // request options (progress when the client asked for it, the server's
-// timeout). end must follow.
-func (g *Gateway) begin(ctx context.Context, u *upServer, req *mcp.Request) (*inflight, error) {
+// timeout). end must follow. method and name (the server's own) are for the
+// debug log, which names the caller's principal (transport.PrincipalFrom).
+func (g *Gateway) begin(ctx context.Context, u *upServer, req *mcp.Request, method, name string) (*inflight, error) {
+	if g.log.Enabled(ctx, slog.LevelDebug) {
+		g.log.DebugContext(ctx, "gateway: forwarding", "server", u.name, "method", method, "name", name, "principal", transport.PrincipalFrom(ctx))
+	}
 	cs, err := g.sup.Session(ctx, u.name)
 	if err != nil {
 		return nil, err
@@ -208,7 +214,7 @@ func (g *Gateway) forwardLog(ctx context.Context, u *upServer, p *protocol.Loggi
 // toolHandler forwards calls of a server's tool.
 func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.ToolRequest) (*protocol.CallToolResult, error) {
-		c, err := g.begin(ctx, u, &req.Request)
+		c, err := g.begin(ctx, u, &req.Request, "tools/call", original)
 		if err != nil {
 			return protocol.NewToolResultError(err.Error()), nil
 		}
@@ -249,7 +255,7 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 // promptHandler forwards prompts/get of a server's prompt.
 func (g *Gateway) promptHandler(u *upServer, original string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.PromptRequest) (*protocol.GetPromptResult, error) {
-		c, err := g.begin(ctx, u, &req.Request)
+		c, err := g.begin(ctx, u, &req.Request, "prompts/get", original)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +283,7 @@ func (g *Gateway) resourceHandler(u *upServer, original string) mcp.ResourceHand
 		if uri == "" {
 			uri = u.upstreamURI(req.Params.URI)
 		}
-		c, err := g.begin(ctx, u, &req.Request)
+		c, err := g.begin(ctx, u, &req.Request, "resources/read", uri)
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +304,7 @@ func (g *Gateway) resourceHandler(u *upServer, original string) mcp.ResourceHand
 // or template.
 func (g *Gateway) completer(u *upServer, ref protocol.CompleteReference) mcp.CompleteFunc {
 	return func(ctx context.Context, req *mcp.CompleteRequest) ([]string, error) {
-		c, err := g.begin(ctx, u, &req.Request)
+		c, err := g.begin(ctx, u, &req.Request, "completion/complete", ref.Name)
 		if err != nil {
 			return nil, err
 		}

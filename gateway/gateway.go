@@ -249,6 +249,28 @@ func (g *Gateway) Entries() []Entry {
 	return nil
 }
 
+// ServerOf returns the configured server that has the entry of kind ("tool",
+// "prompt", "resource" or "template") the gateway names name, and whether there
+// is one. It does not allocate: a per-principal VisibleFunc may call it for
+// every entry it is asked about.
+func (g *Gateway) ServerOf(kind, name string) (string, bool) {
+	p := g.entries.Load()
+	if p == nil {
+		return "", false
+	}
+	k := kindOrder(kind)
+	i, ok := slices.BinarySearchFunc(*p, name, func(e Entry, name string) int {
+		if d := kindOrder(e.Kind) - k; d != 0 {
+			return d
+		}
+		return strings.Compare(e.Name, name)
+	})
+	if !ok {
+		return "", false
+	}
+	return (*p)[i].Server, true
+}
+
 // event reacts to what happens to a configured server.
 func (g *Gateway) event(ctx context.Context, e upstream.Event) {
 	switch e.Kind {

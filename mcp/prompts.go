@@ -50,7 +50,7 @@ func (s *Server) RemovePrompts(names ...string) {
 
 func listPrompts(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	v := r.ProtocolVersion()
-	prompts, next, err := listPage(r, raw, &r.server().prompts, func(sp *serverPrompt) protocol.Prompt { return *sp.prompt.ForVersion(v) })
+	prompts, next, err := listPage(ctx, r, raw, FeaturePrompt, &r.server().prompts, func(sp *serverPrompt) protocol.Prompt { return *sp.prompt.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,9 @@ func getPrompt(ctx context.Context, r *Request, raw json.RawMessage) (any, error
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errorf(CodeInvalidParams, "Unknown prompt: '%s'", p.Name)
+	}
+	if err := s.hidden(ctx, r, FeaturePrompt, p.Name); err != nil {
+		return nil, err
 	}
 	for _, a := range sp.prompt.Arguments {
 		if _, given := p.Arguments[a.Name]; a.Required && !given {

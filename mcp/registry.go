@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -60,8 +61,9 @@ func (r *registry[T]) all() []T {
 // page returns up to size items of r after the cursor, each converted by
 // conv, and the cursor of the next page ("" on the last one). A cursor is the
 // base64url form of the last name returned: opaque to clients and still valid
-// when items are added or removed between pages.
-func page[E, T any](r *registry[E], cursor string, size int, conv func(E) T) (items []T, next string, err error) {
+// when items are added or removed between pages. keep, when set, leaves out
+// the names it refuses (a VisibleFunc).
+func page[E, T any](r *registry[E], cursor string, size int, keep func(string) bool, conv func(E) T) (items []T, next string, err error) {
 	start := 0
 	if cursor != "" {
 		after, derr := base64.RawURLEncoding.DecodeString(cursor)
@@ -73,20 +75,36 @@ func page[E, T any](r *registry[E], cursor string, size int, conv func(E) T) (it
 			start++
 		}
 	}
-	end := min(start+size, len(r.sorted))
-	items = make([]T, 0, end-start)
-	for _, n := range r.sorted[start:end] {
+	if keep == nil {
+		end := min(start+size, len(r.sorted))
+		items = make([]T, 0, end-start)
+		for _, n := range r.sorted[start:end] {
+			items = append(items, conv(r.items[n]))
+		}
+		if end < len(r.sorted) {
+			next = base64.RawURLEncoding.EncodeToString([]byte(r.sorted[end-1]))
+		}
+		return items, next, nil
+	}
+	items = make([]T, 0, min(size, len(r.sorted)-start))
+	last := ""
+	for _, n := range r.sorted[start:] {
+		if !keep(n) {
+			continue
+		}
+		if len(items) == size {
+			// One more visible item: there is a next page.
+			return items, base64.RawURLEncoding.EncodeToString([]byte(last)), nil
+		}
 		items = append(items, conv(r.items[n]))
+		last = n
 	}
-	if end < len(r.sorted) {
-		next = base64.RawURLEncoding.EncodeToString([]byte(r.sorted[end-1]))
-	}
-	return items, next, nil
+	return items, "", nil
 }
 
 // listPage answers a list request (tools/list, prompts/list, ...): the page
 // of reg after the cursor its params carry, each item as conv gives it.
-func listPage[E, T any](r *Request, raw json.RawMessage, reg *registry[E], conv func(E) T) ([]T, string, error) {
+func listPage[E, T any](ctx context.Context, r *Request, raw json.RawMessage, kind FeatureKind, reg *registry[E], conv func(E) T) ([]T, string, error) {
 	var p protocol.PaginatedParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, "", err
@@ -94,5 +112,5 @@ func listPage[E, T any](r *Request, raw json.RawMessage, reg *registry[E], conv 
 	s := r.server()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return page(reg, p.Cursor, s.opts.PageSize, conv)
+	return page(reg, p.Cursor, s.opts.PageSize, s.keep(ctx, r, kind), conv)
 }

@@ -106,7 +106,7 @@ func (s *Server) resourceUpdatedLegacy(ctx context.Context, uri string) {
 
 func listResources(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	v := r.ProtocolVersion()
-	resources, next, err := listPage(r, raw, &r.server().resources, func(sr *serverResource) protocol.Resource { return *sr.res.ForVersion(v) })
+	resources, next, err := listPage(ctx, r, raw, FeatureResource, &r.server().resources, func(sr *serverResource) protocol.Resource { return *sr.res.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func listResources(ctx context.Context, r *Request, raw json.RawMessage) (any, e
 }
 
 func listResourceTemplates(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
-	templates, next, err := listPage(r, raw, &r.server().templates, func(st *serverTemplate) protocol.ResourceTemplate { return st.tmpl })
+	templates, next, err := listPage(ctx, r, raw, FeatureResourceTemplate, &r.server().templates, func(st *serverTemplate) protocol.ResourceTemplate { return st.tmpl })
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +122,13 @@ func listResourceTemplates(ctx context.Context, r *Request, raw json.RawMessage)
 }
 
 // findResource returns the handler for uri: the static resource with that URI, else
-// the first template (in template-string order) that matches it.
-func (s *Server) findResource(uri string) (ResourceHandler, map[string]string, bool) {
+// the first template (in template-string order) that matches it; and the name of
+// that resource or template for a VisibleFunc.
+func (s *Server) findResource(uri string) (h ResourceHandler, vars map[string]string, kind FeatureKind, name string, ok bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if sr, ok := s.resources.get(uri); ok {
-		return sr.handler, nil, true
+		return sr.handler, nil, FeatureResource, uri, true
 	}
 	for _, st := range s.templates.all() {
 		if values := st.parsed.Match(uri); values != nil {
@@ -137,10 +138,10 @@ func (s *Server) findResource(uri string) (ResourceHandler, map[string]string, b
 					vars[name] = v.String()
 				}
 			}
-			return st.handler, vars, true
+			return st.handler, vars, FeatureResourceTemplate, st.tmpl.URITemplate, true
 		}
 	}
-	return nil, nil, false
+	return nil, nil, 0, "", false
 }
 
 func readResource(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
@@ -151,9 +152,12 @@ func readResource(ctx context.Context, r *Request, raw json.RawMessage) (any, er
 	if p.URI == "" {
 		return nil, errorf(CodeInvalidParams, "invalid params: missing uri")
 	}
-	h, vars, ok := r.server().findResource(p.URI)
+	h, vars, kind, name, ok := r.server().findResource(p.URI)
 	if !ok {
 		return nil, ResourceNotFound(p.URI)
+	}
+	if err := r.server().hidden(ctx, r, kind, name); err != nil {
+		return nil, err
 	}
 	r.Meta = p.Meta
 	r.bind(ctx, p.URI, nil, p.RequestState, p.InputResponses)

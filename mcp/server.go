@@ -18,6 +18,10 @@ import (
 
 // ServerOptions configures a Server. The zero value is ready to use.
 type ServerOptions struct {
+	// Visible, when set, decides which tools, prompts, resources and
+	// templates each client sees and may use (visibility.go): a per-session
+	// or per-principal catalogue on one server.
+	Visible VisibleFunc
 	// Instructions tell the client how to use the server; sent with the
 	// initialize result (legacy era) and the server/discover result
 	// (stateless era).

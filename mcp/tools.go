@@ -254,7 +254,7 @@ func toolResult(out any, structured bool) (*protocol.CallToolResult, error) {
 
 func listTools(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	v := r.ProtocolVersion()
-	tools, next, err := listPage(r, raw, &r.server().tools, func(t *serverTool) protocol.Tool { return *t.tool.ForVersion(v) })
+	tools, next, err := listPage(ctx, r, raw, FeatureTool, &r.server().tools, func(t *serverTool) protocol.Tool { return *t.tool.ForVersion(v) })
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +281,9 @@ func (r *Request) callDecodedTool(ctx context.Context, tc *toolCall) (any, error
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errorf(CodeInvalidParams, "Unknown tool: '%s'", p.Name)
+	}
+	if err := s.hidden(ctx, r, FeatureTool, p.Name); err != nil {
+		return nil, err
 	}
 	if r.stateless != nil {
 		if err := t.checkHeaders(r.Session, p.Arguments); err != nil {

@@ -34,6 +34,11 @@ type gatewayFlags struct {
 	require      []string
 	names        string
 	maxMessage   int
+	// identityHeader names the header that carries the caller's principal to
+	// HTTP upstreams (gateway_identity.go).
+	identityHeader string
+	// access is the file of per-principal catalogues (gateway_access.go).
+	access string
 }
 
 const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
@@ -79,7 +84,13 @@ of the configuration redacted; no command line, env, URL or header), behind the 
 Host/Origin checks as /mcp. GET /healthz answers while the process runs; GET /readyz
 answers 200 from the start of serving until shutdown whatever the servers' states (one
 server down does not take the gateway out of rotation: its calls fail at once saying
-why), unless --require names servers it cannot do without.`,
+why), unless --require names servers it cannot do without.
+
+Over HTTP the gateway takes serve's inbound options: --auth-issuer (with --auth-audience,
+--auth-scopes, --auth-introspection, --auth-dpop) and static bearer tokens (--auth-token-file
+or $MCPKIT_AUTH_TOKENS). --access gives each principal its servers, tools, prompts and
+resources; --rate-limit and --tool-rate-limit give each client a budget; --identity-header
+sends the caller's principal (never its token) to HTTP servers.`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,6 +101,10 @@ why), unless --require names servers it cannot do without.`,
 	fl.StringVar(&f.config, "config", "", "the configuration file of the servers (required)")
 	f.serveFlags.register(fl)
 	f.oauth.register(fl)
+	f.auth.register(cmd)
+	f.auth.resourceName = "mcpkit gateway"
+	fl.StringVar(&f.access, "access", "", "a JSON file of rules saying which principals see which servers, tools, prompts and resources (others are hidden and refused)")
+	fl.StringVar(&f.identityHeader, "identity-header", "", "with inbound auth: send each caller's principal to HTTP servers in this header (e.g. X-Mcpkit-Principal; never the caller's token)")
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
@@ -131,13 +146,25 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if err != nil {
 		return err
 	}
+	sopts := mcp.ServerOptions{Keyring: keyring}
+	if sopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
+		return err
+	}
+	var gw *gateway.Gateway
+	if f.access != "" {
+		rules, err := loadAccess(f.access)
+		if err != nil {
+			return err
+		}
+		sopts.Visible = rules.visible(func(kind, name string) (string, bool) { return gw.ServerOf(kind, name) })
+	}
 	oauth := newUpstreamOAuth(cfg, &f.oauth, logger)
 	defer oauth.close()
-	gw := gateway.New(cfg, &gateway.Options{
+	gw = gateway.New(cfg, &gateway.Options{
 		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
 		Logger:          logger,
-		Server:          mcp.ServerOptions{Keyring: keyring},
-		Supervisor:      upstream.Options{HTTPClientFor: oauth.client, MaxMessageSize: f.maxMessage},
+		Server:          sopts,
+		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage},
 		RequiredServers: f.require,
 		Naming:          naming,
 	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -220,42 +219,8 @@ func startHTTPForTest(t *testing.T, args ...string) string {
 // announcement.
 func startHTTPForTestEnv(t *testing.T, env []string, args ...string) (url string, before []string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, mcpkitBin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	type announced struct {
-		url    string
-		before []string
-	}
-	found := make(chan announced, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var lines []string
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "at http://"); i >= 0 {
-				u := strings.Fields(sc.Text()[i+3:])[0]
-				found <- announced{strings.TrimSuffix(u, "/mcp"), lines}
-				break
-			}
-			lines = append(lines, sc.Text())
-		}
-		_, _ = io.Copy(io.Discard, stderr) // keep the server's stderr flowing
-	}()
-	select {
-	case a := <-found:
-		return a.url, a.before
-	case <-time.After(20 * time.Second):
-		t.Fatalf("mcpkit %s did not announce its address", strings.Join(args, " "))
-		return "", nil
-	}
+	p := startLogged(t, env, args...)
+	return p.base, p.before
 }
 
 // runURL runs the CLI against --url and returns stdout, stderr and the exit status.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"time"
@@ -28,8 +29,9 @@ type serveFlags struct {
 	// singleUseState makes requestStates single-use on Redis (serve only).
 	singleUseState bool
 	opts           mcpkit.HTTPOptions // the HTTP settings and limits the flags set
-	auth           serveAuthFlags     // OAuth: --auth-issuer, --auth-audience, --auth-scopes
+	auth           inboundAuthFlags   // inbound auth: --auth-issuer, --auth-token-file, ... (inbound_auth.go)
 	debugAddr      string             // --debug-addr: runtime profiles (serve_debug.go)
+	rate           rateFlags          // --rate-limit, --tool-rate-limit (ratelimit.go)
 	// conformance adds the fixtures of the official conformance suite.
 	conformance bool
 }
@@ -90,6 +92,9 @@ down: the replica still serves stateless requests and answers the others itself)
 				return err
 			}
 			dopts := &demo.Options{Logger: logger, Keyring: keyring, OmitConformanceFixtures: !f.conformance}
+			if dopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
+				return err
+			}
 			if url := f.redisURL(); url != "" {
 				if f.http == "" {
 					return errRedisNeedsHTTP
@@ -145,6 +150,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.opts.ReadHeaderTimeout, "header-timeout", mcpkit.DefaultReadHeaderTimeout, "time allowed to read a request's header (0: no bound)")
 	fl.DurationVar(&f.opts.ConnIdleTimeout, "conn-idle-timeout", mcpkit.DefaultConnIdleTimeout, "close a kept-alive connection idle this long (0: never)")
 	registerDebugFlag(fl, &f.debugAddr)
+	f.rate.register(fl)
 }
 
 // stateKeysEnv names the environment variable holding the requestState keys
@@ -185,8 +191,16 @@ func serveHTTP(ctx context.Context, f *serveFlags, srv *mcp.Server, logger *slog
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
+	limit, err := f.rate.httpMiddleware()
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
 	opts := f.httpOptions(logger)
 	opts.Middleware = protect
+	if limit != nil {
+		// After authentication, so that the principal is the key.
+		opts.Middleware = func(next http.Handler) http.Handler { return protect(limit(next)) }
+	}
 	fmt.Fprintf(os.Stderr, "mcpkit: serving %s at http://%s/mcp (Streamable HTTP) and http://%s/sse (HTTP+SSE)\n", what, ln.Addr(), ln.Addr())
 	for _, p := range slices.Sorted(maps.Keys(opts.Handlers)) {
 		fmt.Fprintf(os.Stderr, "mcpkit: also serving http://%s%s\n", ln.Addr(), p)

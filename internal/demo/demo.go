@@ -44,6 +44,9 @@ type Options struct {
 	// official conformance suite calls (test_*, test://...): a shorter list for
 	// people ("mcpkit serve" omits them unless --conformance).
 	OmitConformanceFixtures bool
+	// Middleware is the server's mcp.ServerOptions.Middleware (the CLI's
+	// per-tool rate limits, say).
+	Middleware []mcp.Middleware
 }
 
 // NewServer returns the demo server with all its tools, resources and prompts.
@@ -62,6 +65,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 		Changes:      o.Changes,
 		Tasks:        o.Tasks, // non-nil declares tasks, which the demo does anyway (its task fixtures)
 		StateUse:     o.StateUse,
+		Middleware:   o.Middleware,
 	}
 	s := mcp.NewServer(protocol.Implementation{Name: "mcpkit-demo", Title: "mcpkit demo server", Version: Version}, so)
 	adds := []func(*mcp.Server, *Options) error{addTools, addInteractiveTools, addResources, addPrompts}

@@ -84,7 +84,7 @@ func getPRM(t *testing.T, u string) *auth.ProtectedResourceMetadata {
 	return md
 }
 
-// The auth flags of serve are checked before anything starts.
+// The auth flags of serve and gateway are checked before anything starts.
 func TestServeAuthFlagsNeedHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -93,6 +93,9 @@ func TestServeAuthFlagsNeedHTTP(t *testing.T) {
 		{[]string{"serve", "--auth-issuer", "http://127.0.0.1:1"}, "--auth-issuer needs --http"},
 		{[]string{"serve", "--http", "127.0.0.1:0", "--auth-scopes", "a"}, "need --auth-issuer"},
 		{[]string{"serve", "--http", "0.0.0.0:0", "--auth-issuer", "http://127.0.0.1:1"}, "needs --auth-audience"},
+		{[]string{"serve", "--auth-token-file", "tokens"}, "--auth-token-file needs --http"},
+		{[]string{"gateway", "--config", "mcp.json", "--auth-issuer", "http://127.0.0.1:1"}, "--auth-issuer needs --http"},
+		{[]string{"gateway", "--config", "mcp.json", "--http", "127.0.0.1:0", "--auth-dpop"}, "need --auth-issuer"},
 	} {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		out, err := exec.CommandContext(ctx, mcpkitBin, tc.args...).CombinedOutput()

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/auth/resource"
+	"github.com/mcpkit/mcpkit/gateway"
+	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/internal/ratelimit"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/streamable"
+	"github.com/mcpkit/mcpkit/upstream"
+)
+
+// BenchmarkGatewayFront measures a tools/call through the gateway over HTTP,
+// as `mcpkit gateway --http` serves it, with its inbound options off and on
+// (a static token checked by the resource middleware, a per-client limit and
+// a per-tool limit, both high enough never to refuse): what authentication
+// and rate limiting add to a call.
+func BenchmarkGatewayFront(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "auth+limits"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := b.Context()
+			srv, err := demo.NewServer(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			up := httptest.NewServer(streamable.NewHandler(srv, nil))
+			b.Cleanup(up.Close)
+			cfg := &upstream.Config{Servers: map[string]*upstream.ServerConfig{"demo": {Name: "demo", Transport: upstream.TransportHTTP, URL: up.URL}}}
+			var sopts mcp.ServerOptions
+			opts := &mcpkit.HTTPOptions{}
+			header := http.Header{}
+			if on {
+				const tok = "bench-token-0123456789abcdef"
+				v, err := resource.NewStaticVerifier([]resource.StaticToken{{Name: "bench", Token: tok}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				auth := resource.Middleware(resource.Options{Verifier: v})
+				l, _ := ratelimit.ParseLimit("1000000/s")
+				limit := ratelimit.Middleware(ratelimit.NewKeyed(l, 0), nil)
+				opts.Middleware = func(next http.Handler) http.Handler { return auth(limit(next)) }
+				sopts.Middleware = []mcp.Middleware{ratelimit.ToolMiddleware(map[string]*ratelimit.Keyed{"demo__echo": ratelimit.NewKeyed(l, 0)}, nil)}
+				header.Set("Authorization", "Bearer "+tok)
+			}
+			gw := gateway.New(cfg, &gateway.Options{Server: sopts, Logger: slog.New(slog.DiscardHandler)})
+			gw.Start(ctx)
+			b.Cleanup(func() { _ = gw.Close() })
+			if err := gw.WaitStarted(ctx); err != nil {
+				b.Fatal(err)
+			}
+			front := httptest.NewServer(mcpkit.NewHTTPHandler(gw.Server(), opts))
+			b.Cleanup(front.Close)
+			cs, err := mcpkit.ConnectURL(ctx, mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, nil), front.URL+"/mcp", &mcpkit.ConnectOptions{Header: header})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = cs.Close() })
+			args := map[string]any{"message": "hi"}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, "demo__echo", args)
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}

@@ -341,7 +341,7 @@ func (c *ClientConn) Write(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return fmt.Errorf("streamable: not sending a malformed message: %w", err)
 	}
-	if len(out.requests) > 0 {
+	if out.nrequests > 0 {
 		return c.writeRequest(ctx, msg, &out)
 	}
 	if c.cancelStateless(&out) {

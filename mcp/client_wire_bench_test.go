@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -232,4 +234,49 @@ func BenchmarkClientCallToolStdio(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkClientIdleSessionHeap opens b.N client sessions over Streamable
+// HTTP against the canned server (initialize, initialized, one tools/call,
+// the standalone GET refused with 405, as a server without one does) and
+// reports the heap and goroutines each keeps while idle. They stay open until
+// the end.
+func BenchmarkClientIdleSessionHeap(b *testing.B) {
+	srv := cannedHTTPServer(b)
+	ctx := context.Background()
+	client := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy})
+	var sessions []*mcp.ClientSession
+	b.Cleanup(func() {
+		for _, cs := range sessions {
+			_ = cs.Close()
+		}
+	})
+	open := func() {
+		conn, err := streamable.NewClientConn(ctx, srv.URL, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := client.Connect(ctx, conn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.CallTool(ctx, "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+			b.Fatal(err)
+		}
+		sessions = append(sessions, cs)
+	}
+	open()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
+	for b.Loop() {
+		open()
+	}
+	sessions = slices.Clip(sessions) // the slice's growth is not the sessions'
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heapB/session")
+	b.ReportMetric(float64(int64(after.HeapObjects)-int64(before.HeapObjects))/float64(b.N), "objects/session")
+	b.ReportMetric(float64(runtime.NumGoroutine()-g0)/float64(b.N), "goroutines/session")
 }

@@ -24,7 +24,7 @@ const (
 	clientDefaultMaxReconnectDelay = 30 * time.Second
 	clientDefaultCloseTimeout      = 5 * time.Second
 	clientDefaultMaxMessageSize    = transport.DefaultClientMaxMessageSize
-	clientQueueSize                = 64
+	clientQueueSize                = 16 // messages read and not yet taken by Read; each slot costs every session 24 bytes
 )
 
 // ClientOptions configures [NewClientConn]. The zero value (and nil) is usable.

@@ -50,11 +50,12 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	} else {
 		id = jsonrpc.Int64ID(c.nextID.Add(1))
 	}
-	ch := make(chan *jsonrpc.Message, 1)
+	ch := respChans.Get().(chan *jsonrpc.Message)
 	c.mu.Lock()
 	if c.closed {
 		err := c.closedErrorLocked(method)
 		c.mu.Unlock()
+		respChans.Put(ch)
 		return nil, err
 	}
 	if c.pending == nil {
@@ -84,6 +85,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 			defer c.mu.Unlock()
 			return nil, c.closedErrorLocked(method)
 		}
+		// deliver took ch out of pending before sending the one message it
+		// gets: nothing else will touch it.
+		respChans.Put(ch)
 		if resp.Error != nil {
 			return nil, resp.Error
 		}
@@ -99,6 +103,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return nil, ctx.Err()
 	}
 }
+
+// respChans holds the channels calls wait on for their response, each
+// buffered for one message. Only a channel that delivered its response goes
+// back (one that was closed, or that a cancelled call left, does not).
+var respChans = sync.Pool{New: func() any { return make(chan *jsonrpc.Message, 1) }}
 
 // forget removes a pending call and reports whether it was still pending.
 func (c *Conn) forget(id jsonrpc.ID) bool {

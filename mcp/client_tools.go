@@ -62,8 +62,12 @@ func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolPa
 // callTool sends a tools/call; params is the session's own copy, which the
 // request may change (_meta, input responses, request state).
 func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption) (*protocol.CallToolResult, error) {
+	var raw json.RawMessage
+	if err := cs.request(ctx, toolCallOut(&params), &raw, opts); err != nil {
+		return nil, err
+	}
 	var res protocol.CallToolResult
-	if err := cs.request(ctx, toolCallOut(&params), &res, opts); err != nil {
+	if err := decodeToolResult(raw, &res); err != nil {
 		return nil, err
 	}
 	if err := cs.checkOutput(params.Name, &res, opts); err != nil {

@@ -1,6 +1,7 @@
 package rpcconn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,21 +44,18 @@ func DecodeResult(method string, raw json.RawMessage, result any) error {
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	p, err := marshal(params)
-	if err != nil {
-		return nil, fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
-	}
 	var id jsonrpc.ID
 	if c.opts.NewID != nil {
 		id = c.opts.NewID()
 	} else {
 		id = jsonrpc.Int64ID(c.nextID.Add(1))
 	}
-	ch := make(chan *jsonrpc.Message, 1)
+	ch := respChans.Get().(chan *jsonrpc.Message)
 	c.mu.Lock()
 	if c.closed {
 		err := c.closedErrorLocked(method)
 		c.mu.Unlock()
+		respChans.Put(ch)
 		return nil, err
 	}
 	if c.pending == nil {
@@ -66,10 +64,15 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	c.pending[id] = ch
 	c.mu.Unlock()
 
-	bp := bufPool.Get().(*[]byte)
-	*bp = jsonrpc.AppendRequest((*bp)[:0], id, method, p)
-	err = c.stream.Write(ctx, *bp)
-	putBuf(bp)
+	e := encoders.Get().(*requestEncoder)
+	msg, err := e.request(id, method, params)
+	if err != nil {
+		putEncoder(e)
+		c.forget(id)
+		return nil, fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
+	}
+	err = c.stream.Write(ctx, msg)
+	putEncoder(e)
 	if err != nil {
 		c.forget(id)
 		return nil, fmt.Errorf("jsonrpc: sending %s: %w", method, err)
@@ -82,6 +85,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 			defer c.mu.Unlock()
 			return nil, c.closedErrorLocked(method)
 		}
+		// deliver took ch out of pending before sending the one message it
+		// gets: nothing else will touch it.
+		respChans.Put(ch)
 		if resp.Error != nil {
 			return nil, resp.Error
 		}
@@ -97,6 +103,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return nil, ctx.Err()
 	}
 }
+
+// respChans holds the channels calls wait on for their response, each
+// buffered for one message. Only a channel that delivered its response goes
+// back (one that was closed, or that a cancelled call left, does not).
+var respChans = sync.Pool{New: func() any { return make(chan *jsonrpc.Message, 1) }}
 
 // forget removes a pending call and reports whether it was still pending.
 func (c *Conn) forget(id jsonrpc.ID) bool {
@@ -185,4 +196,53 @@ func (c *Conn) allowBatch() bool {
 		return c.opts.Hooks.AllowBatch()
 	}
 	return false
+}
+
+// requestEncoder writes a request with its params encoded straight into the
+// message (encoding/json's Marshal would return them in a buffer of their own,
+// which AppendRequest then copies).
+type requestEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder // writes to buf
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := new(requestEncoder)
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
+
+func putEncoder(e *requestEncoder) {
+	if e.buf.Cap() <= 64<<10 { // do not keep huge buffers alive
+		encoders.Put(e)
+	}
+}
+
+// request returns the request message for params (nil, raw JSON, or a value
+// for encoding/json), valid until e is reused.
+func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]byte, error) {
+	e.buf.Reset()
+	switch p := params.(type) {
+	case nil:
+		e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, nil))
+		return e.buf.Bytes(), nil
+	case json.RawMessage:
+		e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, p))
+		return e.buf.Bytes(), nil
+	case []byte:
+		e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, p))
+		return e.buf.Bytes(), nil
+	}
+	// AppendRequest's output with the params in place: the head, the params
+	// as encoding/json writes them (Encode adds a newline, dropped), the brace.
+	b := append(e.buf.AvailableBuffer(), `{"jsonrpc":"2.0","id":`...)
+	b = append(id.AppendJSON(b), `,"method":`...)
+	b = append(jsonrpc.AppendString(b, method), `,"params":`...)
+	e.buf.Write(b)
+	if err := e.enc.Encode(params); err != nil {
+		return nil, err
+	}
+	e.buf.Truncate(e.buf.Len() - 1)
+	e.buf.WriteByte('}')
+	return e.buf.Bytes(), nil
 }

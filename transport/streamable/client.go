@@ -24,7 +24,7 @@ const (
 	clientDefaultMaxReconnectDelay = 30 * time.Second
 	clientDefaultCloseTimeout      = 5 * time.Second
 	clientDefaultMaxMessageSize    = transport.DefaultClientMaxMessageSize
-	clientQueueSize                = 64
+	clientQueueSize                = 16 // messages read and not yet taken by Read; each slot costs every session 24 bytes
 )
 
 // ClientOptions configures [NewClientConn]. The zero value (and nil) is usable.
@@ -341,7 +341,7 @@ func (c *ClientConn) Write(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return fmt.Errorf("streamable: not sending a malformed message: %w", err)
 	}
-	if len(out.requests) > 0 {
+	if out.nrequests > 0 {
 		return c.writeRequest(ctx, msg, &out)
 	}
 	if c.cancelStateless(&out) {

@@ -26,7 +26,9 @@ var (
 // clientOutgoing describes a message about to be written.
 type clientOutgoing struct {
 	method     string       // the method of a single request or notification
-	requests   []jsonrpc.ID // ids of the requests it holds
+	nrequests  int          // how many requests it holds
+	first      jsonrpc.ID   // the id of the first
+	requests   []jsonrpc.ID // the ids of all of them, when there is more than one
 	cancels    []jsonrpc.ID // requests named by the notifications/cancelled it holds
 	initialize bool         // it is a single initialize request
 	stateless  bool         // it is a single 2026-07-28 request
@@ -50,14 +52,14 @@ func clientClassify(msg []byte) (clientOutgoing, error) {
 		out.method = ""
 		return out, nil
 	}
-	m, err := jsonrpc.Decode(msg)
-	if err != nil {
+	var m jsonrpc.Message // on the stack: nothing keeps it
+	if err := jsonrpc.DecodeInto(msg, &m); err != nil {
 		return out, err
 	}
-	out.add(m)
+	out.add(&m)
 	if m.IsRequest() {
 		out.initialize = m.Method == protocol.MethodInitialize
-		out.header, out.stateless = clientStatelessHeader(m)
+		out.header, out.stateless = clientStatelessHeader(&m)
 	}
 	return out, nil
 }
@@ -66,7 +68,16 @@ func (o *clientOutgoing) add(m *jsonrpc.Message) {
 	o.method = m.Method
 	switch {
 	case m.IsRequest():
-		o.requests = append(o.requests, m.ID)
+		// A single request (the common case) keeps its id without a slice.
+		if o.nrequests == 1 {
+			o.requests = append(o.requests, o.first)
+		}
+		if o.nrequests == 0 {
+			o.first = m.ID
+		} else {
+			o.requests = append(o.requests, m.ID)
+		}
+		o.nrequests++
 	case m.Method == protocol.NotificationCancelled:
 		var p struct {
 			RequestID jsonrpc.ID `json:"requestId"`
@@ -81,12 +92,14 @@ func (o *clientOutgoing) add(m *jsonrpc.Message) {
 type clientCall struct {
 	body       []byte // a copy of the message, for retries
 	ids        []jsonrpc.ID
+	one        [1]jsonrpc.ID // ids' array for a single request
 	method     string
 	initialize bool
 	stateless  bool        // a 2026-07-28 request: no session, no resumption
 	header     http.Header // added to the POST (request metadata, transport.WithHeader)
 	fallback   bool        // a 400, 404 or 405 answer calls for ClientOptions.Fallback
 	cancel     context.CancelFunc
+	trace      httptrace.ClientTrace // tells report when the POST is written (see post)
 
 	once     sync.Once
 	result   chan error // receives the first report, for Write
@@ -108,6 +121,14 @@ func (k *clientCall) report(err error) (first bool) {
 	return first
 }
 
+// wroteRequest is the HTTP trace hook of k's POST: once the request is
+// written, the waiting Write may return.
+func (k *clientCall) wroteRequest(info httptrace.WroteRequestInfo) {
+	if info.Err == nil {
+		k.report(nil)
+	}
+}
+
 // clientNeedFallback is the report of an initialize request that calls for the
 // fallback transport.
 type clientNeedFallback struct{ status int }
@@ -119,7 +140,6 @@ func (e *clientNeedFallback) Error() string {
 func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOutgoing) error {
 	k := &clientCall{
 		body:       bytes.Clone(msg),
-		ids:        out.requests,
 		method:     out.method,
 		initialize: out.initialize,
 		stateless:  out.stateless,
@@ -129,9 +149,17 @@ func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOu
 	if k.method == "" {
 		k.method = "batch"
 	}
+	if k.ids = out.requests; out.nrequests == 1 {
+		k.one[0] = out.first
+		k.ids = k.one[:]
+	}
 	// The request context keeps the values of ctx but lives as long as the
 	// connection: the reply may outlast this Write.
-	reqCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	base := ctx
+	if ctx.Done() != nil { // one that is never cancelled has nothing to take away
+		base = context.WithoutCancel(ctx)
+	}
+	reqCtx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(c.ctx, cancel)
 	k.cancel = cancel
 	c.mu.Lock()
@@ -310,13 +338,17 @@ func (c *ClientConn) currentSession() clientSession {
 // has been written, which lets its Write return before the reply arrives.
 func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, k *clientCall, header http.Header) (*http.Response, error) {
 	if k != nil && !k.initialize {
-		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(info httptrace.WroteRequestInfo) {
-				if info.Err == nil {
-					k.report(nil)
-				}
-			},
-		})
+		if httptrace.ContextClientTrace(ctx) == nil {
+			// k's own trace, set once: a retry's POST uses it again. (With a
+			// trace of the caller's, WithClientTrace changes the trace it is
+			// given to call the caller's too: that one is made fresh each time.)
+			if k.trace.WroteRequest == nil {
+				k.trace.WroteRequest = k.wroteRequest
+			}
+			ctx = httptrace.WithClientTrace(ctx, &k.trace)
+		} else {
+			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: k.wroteRequest})
+		}
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, sess)
 	if err != nil {
@@ -385,13 +417,20 @@ func clientIs2xx(status int) bool { return status >= 200 && status < 300 }
 // clientReadBody reads a whole body of at most limit bytes and closes it.
 func clientReadBody(resp *http.Response, limit int) ([]byte, error) {
 	defer resp.Body.Close()
-	size := 512
-	if n := resp.ContentLength; n > int64(limit) {
+	n := resp.ContentLength
+	if n > int64(limit) {
 		return nil, fmt.Errorf("reply of %d bytes exceeds the %d-byte limit: %w", n, limit, jsonrpc.ErrMessageTooLarge)
-	} else if n >= 0 {
-		size = int(n) + 1 // room to see EOF without growing
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	if n >= 0 {
+		// A body of known length: net/http delivers exactly n bytes (or an
+		// error), so read them straight into a buffer of that size.
+		data := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, data); err != nil {
+			return nil, fmt.Errorf("reading the reply: %w", err)
+		}
+		return data, nil
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, 512))
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the reply: %w", err)

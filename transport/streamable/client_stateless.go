@@ -78,7 +78,7 @@ func messageHeader(ctx context.Context, out *clientOutgoing) http.Header {
 // their streams are closed, which is how a stateless request is cancelled over
 // HTTP, and nothing is posted. It reports whether it did so.
 func (c *ClientConn) cancelStateless(out *clientOutgoing) bool {
-	if len(out.cancels) == 0 || len(out.requests) > 0 || out.method != protocol.NotificationCancelled {
+	if len(out.cancels) == 0 || out.nrequests > 0 || out.method != protocol.NotificationCancelled {
 		return false
 	}
 	var calls []*clientCall

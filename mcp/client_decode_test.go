@@ -1,0 +1,80 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/protocol"
+)
+
+// toolResultSeeds are results of the shape the hand decoder takes, and near
+// misses it must leave to encoding/json.
+var toolResultSeeds = []string{
+	`{"content":[{"type":"text","text":"hello world"}]}`,
+	` { "content" : [ { "text" : "a" , "type" : "text" } , {"type":"text","text":"b"} ] , "isError" : true } `,
+	`{"content":[],"resultType":"complete","isError":false}`,
+	`{"content":[{"type":"text","text":"é ✓"}],"resultType":"other"}`,
+	`{"content":[{"type":"text","text":"a\nb"}]}`,
+	`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"structuredContent":{"x":1}}`,
+	`{"content":[{"type":"text","text":"a","text":"b"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"content":[]}`,
+	`{"Content":[{"Type":"text","Text":"a"}]}`,
+	`{"content":null}`,
+	`{"content":[{"type":"text"}]}`,
+	`{"content":[{"type":"text","text":"a"}]}x`,
+	`{"content":[{"type":"text","text":"a"},]}`,
+	`{"isError":true}`,
+	`{}`,
+	"{\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}",
+}
+
+// TestFastToolResult checks that the seeds the hand decoder takes decode to
+// what encoding/json makes of them, and that it takes the common shapes.
+func TestFastToolResult(t *testing.T) {
+	taken := 0
+	for _, s := range toolResultSeeds {
+		if checkFastToolResult(t, []byte(s)) {
+			taken++
+		}
+	}
+	if taken != 4 {
+		t.Errorf("the hand decoder took %d of the seeds, want the first 4", taken)
+	}
+	var res protocol.CallToolResult
+	if err := decodeToolResult([]byte(`{"content":[{"type":"text","text":"a\u0041"}],"_meta":{"k":"v"}}`), &res); err != nil ||
+		res.Content[0].Text != "aA" || res.Meta["k"] != "v" {
+		t.Errorf("fallback: %+v, %v", res, err)
+	}
+	if err := decodeToolResult([]byte(`{"content":`), &res); err == nil {
+		t.Error("a truncated result decoded")
+	}
+}
+
+// checkFastToolResult reports whether the hand decoder took data, failing t
+// if what it made differs from encoding/json's decoding.
+func checkFastToolResult(t *testing.T, data []byte) bool {
+	t.Helper()
+	var fast protocol.CallToolResult
+	if !fastToolResult(data, &fast) {
+		return false
+	}
+	var want protocol.CallToolResult
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("hand decoder took %q, which encoding/json rejects: %v", data, err)
+	}
+	if !reflect.DeepEqual(fast, want) {
+		t.Fatalf("%q: hand decoder made %#v, encoding/json %#v", data, fast, want)
+	}
+	return true
+}
+
+// FuzzFastToolResult compares the hand decoder of tool results with
+// encoding/json on whatever it accepts.
+func FuzzFastToolResult(f *testing.F) {
+	for _, s := range toolResultSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkFastToolResult(t, data) })
+}

@@ -1,0 +1,282 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport/stdio"
+	"github.com/mcpkit/mcpkit/transport/streamable"
+)
+
+// The client-path benchmarks below put mcpkit's client against a canned
+// server that answers without an MCP server behind it, so that what is
+// measured is the client's work plus the transport's (net/http's server side
+// or a pipe), and the "floor" sub-benchmark does the same wire work by hand:
+// the ratio of the two (allocations, bytes, instructions under callgrind) is
+// what the client adds to the bytes on the wire.
+
+// cannedInit and cannedResult are the canned server's answers.
+var (
+	cannedInit   = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}`)
+	cannedResult = json.RawMessage(`{"content":[{"type":"text","text":"hello world"}]}`)
+)
+
+// cannedAnswer returns the canned server's response to one message (nil for a
+// notification or a response), appended to b.
+func cannedAnswer(b, msg []byte) []byte {
+	m, err := jsonrpc.Decode(msg)
+	if err != nil || !m.IsRequest() {
+		return nil
+	}
+	if m.Method == protocol.MethodInitialize {
+		return jsonrpc.AppendResult(b, m.ID, cannedInit)
+	}
+	return jsonrpc.AppendResult(b, m.ID, cannedResult)
+}
+
+var cannedBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// cannedHTTPServer answers Streamable HTTP POSTs in JSON.
+func cannedHTTPServer(b *testing.B) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		in := cannedBufs.Get().(*bytes.Buffer)
+		defer cannedBufs.Put(in)
+		in.Reset()
+		_, _ = in.ReadFrom(r.Body)
+		out := cannedAnswer(make([]byte, 0, 256), in.Bytes())
+		if out == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		h := w.Header()
+		h["Content-Type"] = []string{"application/json"}
+		h[streamable.HeaderSessionID] = []string{"s1"}
+		_, _ = w.Write(out)
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// benchArgs are the three shapes of CallTool arguments.
+type benchArgsStruct struct {
+	Message string `json:"message"`
+}
+
+func clientCallVariants() []struct {
+	name string
+	args any
+} {
+	return []struct {
+		name string
+		args any
+	}{
+		{"struct", benchArgsStruct{Message: "world"}},
+		{"map", map[string]any{"message": "world"}},
+		{"raw", json.RawMessage(`{"message":"world"}`)},
+	}
+}
+
+// BenchmarkClientCallToolHTTP measures CallTool over Streamable HTTP against
+// the canned server, with struct, map and raw arguments, and the floor: the
+// same POST and response read with net/http and a pooled buffer.
+func BenchmarkClientCallToolHTTP(b *testing.B) {
+	srv := cannedHTTPServer(b)
+	ctx := context.Background()
+	for _, v := range clientCallVariants() {
+		b.Run(v.name, func(b *testing.B) {
+			conn, err := streamable.NewClientConn(ctx, srv.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, conn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, "echo", v.args)
+				if err != nil || res.Content[0].Text != "hello world" {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+	b.Run("floor", func(b *testing.B) {
+		var pool sync.Pool
+		var id int64
+		b.ReportAllocs()
+		for b.Loop() {
+			id++
+			bp, _ := pool.Get().(*bytes.Buffer)
+			if bp == nil {
+				bp = new(bytes.Buffer)
+			}
+			bp.Reset()
+			bp.Write(jsonrpc.AppendRequest(bp.AvailableBuffer(), jsonrpc.Int64ID(id), protocol.MethodToolsCall,
+				json.RawMessage(`{"name":"echo","arguments":{"message":"world"}}`)))
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader(bp.Bytes()))
+			req.Header["Content-Type"] = []string{"application/json"}
+			req.Header["Accept"] = []string{"application/json, text/event-stream"}
+			req.Header[streamable.HeaderSessionID] = []string{"s1"}
+			req.Header[streamable.HeaderProtocolVersion] = []string{protocol.LatestLegacy}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bp.Reset()
+			_, _ = bp.ReadFrom(resp.Body)
+			resp.Body.Close()
+			if !bytes.Contains(bp.Bytes(), []byte("hello world")) {
+				b.Fatal(bp.String())
+			}
+			pool.Put(bp)
+		}
+	})
+}
+
+// cannedStdioServer answers newline-delimited messages read from r on w until
+// r ends.
+func cannedStdioServer(r io.Reader, w io.Writer) {
+	br := bufio.NewReader(r)
+	var out []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		if out = cannedAnswer(out[:0], line); out != nil {
+			out = append(out, '\n')
+			if _, err := w.Write(out); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// stdioPipes returns the two ends of a pair of OS pipes with the canned server
+// on the far end.
+func stdioPipes(b *testing.B) (*os.File, *os.File) {
+	toServerR, toServerW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	toClientR, toClientW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	go cannedStdioServer(toServerR, toClientW)
+	b.Cleanup(func() {
+		toServerW.Close()
+		toClientR.Close()
+		toServerR.Close()
+		toClientW.Close()
+	})
+	return toClientR, toServerW
+}
+
+// BenchmarkClientCallToolStdio is BenchmarkClientCallToolHTTP over the stdio
+// framing through OS pipes; the floor writes the request line and reads the
+// response line with a bufio.Reader.
+func BenchmarkClientCallToolStdio(b *testing.B) {
+	ctx := context.Background()
+	for _, v := range clientCallVariants() {
+		b.Run(v.name, func(b *testing.B) {
+			r, w := stdioPipes(b)
+			cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, stdio.NewServerConn(r, w, nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, "echo", v.args)
+				if err != nil || res.Content[0].Text != "hello world" {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+	b.Run("floor", func(b *testing.B) {
+		r, w := stdioPipes(b)
+		br := bufio.NewReader(r)
+		var buf []byte
+		var id int64
+		b.ReportAllocs()
+		for b.Loop() {
+			id++
+			buf = jsonrpc.AppendRequest(buf[:0], jsonrpc.Int64ID(id), protocol.MethodToolsCall,
+				json.RawMessage(`{"name":"echo","arguments":{"message":"world"}}`))
+			buf = append(buf, '\n')
+			if _, err := w.Write(buf); err != nil {
+				b.Fatal(err)
+			}
+			line, err := br.ReadSlice('\n')
+			if err != nil || !bytes.Contains(line, []byte("hello world")) {
+				b.Fatal(string(line), err)
+			}
+		}
+	})
+}
+
+// BenchmarkClientIdleSessionHeap opens b.N client sessions over Streamable
+// HTTP against the canned server (initialize, initialized, one tools/call,
+// the standalone GET refused with 405, as a server without one does) and
+// reports the heap and goroutines each keeps while idle. They stay open until
+// the end.
+func BenchmarkClientIdleSessionHeap(b *testing.B) {
+	srv := cannedHTTPServer(b)
+	ctx := context.Background()
+	client := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy})
+	var sessions []*mcp.ClientSession
+	b.Cleanup(func() {
+		for _, cs := range sessions {
+			_ = cs.Close()
+		}
+	})
+	open := func() {
+		conn, err := streamable.NewClientConn(ctx, srv.URL, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := client.Connect(ctx, conn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.CallTool(ctx, "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+			b.Fatal(err)
+		}
+		sessions = append(sessions, cs)
+	}
+	open()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
+	for b.Loop() {
+		open()
+	}
+	sessions = slices.Clip(sessions) // the slice's growth is not the sessions'
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heapB/session")
+	b.ReportMetric(float64(int64(after.HeapObjects)-int64(before.HeapObjects))/float64(b.N), "objects/session")
+	b.ReportMetric(float64(runtime.NumGoroutine()-g0)/float64(b.N), "goroutines/session")
+}

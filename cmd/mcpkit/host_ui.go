@@ -25,13 +25,13 @@ type hostUI struct {
 	verbose bool             // token usage and call durations
 	stream  bool             // show the answer as it streams (a chat)
 
-	color     palette        // colour the transcript (a terminal, no NO_COLOR)
-	spin      *term.Spinner  // turns on standard error while tools run; nil without a terminal there
-	running   int            // tool calls under way (onEvent's calls are serialized)
-	last      *host.Event    // the last tool result, for /last
-	mu        sync.Mutex     // one prompt on the terminal at a time (shared with elicitation forms)
-	approvals term.Approvals // tools and servers approved for the session ("a"); guarded by mu
-	midLine   bool           // the streamed text has not ended its line
+	color     palette         // colour the transcript (a terminal, no NO_COLOR)
+	spin      *term.Spinner   // turns on standard error while tools run; nil without a terminal there
+	running   map[string]bool // ids of the tool calls under way (onEvent's calls are serialized)
+	last      *host.Event     // the last tool result, for /last
+	mu        sync.Mutex      // one prompt on the terminal at a time (shared with elicitation forms)
+	approvals term.Approvals  // tools and servers approved for the session ("a"); guarded by mu
+	midLine   bool            // the streamed text has not ended its line
 
 	usageMu  sync.Mutex
 	sampling llm.Usage // tokens of the servers' sampling requests
@@ -53,13 +53,14 @@ func (ui *hostUI) onEvent(ev host.Event) {
 		ui.newLine()
 		fmt.Fprintf(ui.out, "  %s\n", ui.color.call("→ "+capture.TermSafe(ev.Call.Name)+" "+capture.TermSafe(clipLine(string(ev.Call.Arguments), 300))))
 		ui.spin.Resume()
-		ui.running++
+		if ui.running == nil {
+			ui.running = map[string]bool{}
+		}
+		ui.running[ev.Call.ID] = true
 		ui.spin.Start(ui.runningLabel(ev.Call.Name))
 	case host.EventToolResult:
-		if ui.running > 0 {
-			ui.running--
-		}
-		if ui.running == 0 {
+		delete(ui.running, ev.Call.ID) // a call refused or unknown never ran
+		if len(ui.running) == 0 {
 			ui.spin.Stop()
 		} else {
 			ui.spin.Pause()
@@ -87,8 +88,8 @@ func (ui *hostUI) onEvent(ev host.Event) {
 
 // runningLabel is the spinner's text while tools run.
 func (ui *hostUI) runningLabel(name string) string {
-	if ui.running > 1 {
-		return fmt.Sprintf("running %d tools…", ui.running)
+	if len(ui.running) > 1 {
+		return fmt.Sprintf("running %d tools…", len(ui.running))
 	}
 	return "running " + capture.TermSafe(clipLine(name, 60)) + "…"
 }

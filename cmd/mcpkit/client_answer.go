@@ -36,7 +36,7 @@ func clientOptions(g *globalFlags, clock *requestClock, stdin io.Reader, interac
 // clientOptionsOn is clientOptions with the terminal's line reader (nil when
 // not interactive) and the lock held while a form is on the terminal, both
 // shared with the caller's own prompts.
-func clientOptionsOn(g *globalFlags, clock *requestClock, in *term.LineReader, termMu *sync.Mutex, stderr io.Writer) (*mcp.ClientOptions, error) {
+func clientOptionsOn(g *globalFlags, clock *requestClock, in *term.LineReader, termMu sync.Locker, stderr io.Writer) (*mcp.ClientOptions, error) {
 	opts := &mcp.ClientOptions{}
 	if clock != nil {
 		opts.Middleware = []mcp.Middleware{clock.middleware}
@@ -118,7 +118,7 @@ type elicitor struct {
 	answersFrom string                     // its file name
 	in          *term.LineReader           // the terminal; nil when not interactive
 
-	mu *sync.Mutex // one form (or other prompt) on the terminal at a time
+	mu sync.Locker // one form (or other prompt) on the terminal at a time
 }
 
 func (e *elicitor) elicit(ctx context.Context, cs *mcp.ClientSession, p *protocol.ElicitParams) (*protocol.ElicitResult, error) {

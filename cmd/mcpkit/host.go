@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/llm/anthropic"
 	"github.com/mcpkit/mcpkit/llm/openai"
+	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
 // webDefaultAddr is where a bare --web serves the page: loopback, any free port.
@@ -58,8 +59,16 @@ its tools the model sees. --server adds servers to those of --config, run by
 the same supervisor; one that does not come up ends the command.
 
 Without -p it is a chat on the terminal: the answer streams, each tool call is shown
-with its arguments and result, and each call waits for your approval (y, n, or a:
-always for that tool) unless --yes. With -p it runs one turn and prints the final
+with its arguments and result (a spinner turns while it runs; /last shows the
+last result in full), and each call waits for your approval (y, n, or a:
+always for that tool) unless --yes. @server:uri in a message attaches that
+resource of that server (@uri with one server; /resources lists them), and
+/prompt NAME [JSON arguments] sends a server's prompt (/prompts lists them).
+Colours only on a terminal, and not with NO_COLOR set.
+
+--session FILE (or --resume FILE) keeps the conversation in FILE and goes on
+from it when it exists; the file is the same for the terminal and --web, so a
+conversation begun in one goes on in the other. With -p it runs one turn and prints the final
 answer on stdout (tool calls go to stderr); with no -p and no terminal, the prompt
 is read from standard input.
 
@@ -122,7 +131,8 @@ that an app renders is shown as text, with a note that its view needs --web.`,
 	fl.StringVar(&f.elicitAnswers, "elicit-answers", "", "answer the servers' elicitation forms from this JSON file instead of prompting")
 	fl.StringVar(&f.web, "web", "", "serve the chat as a web page at this loopback address (bare --web: 127.0.0.1, any free port), MCP Apps views included")
 	fl.Lookup("web").NoOptDefVal = webDefaultAddr
-	fl.StringVar(&f.session, "session", "", "with --web: keep the conversation in this file, going on from it when it exists")
+	fl.StringVar(&f.session, "session", "", "keep the conversation in this file, going on from it when it exists (the same file for the terminal and --web)")
+	fl.StringVar(&f.session, "resume", "", "the same as --session: go on from the conversation saved in this file, and keep saving it there")
 	fl.StringVar(&f.toolSearch, "tool-search", "auto", "offer the model a search over the tools instead of every definition: on, off, or auto (on when the definitions would cost over 3,000 tokens)")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
@@ -148,9 +158,6 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	if f.web != "" {
 		return runHostWeb(ctx, g, f, provider, model, search)
 	}
-	if f.session != "" {
-		return errors.New("--session works with --web")
-	}
 	onTerminal := term.IsTerminal(os.Stdin)
 	chat := f.prompt == "" && onTerminal
 	prompt := f.prompt
@@ -163,9 +170,12 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 			return errors.New("no prompt: give -p PROMPT, or run on a terminal to chat")
 		}
 	}
-	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat}
+	ui := &hostUI{out: os.Stderr, yes: f.yes, verbose: g.verbose, stream: chat, color: colorFor(os.Stderr)}
 	if chat {
-		ui.out = os.Stdout
+		ui.out, ui.color = os.Stdout, colorFor(os.Stdout)
+	}
+	if term.IsTerminal(os.Stderr) {
+		ui.spin = term.NewSpinner(os.Stderr)
 	}
 	if onTerminal {
 		ui.in = term.NewLineReader(os.Stdin)
@@ -179,9 +189,16 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 	src.Warn = func(server string, err error) { fmt.Fprintf(os.Stderr, "mcpkit: %v\n", err) }
 	agent := host.New(src, host.Options{Provider: provider, Model: model, System: f.system, MaxSteps: f.maxSteps,
 		MaxTokens: f.maxTokens, Approve: ui.approveTool, OnEvent: ui.onEvent, ToolSearch: search})
+	c := &hostChat{agent: agent, src: src, session: f.session}
+	resumed, err := c.openSession()
+	if err != nil {
+		return err
+	}
+	if resumed > 0 {
+		fmt.Fprintf(os.Stderr, "mcpkit: going on from %d messages saved in %s\n", resumed, capture.TermSafe(f.session))
+	}
 	if !chat {
-		res, err := agent.Run(ctx, prompt)
-		ui.endTurn(res)
+		res, err := c.turn(ctx, ui, prompt, true)
 		if err != nil {
 			return hostError(err)
 		}
@@ -193,7 +210,7 @@ func runHost(ctx context.Context, g *globalFlags, f *hostFlags) error {
 		return err
 	}
 	status := func() []gateway.ServerStatus { return hostStatuses(sup, src) }
-	return ui.chat(ctx, agent, f.model, tools, len(list), status)
+	return ui.chat(ctx, c, f.model, tools, len(list), status)
 }
 
 // hostError words an error that ended a turn.

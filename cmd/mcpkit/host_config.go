@@ -26,7 +26,7 @@ const hostStartTimeout = 60 * time.Second
 // commands have them, and sampling answered by the model, approved on the
 // terminal.
 func hostClientOptions(sg *globalFlags, clock *requestClock, ui *hostUI, name string, p llm.Provider, model string) (*mcp.ClientOptions, error) {
-	opts, err := clientOptionsOn(sg, clock, ui.in, &ui.mu, os.Stderr)
+	opts, err := clientOptionsOn(sg, clock, ui.in, ui.termLock(), os.Stderr)
 	if err != nil {
 		return nil, err
 	}

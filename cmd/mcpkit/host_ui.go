@@ -10,10 +10,10 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/cmd/mcpkit/internal/term"
-	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/tap/capture"
 )
 
 // hostUI is the terminal side of `mcpkit host`: it shows the run (the
@@ -25,44 +25,83 @@ type hostUI struct {
 	verbose bool             // token usage and call durations
 	stream  bool             // show the answer as it streams (a chat)
 
-	mu        sync.Mutex     // one prompt on the terminal at a time (shared with elicitation forms)
-	approvals term.Approvals // tools and servers approved for the session ("a"); guarded by mu
-	midLine   bool           // the streamed text has not ended its line
+	color     palette         // colour the transcript (a terminal, no NO_COLOR)
+	spin      *term.Spinner   // turns on standard error while tools run; nil without a terminal there
+	running   map[string]bool // ids of the tool calls under way (onEvent's calls are serialized)
+	last      *host.Event     // the last tool result, for /last
+	mu        sync.Mutex      // one prompt on the terminal at a time (shared with elicitation forms)
+	approvals term.Approvals  // tools and servers approved for the session ("a"); guarded by mu
+	midLine   bool            // the streamed text has not ended its line
 
 	usageMu  sync.Mutex
 	sampling llm.Usage // tokens of the servers' sampling requests
 	samples  int
 }
 
-// onEvent shows an event of the run.
+// onEvent shows an event of the run. Every string from the model or a
+// server is escaped (termSafe): it cannot move the cursor or retitle the
+// window.
 func (ui *hostUI) onEvent(ev host.Event) {
 	switch ev.Type {
 	case host.EventText:
 		if ui.stream {
-			fmt.Fprint(ui.out, ev.Text)
+			fmt.Fprint(ui.out, termText(ev.Text))
 			ui.midLine = !strings.HasSuffix(ev.Text, "\n")
 		}
 	case host.EventToolCall:
+		ui.spin.Pause()
 		ui.newLine()
-		fmt.Fprintf(ui.out, "  → %s %s\n", ev.Call.Name, clipLine(string(ev.Call.Arguments), 300))
+		fmt.Fprintf(ui.out, "  %s\n", ui.color.call("→ "+capture.TermSafe(ev.Call.Name)+" "+capture.TermSafe(clipLine(string(ev.Call.Arguments), 300))))
+		ui.spin.Resume()
+		if ui.running == nil {
+			ui.running = map[string]bool{}
+		}
+		ui.running[ev.Call.ID] = true
+		ui.spin.Start(ui.runningLabel(ev.Call.Name))
 	case host.EventToolResult:
+		delete(ui.running, ev.Call.ID) // a call refused or unknown never ran
+		if len(ui.running) == 0 {
+			ui.spin.Stop()
+		} else {
+			ui.spin.Pause()
+			defer ui.spin.Resume()
+		}
 		ui.newLine()
-		mark := "←"
+		ev := ev
+		ui.last = &ev
+		mark, paint := "←", ui.color.ok
 		if ev.Result.IsError {
-			mark = "✗"
+			mark, paint = "✗", ui.color.bad
 		}
 		took := ""
 		if ui.verbose && ev.Duration > 0 {
 			took = fmt.Sprintf(" (%s)", ev.Duration.Round(1e6))
 		}
-		fmt.Fprintf(ui.out, "  %s %s%s: %s\n", mark, ev.Call.Name, took, clipLine(summarize(ev.Result), 400))
+		fmt.Fprintf(ui.out, "  %s\n", paint(fmt.Sprintf("%s %s%s: %s", mark, capture.TermSafe(ev.Call.Name), took, capture.TermSafe(clipLine(summarize(ev.Result), 400)))))
 		if ev.Call.Tool != nil && !ev.Result.IsError {
 			if uri := host.ViewOf(&ev.Call.Tool.MCP); uri != "" {
-				fmt.Fprintf(ui.out, "    (the server renders this result as an app view, %s: open it with mcpkit host --web)\n", strconv.QuoteToASCII(clipLine(uri, 200)))
+				fmt.Fprintf(ui.out, "    %s\n", ui.color.dim("(the server renders this result as an app view, "+strconv.QuoteToASCII(clipLine(uri, 200))+": open it with mcpkit host --web)"))
 			}
 		}
 	}
 }
+
+// runningLabel is the spinner's text while tools run.
+func (ui *hostUI) runningLabel(name string) string {
+	if len(ui.running) > 1 {
+		return fmt.Sprintf("running %d tools…", len(ui.running))
+	}
+	return "running " + capture.TermSafe(clipLine(name, 60)) + "…"
+}
+
+// termLock is the lock of the terminal's prompts (approvals, elicitation
+// forms): it holds mu and keeps the spinner off the line meanwhile.
+func (ui *hostUI) termLock() sync.Locker { return uiLock{ui} }
+
+type uiLock struct{ ui *hostUI }
+
+func (l uiLock) Lock()   { l.ui.mu.Lock(); l.ui.spin.Pause() }
+func (l uiLock) Unlock() { l.ui.spin.Resume(); l.ui.mu.Unlock() }
 
 // newLine ends the streamed text's line before other output.
 func (ui *hostUI) newLine() {
@@ -103,17 +142,18 @@ func (ui *hostUI) approveTool(ctx context.Context, c *host.Call) (bool, error) {
 	if ui.yes {
 		return true, nil
 	}
-	ui.mu.Lock()
-	defer ui.mu.Unlock()
+	l := ui.termLock()
+	l.Lock()
+	defer l.Unlock()
 	if ui.approvals.Always(c.Name) {
 		return true, nil
 	}
 	if ui.in == nil {
-		fmt.Fprintf(os.Stderr, "mcpkit: declined %s: no terminal to ask for approval on (use --yes)\n", c.Name)
+		fmt.Fprintf(os.Stderr, "mcpkit: declined %s: no terminal to ask for approval on (use --yes)\n", capture.TermSafe(c.Name))
 		return false, nil
 	}
 	ui.newLine()
-	return ui.approvals.Ask(ctx, ui.in, ui.out, c.Name, fmt.Sprintf("  Run %s %s? [y]es, [n]o, [a]lways for this tool: ", c.Name, clipLine(string(c.Arguments), 300)))
+	return ui.approvals.Ask(ctx, ui.in, ui.out, c.Name, fmt.Sprintf("  Run %s %s? [y]es, [n]o, [a]lways for this tool: ", capture.TermSafe(c.Name), capture.TermSafe(clipLine(string(c.Arguments), 300))))
 }
 
 // approveSampling asks whether a server's sampling request may reach the
@@ -122,8 +162,9 @@ func (ui *hostUI) approveSampling(ctx context.Context, server string, p *protoco
 	if ui.yes {
 		return true, nil
 	}
-	ui.mu.Lock()
-	defer ui.mu.Unlock()
+	l := ui.termLock()
+	l.Lock()
+	defer l.Unlock()
 	key := "sampling:" + server
 	if ui.approvals.Always(key) {
 		return true, nil
@@ -142,55 +183,7 @@ func (ui *hostUI) approveSampling(ctx context.Context, server string, p *protoco
 	}
 	ui.newLine()
 	return ui.approvals.Ask(ctx, ui.in, ui.out, key, fmt.Sprintf("  Server %s asks the model: %q (at most %d tokens). Allow? [y]es, [n]o, [a]lways for this server: ",
-		server, clipLine(last, 200), p.MaxTokens))
-}
-
-// chat reads the user's messages on the terminal and runs a turn for each.
-// servers counts the enabled servers; status returns their states, for
-// /servers.
-func (ui *hostUI) chat(ctx context.Context, agent *host.Agent, model string, tools []host.Tool, servers int, status func() []gateway.ServerStatus) error {
-	fmt.Fprintf(ui.out, "mcpkit host: %s, %d tools from %d server(s). /help for commands, Ctrl-D to quit.\n", model, len(tools), servers)
-	for {
-		fmt.Fprint(ui.out, "> ")
-		line, err := ui.in.ReadLine(ctx)
-		if err == io.EOF {
-			fmt.Fprintln(ui.out)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch line = strings.TrimSpace(line); line {
-		case "":
-			continue
-		case "/quit", "/exit":
-			return nil
-		case "/help":
-			fmt.Fprintln(ui.out, "  /tools lists the tools, /servers shows the servers' states, /usage shows the tokens so far, /quit (or Ctrl-D) quits; anything else goes to the model.")
-			continue
-		case "/servers":
-			if err := printServers(ui.out, status()); err != nil {
-				return err
-			}
-			continue
-		case "/tools":
-			for _, t := range tools {
-				fmt.Fprintf(ui.out, "  %s — %s\n", t.Name, clipLine(t.MCP.Description, 100))
-			}
-			continue
-		case "/usage":
-			fmt.Fprintf(ui.out, "  tokens so far: %s\n", agent.Usage())
-			continue
-		}
-		res, err := agent.Run(ctx, line)
-		ui.endTurn(res)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			fmt.Fprintf(os.Stderr, "mcpkit: %v\n", hostError(err))
-		}
-	}
+		capture.TermSafe(server), clipLine(last, 200), p.MaxTokens))
 }
 
 // summarize writes a tool result on one line: its text, and its other blocks

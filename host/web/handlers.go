@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/internal/httpguard"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -70,8 +71,8 @@ func (s *Server) pageHandler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.guard(true, s.events))
 	mux.HandleFunc("POST /api/send", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
-			Text   string       `json:"text"`
-			Attach []attachment `json:"attach"`
+			Text   string            `json:"text"`
+			Attach []host.Attachment `json:"attach"`
 		}
 		if !readJSON(w, r, &in) {
 			return
@@ -80,7 +81,7 @@ func (s *Server) pageHandler() http.Handler {
 			http.Error(w, "empty message", http.StatusBadRequest)
 			return
 		}
-		attached, err := s.attached(r.Context(), in.Attach)
+		attached, err := s.opts.Source.Attach(r.Context(), in.Attach)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -128,7 +129,7 @@ func (s *Server) pageHandler() http.Handler {
 		if !readJSON(w, r, &in) {
 			return
 		}
-		text, err := s.promptText(r.Context(), in.Server, in.Name, in.Arguments)
+		text, err := s.opts.Source.PromptText(r.Context(), in.Server, in.Name, in.Arguments)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return

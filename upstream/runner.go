@@ -29,6 +29,10 @@ type runner struct {
 	trouble   chan struct{} // an HTTP request failed in the transport (trouble.go)
 	firstDone chan struct{} // closed after the first attempt's outcome
 	firstOnce sync.Once
+	// stop ends run and done is closed when it has returned (set when it
+	// starts; Supervisor.Apply stops a removed or changed server with them).
+	stop context.CancelFunc
+	done chan struct{}
 
 	mu      sync.Mutex
 	status  Status

@@ -19,9 +19,9 @@ func (g *Gateway) upServers() map[string]*upServer { return *g.servers.Load() }
 // that changed. Reload returns the change once the removed servers' entries
 // are gone; the added and changed ones join as they connect, as at start.
 //
-// Secrets substituted into the new entries are redacted by the gateway's
-// logger only if they were in the first configuration: a new secret is redacted
-// in the status (ServerConfig.Redact) but not in log lines.
+// The secrets of a new entry are redacted in its server's status and in the
+// lines its runner logs (upstream.Supervisor.Apply); the gateway's own logger
+// keeps redacting those of the first configuration.
 func (g *Gateway) Reload(ctx context.Context, cfg *upstream.Config) (upstream.Change, error) {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()

@@ -108,3 +108,10 @@ func (s *Supervisor) Apply(cfg *Config) (Change, error) {
 	}
 	return change, nil
 }
+
+// ownSecrets is a configuration of s alone: its RedactHandler redacts s's
+// secrets, for a server that Apply added after the supervisor's logger was
+// made.
+func (s *ServerConfig) ownSecrets() *Config {
+	return &Config{Servers: map[string]*ServerConfig{s.Name: s}}
+}

@@ -3,8 +3,11 @@ package upstream
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -77,4 +80,50 @@ func statusNames(sup *Supervisor) []string {
 		names = append(names, st.Name)
 	}
 	return names
+}
+
+// syncBuffer is a log destination safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A server added by Apply has its own secrets redacted from the supervisor's
+// log lines, although the logger was made for a configuration without them.
+func TestSupervisorApplyRedactsNewSecrets(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var logs syncBuffer
+	sup := NewSupervisor(&Config{Servers: map[string]*ServerConfig{}}, &Options{
+		Logger:         slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		InitialBackoff: time.Hour,
+	})
+	rec := record(sup)
+	sup.Start(ctx)
+	t.Cleanup(func() { _ = sup.Close() })
+	const secret = "reload-secret-4242"
+	remote := &ServerConfig{Name: "remote", Transport: TransportHTTP, URL: "http://127.0.0.1:1/mcp?token=" + secret}
+	if _, err := sup.Apply(&Config{Servers: map[string]*ServerConfig{"remote": remote}}); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(ctx, t, "the added server's failure", func(e Event) bool {
+		return e.Server == "remote" && e.Kind == EventState && e.Status.State == StateBackoff
+	})
+	_ = sup.Close()
+	out := logs.String()
+	if strings.Contains(out, secret) || !strings.Contains(out, "remote") {
+		t.Errorf("log lines of an added server:\n%s", out)
+	}
 }

@@ -264,6 +264,43 @@ func TestGatewayReloadSoak(t *testing.T) {
 	}
 	waitCalls(20)
 
+	// A call in flight across the reload: keep__ask_name waits for this
+	// client's answer to its elicitation, given only after the reload.
+	asked, release := make(chan struct{}), make(chan struct{})
+	asker, err := mcpkit.ConnectURL(ctx, mcp.NewClient(protocol.Implementation{Name: "reload-asker", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion: "2025-11-25", // a legacy session: the call stays open while the gateway asks
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ClientSession, _ *protocol.ElicitParams) (*protocol.ElicitResult, error) {
+			close(asked)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &protocol.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+	}), g.base+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer asker.Close()
+	askDone := make(chan string, 1)
+	go func() {
+		res, err := asker.CallTool(ctx, "keep__ask_name", nil)
+		switch {
+		case err != nil:
+			askDone <- "error: " + err.Error()
+		case res.IsError || len(res.Content) == 0:
+			askDone <- "tool error: " + string(mustJSON(res))
+		default:
+			askDone <- res.Content[0].Text
+		}
+	}()
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("keep__ask_name did not reach the elicitation")
+	}
+
 	writeReloadConfig(t, config, map[string]map[string]string{"keep": nil, "edit": {"RELOAD_TEST": "1"}, "fresh": nil})
 	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
@@ -294,6 +331,15 @@ func TestGatewayReloadSoak(t *testing.T) {
 	}
 	if gatewayStatusOf(t, g.base, "gone") != nil {
 		t.Errorf("the removed server is still in /status")
+	}
+	close(release)
+	select {
+	case got := <-askDone:
+		if got != "hello Ada" {
+			t.Errorf("the call in flight across the reload: %s", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the call in flight across the reload did not end")
 	}
 
 	// A broken file: the running configuration stays, said in one line.

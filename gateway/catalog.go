@@ -162,7 +162,7 @@ type wanted struct {
 // unregisters what they no longer offer; connected clients hear one
 // list_changed per kind of list that changed.
 func (g *Gateway) apply() {
-	names := sortedServerNames(g.servers)
+	names := sortedServerNames(g.upServers())
 	var want []wanted
 	// Resources first: their renames are what the tools' views link to.
 	want = append(want, g.wantResources(names)...)
@@ -246,7 +246,7 @@ type named[T any] struct {
 func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name func(T) string) []named[T] {
 	var refs []llm.ToolRef
 	for _, n := range names {
-		for _, it := range items(g.servers[n]) {
+		for _, it := range items(g.upServers()[n]) {
 			refs = append(refs, llm.ToolRef{Server: n, Name: name(it)})
 		}
 	}
@@ -256,7 +256,7 @@ func nameAll[T any](g *Gateway, names []string, items func(*upServer) []T, name 
 	}
 	var out []named[T]
 	for _, n := range names {
-		u := g.servers[n]
+		u := g.upServers()[n]
 		seen := map[string]bool{}
 		for _, it := range items(u) {
 			original := name(it)
@@ -348,7 +348,7 @@ func (g *Gateway) wantResources(names []string) []wanted {
 	claims := map[string]int{}
 	tclaims := map[string]int{}
 	for _, n := range names {
-		u := g.servers[n]
+		u := g.upServers()[n]
 		seen := map[string]bool{}
 		for _, r := range u.resources {
 			if !seen[r.URI] {
@@ -366,7 +366,7 @@ func (g *Gateway) wantResources(names []string) []wanted {
 	shared := func(uri string, n int) bool { return n > 1 || strings.HasPrefix(uri, schemePrefix) }
 	var out []wanted
 	for _, n := range names {
-		u := g.servers[n]
+		u := g.upServers()[n]
 		renames := &uriRenames{prefix: namespacedURI(n, ""), static: map[string]string{}}
 		seen := map[string]bool{}
 		for _, r := range u.resources {

@@ -55,7 +55,7 @@ type extensionState struct {
 func (g *Gateway) applyExtensions(names []string) {
 	next := &extensionState{settings: map[string]map[string]any{}, servers: map[string][]string{}, methods: map[string]string{}}
 	for _, n := range names {
-		for id, s := range g.servers[n].extensions {
+		for id, s := range g.upServers()[n].extensions {
 			if id == protocol.ExtensionTasks {
 				continue // the gateway declares tasks itself (tasks.go)
 			}
@@ -124,7 +124,11 @@ func (g *Gateway) forwardMethod(method string) func(context.Context, *mcp.Reques
 		var answers []json.RawMessage
 		var errs []error
 		for _, name := range servers {
-			raw, err := g.callServer(ctx, g.servers[name], req, method, p)
+			u := g.upServers()[name]
+			if u == nil {
+				continue // removed by a reload since
+			}
+			raw, err := g.callServer(ctx, u, req, method, p)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("server %q: %w", name, err))
 				continue

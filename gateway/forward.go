@@ -125,7 +125,7 @@ var errNoClient = errors.New("no client request of the gateway is in progress on
 // its sampling, elicitation and roots requests and its log messages are
 // passed to the gateway's clients.
 func (g *Gateway) clientOptions(name string) *mcp.ClientOptions {
-	u := g.servers[name]
+	u := g.upServers()[name]
 	return &mcp.ClientOptions{
 		Extensions:        upstreamExtensions(),
 		SamplingWithTools: true,
@@ -185,7 +185,7 @@ func (g *Gateway) roots(ctx context.Context, u *upServer) (*protocol.ListRootsRe
 
 // rootsChanged tells every legacy server that the roots changed.
 func (g *Gateway) rootsChanged(ctx context.Context) {
-	for _, name := range sortedServerNames(g.servers) {
+	for _, name := range sortedServerNames(g.upServers()) {
 		cs, err := g.sup.Session(ctx, name)
 		if err != nil || cs.IsStateless() {
 			continue
@@ -424,7 +424,7 @@ func (g *Gateway) setLogLevel(ctx context.Context, level protocol.LoggingLevel) 
 	g.mu.Lock()
 	g.logLevel = level
 	g.mu.Unlock()
-	for _, name := range sortedServerNames(g.servers) {
+	for _, name := range sortedServerNames(g.upServers()) {
 		cs, err := g.sup.Session(ctx, name)
 		if err != nil {
 			continue

@@ -58,10 +58,13 @@ type Gateway struct {
 	naming     Naming              // Options.Naming
 	extMethods map[string][]string // ExtensionMethods and Options.ExtensionMethods
 
-	servers map[string]*upServer // every configured server; the map never changes
-	subs    subscriptions        // to the servers' resources, for the gateway's clients
+	// servers has every configured server; Reload replaces the map (under
+	// syncMu), never edits it.
+	servers atomic.Pointer[map[string]*upServer]
+	subs    subscriptions // to the servers' resources, for the gateway's clients
 
 	syncMu     sync.Mutex // one synchronisation at a time
+	reloadMu   sync.Mutex // one Reload at a time
 	registered map[string]registration
 	entries    atomic.Pointer[[]Entry] // what is offered now, by kind and name
 	ext        atomic.Pointer[extensionState]
@@ -102,7 +105,6 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		required:   slices.Clone(o.RequiredServers),
 		naming:     o.Naming,
 		extMethods: map[string][]string{},
-		servers:    map[string]*upServer{},
 		registered: map[string]registration{},
 		dirty:      map[string]bool{},
 		kick:       make(chan struct{}, 1),
@@ -122,9 +124,11 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	for id, ms := range o.ExtensionMethods {
 		g.extMethods[id] = append(g.extMethods[id], ms...)
 	}
+	servers := make(map[string]*upServer, len(cfg.Servers))
 	for name, sc := range cfg.Servers {
-		g.servers[name] = &upServer{name: name, cfg: sc}
+		servers[name] = &upServer{name: name, cfg: sc}
 	}
+	g.servers.Store(&servers)
 	so := o.Server
 	so.Capabilities = &protocol.ServerCapabilities{
 		Tools:       &protocol.ToolsCapability{ListChanged: true},
@@ -210,7 +214,7 @@ func (g *Gateway) WaitStarted(ctx context.Context) error {
 // callers that want it done now.
 func (g *Gateway) Sync(ctx context.Context) error {
 	g.mu.Lock()
-	for name := range g.servers {
+	for name := range g.upServers() {
 		g.dirty[name] = true
 	}
 	g.mu.Unlock()
@@ -277,7 +281,7 @@ func (g *Gateway) event(ctx context.Context, e upstream.Event) {
 	case upstream.EventConnected, upstream.EventToolsChanged, upstream.EventPromptsChanged, upstream.EventResourcesChanged:
 		g.markDirty(e.Server)
 	case upstream.EventResourceUpdated:
-		if u := g.servers[e.Server]; u != nil {
+		if u := g.upServers()[e.Server]; u != nil {
 			g.srv.NotifyResourceUpdated(ctx, u.gatewayURI(e.URI))
 		}
 	}
@@ -320,8 +324,12 @@ func (g *Gateway) syncDirty(ctx context.Context) error {
 	g.mu.Unlock()
 	slices.Sort(names)
 	var errs []error
+	servers := g.upServers()
 	for _, name := range names {
-		u := g.servers[name]
+		u := servers[name]
+		if u == nil {
+			continue // removed by Reload: apply drops what it offered
+		}
 		err := g.refresh(ctx, u)
 		if err != nil {
 			errs = append(errs, err)
@@ -360,7 +368,7 @@ func (g *Gateway) listResult(u *upServer, err error) {
 
 // stopListRetries stops the timers of listResult.
 func (g *Gateway) stopListRetries() {
-	for _, u := range g.servers {
+	for _, u := range g.upServers() {
 		u.mu.Lock()
 		if u.list.timer != nil {
 			u.list.timer.Stop()
@@ -380,12 +388,13 @@ func (g *Gateway) instructions() string {
 		b.WriteString("This server is a gateway to several MCP servers. Tool and prompt names are " +
 			"<server>" + llm.ToolNameSeparator + "<name>; a name that would be too long or clash ends with a short hash.")
 	}
-	for _, name := range sortedServerNames(g.servers) {
+	servers := g.upServers()
+	for _, name := range sortedServerNames(servers) {
 		st, _ := g.sup.Status(name)
 		if st.State == upstream.StateDisabled {
 			continue
 		}
-		if text := g.servers[name].instructions(); text != "" {
+		if text := servers[name].instructions(); text != "" {
 			fmt.Fprintf(&b, "\n\n## %s\n%s", name, text)
 		}
 	}

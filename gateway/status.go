@@ -92,7 +92,7 @@ func (g *Gateway) Ready(ctx context.Context) error {
 		case st.State != upstream.StateReady:
 			errs = append(errs, fmt.Errorf("required server %q is %s", name, st.State))
 		default:
-			if why := g.servers[name].listError(); why != "" {
+			if why := g.upServers()[name].listError(); why != "" {
 				errs = append(errs, fmt.Errorf("required server %q is degraded: %s", name, why))
 			}
 		}
@@ -128,7 +128,7 @@ func (g *Gateway) Status() Status {
 		if c := offered[st.Name]; c != nil {
 			s.Tools, s.Prompts, s.Resources = c.tools, c.prompts, c.resources
 		}
-		if u := g.servers[st.Name]; u != nil {
+		if u := g.upServers()[st.Name]; u != nil {
 			u.mu.Lock()
 			s.Calls = len(u.calls)
 			if u.list.err != "" && st.State == upstream.StateReady {

@@ -125,14 +125,18 @@ func (g *Gateway) unsubscribeOn(sub *upSub) {
 }
 
 // resubscribe gives a server's new session the subscriptions its clients
-// hold.
+// hold, those made through an earlier entry of the same name included (a
+// server a reload changed).
 func (g *Gateway) resubscribe(ctx context.Context, u *upServer, cs *mcp.ClientSession) {
 	s := &g.subs
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sub := range s.byURI {
-		if sub.u == u && sub.cs != cs {
-			g.subscribeOn(ctx, sub, cs)
+		if sub.u.name == u.name {
+			sub.u = u
+			if sub.cs != cs {
+				g.subscribeOn(ctx, sub, cs)
+			}
 		}
 	}
 }

@@ -122,7 +122,8 @@ func (g *Gateway) resourceOwner(uri string) (*upServer, string, bool) {
 	entries := g.Entries()
 	for _, e := range entries {
 		if e.Kind == "resource" && e.Name == uri {
-			return g.servers[e.Server], e.Original, true
+			u := g.upServers()[e.Server]
+			return u, e.Original, u != nil
 		}
 	}
 	for _, e := range entries {
@@ -130,8 +131,9 @@ func (g *Gateway) resourceOwner(uri string) (*upServer, string, bool) {
 			continue
 		}
 		if t, err := uritemplate.New(e.Name); err == nil && t.Match(uri) != nil {
-			u := g.servers[e.Server]
-			return u, u.upstreamURI(uri), true
+			if u := g.upServers()[e.Server]; u != nil {
+				return u, u.upstreamURI(uri), true
+			}
 		}
 	}
 	return nil, "", false

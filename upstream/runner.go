@@ -29,6 +29,10 @@ type runner struct {
 	trouble   chan struct{} // an HTTP request failed in the transport (trouble.go)
 	firstDone chan struct{} // closed after the first attempt's outcome
 	firstOnce sync.Once
+	// stop ends run and done is closed when it has returned (set when it
+	// starts; Supervisor.Apply stops a removed or changed server with them).
+	stop context.CancelFunc
+	done chan struct{}
 
 	mu      sync.Mutex
 	status  Status
@@ -45,7 +49,7 @@ func newRunner(s *Supervisor, sc *ServerConfig) *runner {
 	r := &runner{
 		sup:       s,
 		cfg:       sc,
-		log:       s.log.With("server", sc.Name),
+		log:       slog.New(sc.ownSecrets().RedactHandler(s.log.Handler())).With("server", sc.Name),
 		restart:   make(chan struct{}, 1),
 		trouble:   make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
@@ -72,7 +76,9 @@ func (r *runner) clientOptions() *mcp.ClientOptions {
 	if o.Logger == nil {
 		o.Logger = r.log
 	} else {
-		o.Logger = slog.New(r.sup.cfg.RedactHandler(o.Logger.Handler()))
+		// The secrets of the configuration the supervisor runs, and this
+		// server's own (it may come from a later one, see Apply).
+		o.Logger = slog.New(r.cfg.ownSecrets().RedactHandler(r.sup.Config().RedactHandler(o.Logger.Handler())))
 	}
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = r.cfg.ProtocolVersion

@@ -166,13 +166,15 @@ type Supervisor struct {
 	opts Options
 	log  *slog.Logger
 
-	runners map[string]*runner
-
 	mu      sync.Mutex
+	runners map[string]*runner // replaced, never edited, by Apply
 	subs    map[*func(Event)]struct{}
 	started bool
+	closed  bool
+	ctx     context.Context // Start's, for the runners Apply adds
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	applyMu sync.Mutex // one Apply at a time
 }
 
 // NewSupervisor returns a supervisor of cfg's servers. Nothing starts before
@@ -218,8 +220,41 @@ func defaultDuration(d *time.Duration, def time.Duration) {
 	}
 }
 
-// Config returns the configuration the supervisor runs.
-func (s *Supervisor) Config() *Config { return s.cfg }
+// Config returns the configuration the supervisor runs (the last one Apply
+// was given).
+func (s *Supervisor) Config() *Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+// state returns the configuration and runners now.
+func (s *Supervisor) state() (*Config, map[string]*runner) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg, s.runners
+}
+
+// runner returns the runner of the server called name.
+func (s *Supervisor) runner(name string) (*runner, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runners[name]
+	return r, ok
+}
+
+// startRunner runs r on a goroutine of its own under ctx; s.mu is held.
+func (s *Supervisor) startRunner(ctx context.Context, r *runner) {
+	rctx, cancel := context.WithCancel(ctx)
+	r.stop = cancel
+	r.done = make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(r.done)
+		r.run(rctx)
+	}()
+}
 
 // Start starts every enabled server, each on a goroutine of its own, and returns
 // at once. They run until Close is called or ctx ends. Start may be called once.
@@ -231,16 +266,13 @@ func (s *Supervisor) Start(ctx context.Context) {
 	}
 	s.started = true
 	ctx, s.cancel = context.WithCancel(ctx)
+	s.ctx = ctx
 	for _, name := range s.cfg.Names() {
 		r := s.runners[name]
 		if r.cfg.Disabled {
 			continue
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			r.run(ctx)
-		}()
+		s.startRunner(ctx, r)
 	}
 }
 
@@ -250,6 +282,7 @@ func (s *Supervisor) Close() error {
 	s.mu.Lock()
 	cancel := s.cancel
 	s.started = true // a Start after Close does nothing
+	s.closed = true
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -260,7 +293,7 @@ func (s *Supervisor) Close() error {
 
 // Status returns the status of the server called name.
 func (s *Supervisor) Status(name string) (Status, bool) {
-	r, ok := s.runners[name]
+	r, ok := s.runner(name)
 	if !ok {
 		return Status{}, false
 	}
@@ -269,9 +302,10 @@ func (s *Supervisor) Status(name string) (Status, bool) {
 
 // Statuses returns the status of every configured server, by name.
 func (s *Supervisor) Statuses() []Status {
-	out := make([]Status, 0, len(s.runners))
-	for _, name := range s.cfg.Names() {
-		out = append(out, s.runners[name].snapshot())
+	cfg, runners := s.state()
+	out := make([]Status, 0, len(runners))
+	for _, name := range cfg.Names() {
+		out = append(out, runners[name].snapshot())
 	}
 	return out
 }
@@ -284,7 +318,7 @@ var ErrUnknownServer = errors.New("upstream: no such server in the configuration
 // server that is down, disabled or stopped gets an error at once that says why
 // (its last error and stderr lines).
 func (s *Supervisor) Session(ctx context.Context, name string) (*mcp.ClientSession, error) {
-	r, ok := s.runners[name]
+	r, ok := s.runner(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, name)
 	}
@@ -294,7 +328,7 @@ func (s *Supervisor) Session(ctx context.Context, name string) (*mcp.ClientSessi
 // Restart ends the current session of the server called name (a stdio server's
 // process is stopped) and connects again at once.
 func (s *Supervisor) Restart(name string) error {
-	r, ok := s.runners[name]
+	r, ok := s.runner(name)
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownServer, name)
 	}
@@ -308,8 +342,9 @@ func (s *Supervisor) Restart(name string) error {
 // WaitStarted waits until every enabled server has either connected once or
 // failed its first attempt, or ctx ends.
 func (s *Supervisor) WaitStarted(ctx context.Context) error {
-	for _, name := range s.cfg.Names() {
-		r := s.runners[name]
+	cfg, runners := s.state()
+	for _, name := range cfg.Names() {
+		r := runners[name]
 		if r.cfg.Disabled {
 			continue
 		}

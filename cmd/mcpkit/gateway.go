@@ -39,6 +39,9 @@ type gatewayFlags struct {
 	identityHeader string
 	// access is the file of per-principal catalogues (gateway_access.go).
 	access string
+	// watch is how often the configuration file is checked for changes
+	// (gateway_reload.go); 0: only SIGHUP reloads it.
+	watch time.Duration
 }
 
 const gatewayExample = `  # every server of mcp.json as one, on stdio (what a host starts)
@@ -49,6 +52,8 @@ const gatewayExample = `  # every server of mcp.json as one, on stdio (what a ho
   mcpkit gateway --config mcp.json --http 127.0.0.1:8080 --require db
   # the names the gateway gives the servers' tools, prompts and resources
   mcpkit gateway --config mcp.json --list
+  # reload mcp.json only on SIGHUP (kill -HUP PID), not when the file changes (by default checked every 2s)
+  mcpkit gateway --config mcp.json --http 127.0.0.1:8080 --watch 0
   # call a tool of the server "demo" through the gateway
   mcpkit call demo__echo '{"message":"hi"}' -- mcpkit gateway --config mcp.json`
 
@@ -90,7 +95,13 @@ Over HTTP the gateway takes serve's inbound options: --auth-issuer (with --auth-
 --auth-scopes, --auth-introspection, --auth-dpop) and static bearer tokens (--auth-token-file
 or $MCPKIT_AUTH_TOKENS). --access gives each principal its servers, tools, prompts and
 resources; --rate-limit and --tool-rate-limit give each client a budget; --identity-header
-sends the caller's principal (never its token) to HTTP servers.`,
+sends the caller's principal (never its token) to HTTP servers.
+
+The configuration is reloaded when the file changes (checked every --watch) and on SIGHUP:
+added servers start, removed ones stop (their tools, prompts and resources are withdrawn),
+changed ones restart, and the others keep their sessions and calls in flight; clients
+hear list_changed. A file that does not parse keeps the running configuration, and the
+gateway logs why in one line.`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -105,6 +116,7 @@ sends the caller's principal (never its token) to HTTP servers.`,
 	f.auth.resourceName = "mcpkit gateway"
 	fl.StringVar(&f.access, "access", "", "a JSON file of rules saying which principals see which servers, tools, prompts and resources (others are hidden and refused)")
 	fl.StringVar(&f.identityHeader, "identity-header", "", "with inbound auth: send each caller's principal to HTTP servers in this header (e.g. X-Mcpkit-Principal; never the caller's token)")
+	fl.DurationVar(&f.watch, "watch", 2*time.Second, "how often to check the configuration file for changes and reload it (0: only on SIGHUP)")
 	fl.BoolVar(&f.list, "list", false, "start the servers, print the gateway's names for their tools, prompts and resources, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "how long to wait for the servers' first connection before serving (the slow ones join later)")
@@ -179,6 +191,14 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if f.list {
 		return printMapping(stdout, gw, f.json)
 	}
+	watcher := &configWatcher{path: f.config, interval: f.watch, gw: gw, oauth: oauth, require: f.require, log: logger}
+	wctx, wstop := context.WithCancel(ctx)
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		watcher.run(wctx)
+	}()
+	defer func() { wstop(); <-wdone }() // before gw.Close
 	srv := gw.Server()
 	if f.http == "" {
 		err = srv.Run(ctx, stdio.NewProcessServerConn(nil))
@@ -270,6 +290,8 @@ func newUpstreamOAuth(cfg *upstream.Config, flags *oauthFlags, logger *slog.Logg
 
 // client is the supervisor's upstream.Options.HTTPClientFor.
 func (o *upstreamOAuth) client(name, url string) *http.Client {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if sc := o.cfg.Servers[name]; sc != nil {
 		for k := range sc.Headers {
 			if strings.EqualFold(k, "Authorization") {
@@ -277,8 +299,6 @@ func (o *upstreamOAuth) client(name, url string) *http.Client {
 			}
 		}
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if c, ok := o.clients[name]; ok {
 		return c
 	}

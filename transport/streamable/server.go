@@ -199,6 +199,11 @@ type Handler struct {
 	shared      SessionStore    // nil unless sessions are shared between replicas
 	relay       transport.Relay // nil unless replicas relay messages to each other
 	checkEvery  time.Duration   // see HandlerOptions.SessionCheckInterval
+	syncer      SessionSyncer   // shared, when it is one
+	// changes counts the change notices applied (sessionwatch.go); unwatched
+	// is set while a SessionSyncer hears none: every request checks its session.
+	changes   atomic.Uint64
+	unwatched atomic.Bool
 	// incarnation names this handler in the ids of its streams and of the
 	// server's requests when sessions are shared ("" otherwise): the relay's
 	// id, or random. seq numbers both, for every session: a session this
@@ -365,6 +370,10 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	if w, ok := h.shared.(SessionWatcher); ok {
+		if sy, ok := w.(SessionSyncer); ok {
+			h.syncer = sy
+			h.unwatched.Store(true) // until it hears notices
+		}
 		go w.WatchSessions(h.ctx, h.sessionChanged) // until Close or Shutdown
 	}
 	h.startRelay()

@@ -23,7 +23,9 @@ import (
 // idle TTL. The hash tag is the one of the session's event streams, so a
 // Redis Cluster keeps a session's keys together. Every operation is one
 // command, one round trip: SET NX PX (Create), GETEX PX (Load, which also
-// restarts the TTL), SET XX PX (Save), DEL (Delete).
+// restarts the TTL), SET XX PX (Save), DEL (Delete); Save and Delete pipeline
+// a change notice, and SaveSynced then waits for the other replicas' answers
+// (sessionwatch.go).
 type SessionStore struct {
 	c      *Client
 	origin string // names this store's change notices (sessionwatch.go)

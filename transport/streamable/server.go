@@ -158,7 +158,9 @@ type HandlerOptions struct {
 	// TTL, and taking the log level and subscriptions another replica may
 	// have changed): a DELETE on another replica takes effect here within it,
 	// or at once when Sessions is also a SessionWatcher (NewHandler then
-	// listens to it until Close or Shutdown). Zero means
+	// listens to it until Close or Shutdown); with a SessionSyncer, the
+	// replica that saves a change waits up to this interval for the others to
+	// apply it before answering, so the client's next request sees it anywhere. Zero means
 	// DefaultSessionCheckInterval; a negative value asks on every request.
 	// It is at most a tenth of SessionIdleTimeout: the record's TTL restarts
 	// only when a replica checks it, so a client busy on one replica keeps

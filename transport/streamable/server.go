@@ -160,8 +160,9 @@ type HandlerOptions struct {
 	// or at once when Sessions is also a SessionWatcher (NewHandler then
 	// listens to it until Close or Shutdown); with a SessionSyncer, the
 	// replica that saves a change waits up to this interval for the others to
-	// apply it before answering, so the client's next request sees it anywhere. Zero means
-	// DefaultSessionCheckInterval; a negative value asks on every request.
+	// apply it before answering, so the client's next request sees it
+	// anywhere. Zero means DefaultSessionCheckInterval; a negative value asks
+	// on every request.
 	// It is at most a tenth of SessionIdleTimeout: the record's TTL restarts
 	// only when a replica checks it, so a client busy on one replica keeps
 	// its session everywhere, and one idle for the timeout loses it on every

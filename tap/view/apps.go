@@ -127,11 +127,13 @@ func declared(csp *apps.CSP) []string {
 func AppsOf(snap *timeline.Snapshot) []AppView {
 	type key struct{ session, uri string }
 	found := map[key]int{}
-	var out []AppView
+	out := []AppView{}
 	for _, e := range snap.Entries {
+		if !strings.HasPrefix(e.Target, apps.URIScheme) {
+			continue // no view read: not decoded
+		}
 		for _, c := range viewContents(e) {
-			v := AppView{URI: c.URI, Session: e.Session, Entry: e.ID.String(), Bytes: len(c.Text) + len(c.Blob),
-				Declared: declared(resourceCSP(c))}
+			v := viewOf(e, c)
 			if i, ok := found[key{e.Session, c.URI}]; ok {
 				out[i] = v
 				continue
@@ -140,46 +142,56 @@ func AppsOf(snap *timeline.Snapshot) []AppView {
 			out = append(out, v)
 		}
 	}
-	if len(out) == 0 {
-		return out
-	}
-	for _, l := range ToolListsOf(snap) {
+	if len(out) > 0 {
+		lists := ToolListsOf(snap)
 		for i := range out {
-			if !slices.Contains(l.Sessions, out[i].Session) {
-				continue
-			}
-			out[i].Server = l.Server
-			for _, t := range l.Tools {
-				if apps.ToolView(&t) == out[i].URI {
-					out[i].Tools = append(out[i].Tools, t.Name)
-				}
-			}
+			linkTools(&out[i], lists)
 		}
 	}
 	return out
 }
 
-// PreviewOf returns what previews the view of entry e: a resources/read
-// answer that carried a view (its first), or a tools/call of a tool linked to a
-// view the capture holds (of the same session, else of the same server), with
-// the call's arguments and result.
-func PreviewOf(snap *timeline.Snapshot, e *timeline.Entry) (*AppPreview, bool) {
-	views := AppsOf(snap)
-	if c := viewContents(e); len(c) > 0 {
-		for _, v := range views {
-			if v.Session == e.Session && v.URI == c[0].URI {
-				v.Entry = e.ID.String() // this answer, even if a newer one exists
-				return &AppPreview{View: v}, true
+// viewOf describes the view c that entry e read.
+func viewOf(e *timeline.Entry, c *protocol.ResourceContents) AppView {
+	return AppView{URI: c.URI, Session: e.Session, Entry: e.ID.String(), Bytes: len(c.Text) + len(c.Blob),
+		Declared: declared(resourceCSP(c))}
+}
+
+// linkTools names v's server and the tools of its session's latest list
+// that link to it.
+func linkTools(v *AppView, lists []ToolList) {
+	for _, l := range lists {
+		if !slices.Contains(l.Sessions, v.Session) {
+			continue
+		}
+		v.Server = l.Server
+		for _, t := range l.Tools {
+			if apps.ToolView(&t) == v.URI {
+				v.Tools = append(v.Tools, t.Name)
 			}
 		}
-		return nil, false
+	}
+}
+
+// PreviewOf returns what previews the view of entry e: a resources/read
+// answer that carried a view (its first), or a tools/call of a tool linked to a
+// view the capture read (the newest read of the call's session, else of
+// another session of the same server), with the call's arguments and result.
+// Other entries are answered at once, without a look at the rest of snap.
+func PreviewOf(snap *timeline.Snapshot, e *timeline.Entry) (*AppPreview, bool) {
+	if c := viewContents(e); len(c) > 0 {
+		v := viewOf(e, c[0])
+		linkTools(&v, ToolListsOf(snap))
+		return &AppPreview{View: v}, true
 	}
 	if e.Kind != timeline.KindRequest || e.ServerRequest || e.Method != "tools/call" {
 		return nil, false
 	}
-	// The tool as the session's latest list (or any list of the server) has it.
-	uri, server := "", ""
-	for _, l := range ToolListsOf(snap) {
+	// The tool as the session's latest list has it, else any list of the
+	// server.
+	lists := ToolListsOf(snap)
+	uri, name := "", ""
+	for _, l := range lists {
 		in := slices.Contains(l.Sessions, e.Session)
 		if uri != "" && !in {
 			continue
@@ -187,7 +199,7 @@ func PreviewOf(snap *timeline.Snapshot, e *timeline.Entry) (*AppPreview, bool) {
 		for _, t := range l.Tools {
 			if t.Name == e.Target {
 				if u := apps.ToolView(&t); u != "" {
-					uri, server = u, l.Server
+					uri, name = u, l.name
 				}
 			}
 		}
@@ -198,17 +210,38 @@ func PreviewOf(snap *timeline.Snapshot, e *timeline.Entry) (*AppPreview, bool) {
 	if uri == "" {
 		return nil, false
 	}
-	var pick *AppView
-	for i := range views {
-		v := &views[i]
-		if v.URI == uri && (v.Session == e.Session || (pick == nil && v.Server == server && server != "")) {
-			pick = v
+	sameServer := map[string]bool{}
+	for _, l := range lists {
+		if name != "" && l.name == name {
+			for _, s := range l.Sessions {
+				sameServer[s] = true
+			}
+		}
+	}
+	// The newest read of the view: of the session first.
+	var pick *timeline.Entry
+	var contents *protocol.ResourceContents
+	for i := len(snap.Entries) - 1; i >= 0; i-- {
+		r := snap.Entries[i]
+		if r.Target != uri || (r.Session != e.Session && (pick != nil || !sameServer[r.Session])) {
+			continue
+		}
+		for _, c := range viewContents(r) {
+			if c.URI == uri {
+				pick, contents = r, c
+				break
+			}
+		}
+		if pick != nil && pick.Session == e.Session {
+			break
 		}
 	}
 	if pick == nil {
 		return nil, false
 	}
-	p := &AppPreview{View: *pick, Tool: e.Target}
+	v := viewOf(pick, contents)
+	linkTools(&v, lists)
+	p := &AppPreview{View: v, Tool: e.Target}
 	var params struct {
 		Arguments json.RawMessage `json:"arguments"`
 	}
@@ -309,16 +342,28 @@ func CatalogOf(snap *timeline.Snapshot) Catalog {
 }
 
 // CatalogVersion changes whenever an answer the catalog reads arrives
-// (initialize, tools/list, resources/read): the seq of the newest one.
+// (initialize, tools/list, a resources/read of a ui:// URI): the seq of the
+// newest one.
 func CatalogVersion(snap *timeline.Snapshot) string {
-	var newest uint64
+	_, catalog := versions(snap)
+	return catalog
+}
+
+// versions returns ToolsVersion and CatalogVersion in one pass.
+func versions(snap *timeline.Snapshot) (tools, catalog string) {
+	var newestTools, newest uint64
 	for _, e := range snap.Entries {
-		switch e.Method {
-		case "initialize", "tools/list", "resources/read":
-			if e.Response != nil && e.Response.Record.Seq > newest {
-				newest = e.Response.Record.Seq
-			}
+		if e.Response == nil {
+			continue
+		}
+		seq := e.Response.Record.Seq
+		switch {
+		case e.Method == "tools/list":
+			newestTools = max(newestTools, seq)
+			newest = max(newest, seq)
+		case e.Method == "initialize", e.Method == "resources/read" && strings.HasPrefix(e.Target, apps.URIScheme):
+			newest = max(newest, seq)
 		}
 	}
-	return strconv.FormatUint(newest, 10)
+	return strconv.FormatUint(newestTools, 10), strconv.FormatUint(newest, 10)
 }

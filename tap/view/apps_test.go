@@ -103,6 +103,11 @@ func TestAppsAndPreview(t *testing.T) {
 	if !ok || p.Tool != "forecast" || p.View.Entry != "9" || string(p.Input) != `{"city":"Paris"}` || !strings.Contains(string(p.Result), `"tempC":21`) {
 		t.Fatalf("preview of the call = %+v, %v", p, ok)
 	}
+	// A call in another session of the same server, which read no view: the
+	// view the first session read, with this call's data.
+	if p, ok := PreviewOf(snap, entry("17")); !ok || p.View.Entry != "9" || p.View.Session != "s-weather" || string(p.Input) != `{"city":"Oslo"}` {
+		t.Errorf("preview of the other session's call = %+v, %v", p, ok)
+	}
 	if p, ok := PreviewOf(snap, entry("9")); !ok || p.Tool != "" || p.View.URI != v.URI {
 		t.Errorf("preview of the read = %+v, %v", p, ok)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/llm/tokens"
@@ -31,13 +30,8 @@ type ToolList struct {
 // ToolsVersion changes whenever a tools/list answer arrives: the seq of the
 // newest one.
 func ToolsVersion(snap *timeline.Snapshot) string {
-	var newest uint64
-	for _, e := range snap.Entries {
-		if e.Method == "tools/list" && e.Response != nil && e.Response.Record.Seq > newest {
-			newest = e.Response.Record.Seq
-		}
-	}
-	return strconv.FormatUint(newest, 10)
+	tools, _ := versions(snap)
+	return tools
 }
 
 // ToolListsOf returns the tool lists of snap: per session the latest complete

@@ -4,6 +4,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	pngpkg "image/png"
 	"net/http"
 	"net/url"
@@ -16,8 +17,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/internal/testkit/chromium"
+	"github.com/mcpkit/mcpkit/tap/capture"
 	"github.com/mcpkit/mcpkit/tap/timeline"
 	"github.com/mcpkit/mcpkit/tap/view"
 )
@@ -163,7 +166,7 @@ func TestWebViewAppsAndDuplicates(t *testing.T) {
 	step("the preview renders and reports its probes",
 		clickJS(`document.querySelector("#detail .preview-btn")`),
 		chromedp.Poll[chromedp.Void](`!document.getElementById("preview").hidden && window.__probe !== null`))
-	if got := eval(`document.querySelector("#preview iframe").getAttribute("sandbox")`); got != "allow-scripts" {
+	if got := eval(`String(document.querySelector("#preview iframe").getAttribute("sandbox"))`); got != "allow-scripts" {
 		t.Errorf("the frame's sandbox is %q", got)
 	}
 	probe, err := chromedp.Run(tab, chromedp.Evaluate[map[string]string](`window.__probe`))
@@ -195,4 +198,39 @@ func TestWebViewAppsAndDuplicates(t *testing.T) {
 	shot("tap-web-preview.png")
 	step("close the preview", clickJS(`document.getElementById("preview-close")`),
 		chromedp.Poll[chromedp.Void](`document.getElementById("preview").hidden && document.querySelector("#preview iframe") === null`))
+}
+
+// TestWebViewAppPreviewFlood: a view that floods the page with messages is
+// closed (its frame removed, the overlay saying why), and the page still
+// answers.
+func TestWebViewAppPreviewFlood(t *testing.T) {
+	hub := view.NewHub(capture.Header{Mode: "stdio"}, false, timeline.Options{})
+	doc := `<!doctype html><script>for (let i = 0; i < 100000; i++) parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { height: i } }, "*");</script>`
+	read, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{
+		"contents": []any{map[string]any{"uri": "ui://flood", "mimeType": apps.MIMEType, "text": doc}}}})
+	for i, msg := range []string{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://flood"}}`, string(read)} {
+		dir := capture.ClientToServer
+		if i == 1 {
+			dir = capture.ServerToClient
+		}
+		hub.Model().Add(&capture.Record{Seq: uint64(i + 1), Time: time.Unix(1, 0), Dir: dir, Transport: capture.TransportStdio, Session: "stdio", Msg: json.RawMessage(msg)})
+	}
+	hub.End()
+	page := testkit.NewServer(t, Handler(Options{Hub: hub, ReportInterval: 50 * time.Millisecond}))
+	tab := chromium.Start(t, t.Context())
+	step := stepper(t, tab)
+	step("open the flooding view",
+		chromedp.Navigate(page.URL+"/"),
+		clickJS(`document.getElementById("tab-servers")`),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#servers .preview-btn") !== null`),
+		clickJS(`document.querySelector("#servers .preview-btn")`),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#preview .preview-closed") !== null`))
+	got, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#preview .preview-closed").textContent + "|" + document.querySelectorAll("#preview iframe").length`))
+	if err != nil || got != "Preview closed: the view sent more than 200 messages in a second.|0" {
+		t.Errorf("after the flood: %q, %v", got, err)
+	}
+	step("the page still answers",
+		clickJS(`document.getElementById("preview-close")`),
+		clickJS(`document.getElementById("tab-analysis")`),
+		chromedp.Poll[chromedp.Void](`!document.getElementById("analysis").hidden && document.getElementById("preview").hidden`))
 }

@@ -25,7 +25,7 @@ const tapApps = (function () {
     el = o.el;
     jump = o.jump;
     $("preview-close").onclick = () => close();
-    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && current) close(); });
+    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !$("preview").hidden) close(); });
     window.addEventListener("message", onMessage);
   }
 
@@ -101,7 +101,6 @@ const tapApps = (function () {
   }
 
   function close() {
-    if (!current) return;
     current = null;
     $("preview-box").replaceChildren();
     $("preview").hidden = true;
@@ -117,8 +116,9 @@ const tapApps = (function () {
     const now = Math.floor(performance.now() / 1000);
     if (now !== s.window) { s.window = now; s.count = 0; }
     if (++s.count > FLOOD_PER_SECOND) {
-      close();
-      $("preview-note").textContent = "closed: the view sent too many messages";
+      // The frame goes (its document with it); the overlay says why.
+      current = null;
+      $("preview-box").replaceChildren(el("p", { class: "violation preview-closed", text: "Preview closed: the view sent more than " + FLOOD_PER_SECOND + " messages in a second." }));
       return;
     }
     const m = ev.data;

@@ -13,8 +13,8 @@ import (
 	"github.com/mcpkit/mcpkit/tap/timeline"
 )
 
-// MaxAppHTML bounds a view's document that a view previews: a larger one is
-// refused, not served.
+// MaxAppHTML bounds the document of an app's view that the web page
+// previews: a larger one is refused, not served.
 const MaxAppHTML = 4 << 20
 
 // AppView is an MCP App's view that the capture holds: a ui:// resource of
@@ -39,10 +39,10 @@ type AppView struct {
 	Declared []string `json:"declared,omitempty"`
 }
 
-// AppPreview is what a view needs to preview a view statically: the view and,
-// when it was asked for from a tools/call, the call's tool, arguments and
-// result (what a host would send it as ui/notifications/tool-input and
-// tool-result).
+// AppPreview is what the web page needs to preview an app's view statically:
+// the view and, when it was asked for from a tools/call, the call's tool,
+// arguments and result (what a host would send it as
+// ui/notifications/tool-input and tool-result).
 type AppPreview struct {
 	View   AppView         `json:"view"`
 	Tool   string          `json:"tool,omitempty"`

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -40,13 +40,8 @@ type viewEvent struct {
 
 // uiMeta is a view resource's _meta.ui, as far as the host uses it.
 type uiMeta struct {
-	CSP struct {
-		ConnectDomains  []string `json:"connectDomains"`
-		ResourceDomains []string `json:"resourceDomains"`
-		FrameDomains    []string `json:"frameDomains"`
-		BaseURIDomains  []string `json:"baseUriDomains"`
-	} `json:"csp"`
-	PrefersBorder *bool `json:"prefersBorder"`
+	CSP           *apps.CSP `json:"csp"`
+	PrefersBorder *bool     `json:"prefersBorder"`
 }
 
 // openView reads the view of a tool's result from its server and tells the
@@ -100,51 +95,7 @@ func (s *Server) readView(ctx context.Context, server, uri string) (*view, *uiMe
 			_ = json.Unmarshal(b, meta)
 		}
 	}
-	return &view{id: randomID(), server: server, uri: uri, html: html, csp: buildCSP(meta)}, meta, nil
-}
-
-// source matches the CSP sources a view may declare: a scheme and a host
-// (a leading "*." allowed), an optional port; nothing that could end a
-// directive or add a keyword.
-var source = regexp.MustCompile(`^(https?|wss?)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?$`)
-
-// sources returns the valid declared domains, space-separated, after a
-// leading space; invalid ones are dropped.
-func sources(list []string) string {
-	var b strings.Builder
-	for _, d := range list {
-		if source.MatchString(d) {
-			b.WriteByte(' ')
-			b.WriteString(d)
-		}
-	}
-	return b.String()
-}
-
-// buildCSP builds a view's Content-Security-Policy from its declared domains:
-// by default only the document's own inline scripts and styles and data:
-// images; no network, no frames, no forms.
-func buildCSP(m *uiMeta) string {
-	res := sources(m.CSP.ResourceDomains)
-	conn := sources(m.CSP.ConnectDomains)
-	frames := sources(m.CSP.FrameDomains)
-	base := sources(m.CSP.BaseURIDomains)
-	orNone := func(s string) string {
-		if s == "" {
-			return " 'none'"
-		}
-		return s
-	}
-	return "default-src 'none'" +
-		"; script-src 'unsafe-inline'" + res +
-		"; style-src 'unsafe-inline'" + res +
-		"; img-src data: blob:" + res +
-		"; font-src data:" + res +
-		"; media-src data: blob:" + res +
-		"; connect-src" + orNone(conn) +
-		"; frame-src" + orNone(frames) +
-		"; base-uri" + orNone(base) +
-		"; form-action 'none'; object-src 'none'"
+	return &view{id: randomID(), server: server, uri: uri, html: html, csp: apps.ContentSecurityPolicy(meta.CSP)}, meta, nil
 }
 
 // appError is a JSON-RPC error for the view.

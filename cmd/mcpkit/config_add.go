@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -148,6 +149,11 @@ func (o *configAdd) run(stdin io.Reader, stderr io.Writer) error {
 	out, err := upstream.AddServer(file, old, list, name, hostEntry(l, vscode), o.replace)
 	if err != nil {
 		return fmt.Errorf("config add: %w", err)
+	}
+	if old == nil { // a host's first server: its directory may not exist yet
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return fmt.Errorf("config add: %w", err)
+		}
 	}
 	if err := upstream.WriteConfig(file, out); err != nil {
 		return fmt.Errorf("config add: %w", err)

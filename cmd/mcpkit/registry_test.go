@@ -36,7 +36,7 @@ func goProxy(t *testing.T, src, path, version string) string {
 	}
 	zf.Close()
 	for name, data := range map[string]string{
-		"list":             version + "\n",
+		"list":            version + "\n",
 		version + ".mod":  string(mod),
 		version + ".info": `{"Version":"` + version + `","Time":"2026-11-01T00:00:00Z"}`,
 	} {

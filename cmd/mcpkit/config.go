@@ -16,8 +16,8 @@ const configExample = `  # the MCP servers of Claude Desktop, VS Code, Cursor an
   mcpkit config import
   # check a configuration file: every mistake, with its file, server and field
   mcpkit config check mcp.json
-  # install a server from its MCP Registry server.json into Claude Desktop
-  mcpkit config add --server-json server.json --host claude`
+  # install a server described by an MCP Registry server.json into a gateway's file
+  mcpkit config add --server-json server.json --host gateway.json`
 
 func newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{

@@ -57,7 +57,7 @@ terminal (secrets without echo), or on standard input with --prompt; otherwise a
 required one missing is an error naming it. Secret values are written to the
 configuration file only, never printed.`,
 		Example: `  mcpkit config add --server-json server.json --host claude --env API_KEY=...
-  mcpkit config add --server-json entry.json --host gateway.json --remote 1 --var Authorization="Bearer ..."`,
+  mcpkit config add --server-json entry.json --host gateway.json --remote 1 --var Authorization='Bearer ...'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.InOrStdin(), cmd.ErrOrStderr())

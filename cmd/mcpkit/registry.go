@@ -20,8 +20,8 @@ func newRegistryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "registry",
 		Short: "Write and check server.json, the MCP Registry's description of a server",
-		Example: `  # the server.json of the Go server in this directory, version v1.0.0
-  mcpkit registry init --version v1.0.0 --description "Weather forecasts"
+		Example: `  # the server.json of the Go server in this directory (its go.mod), version v1.0.0, on stdout
+  mcpkit registry init --version v1.0.0 --description 'Weather forecasts' --out -
   mcpkit registry validate server.json`,
 		Args: cobra.NoArgs,
 	}
@@ -66,7 +66,7 @@ io.github.OWNER/REPO for a module github.com/OWNER/REPO, as the registry require
 --secret ones are marked secret). The file is checked against the official schema
 before it is written (--out, default server.json; - for standard output); an
 existing file is kept unless --force. Publish it with mcp-publisher.`,
-		Example: `  mcpkit registry init --version v1.0.0 --description "Weather forecasts" --secret WEATHER_API_KEY="the API key"`,
+		Example: `  mcpkit registry init --version v1.0.0 --description 'Weather forecasts' --secret WEATHER_API_KEY='the API key'`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.Module == "" {

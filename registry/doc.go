@@ -11,7 +11,9 @@
 // A Package or a Remote becomes something a host can run with Package.Launch
 // and Remote.Launch: the command line its registry type implies (npx for npm,
 // uvx for PyPI, docker run for OCI, dnx for NuGet, go run for Go modules, the
-// installed binary for a crate), or a URL and headers. The values they need —
+// installed binary for a crate), or a URL and headers. An MCP Bundle (mcpb) is
+// fetched, checked against its fileSha256 and unpacked first (FetchBundle);
+// Bundle.Launch then runs it as its manifest says. The values they need —
 // {variables} in arguments, URLs and headers, environment variables, headers
 // without a fixed value — are listed by Needs, with their descriptions,
 // defaults, choices and whether they are secret, so that a program can take

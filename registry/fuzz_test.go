@@ -39,3 +39,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnzip: any archive bytes are unpacked or refused, and nothing is ever
+// written outside the target directory.
+func FuzzUnzip(f *testing.F) {
+	files, _ := filepath.Glob("testdata/bundles/*.zip")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		root := t.TempDir()
+		archive := filepath.Join(root, "a.zip")
+		if err := os.WriteFile(archive, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, "out")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		unzip(archive, dir, 1<<20, 100) // small bounds: a zip bomb costs little
+		entries, _ := os.ReadDir(root)
+		if len(entries) != 2 {
+			t.Fatalf("unzip wrote beside its directory: %v", entries)
+		}
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.Type()&os.ModeSymlink != 0 {
+				t.Fatalf("unzip made a symlink: %s", p)
+			}
+			return nil
+		})
+	})
+}

@@ -105,7 +105,8 @@ func arguments(r *resolver, args []Argument, what string) []string {
 // Runtime arguments go between the runner and the package, package arguments
 // after it; runtimeHint, when set, replaces the runner's name. An OCI image
 // gets each environment variable passed in with -e (the container sees no other).
-// MCPB bundles (a download to verify and unpack) are ErrUnsupported.
+// MCPB bundles (a download to verify and unpack) are ErrUnsupported here: see
+// FetchBundle and Bundle.Launch.
 func (p *Package) Launch(vals Values) (*Launch, error) {
 	if t := p.Transport.Type; t != "stdio" {
 		return nil, fmt.Errorf("package %s: transport %q: %w: it serves HTTP at %s once started; start it yourself and point the host at that URL", p.Identifier, t, ErrUnsupported, p.Transport.URL)
@@ -167,7 +168,7 @@ func (p *Package) Launch(vals Values) (*Launch, error) {
 		}
 		l.Setup = append(l.Setup, "--locked")
 	case "mcpb":
-		return nil, fmt.Errorf("package %s: registry type mcpb: %w: an MCP Bundle is downloaded, checked against fileSha256 and unpacked by a host that supports bundles", p.Identifier, ErrUnsupported)
+		return nil, fmt.Errorf("package %s: registry type mcpb: %w: an MCP Bundle is downloaded, checked and unpacked first (FetchBundle), then run by Bundle.Launch", p.Identifier, ErrUnsupported)
 	default:
 		return nil, fmt.Errorf("package %s: registry type %q: %w", p.Identifier, p.RegistryType, ErrUnsupported)
 	}

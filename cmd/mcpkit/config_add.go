@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	xterm "golang.org/x/term"
@@ -46,6 +48,8 @@ A package becomes the command line its registry type implies:
   npm    npx -y NAME@VERSION          pypi   uvx NAME==VERSION
   oci    docker run -i --rm IMAGE     nuget  dnx NAME@VERSION --yes
   go     go run MODULE@VERSION        cargo  the crate's binary (cargo install it first)
+  mcpb   the bundle, downloaded, checked against fileSha256 and unpacked in the user's
+         cache directory, run as its manifest says
 A remote becomes its URL and headers. --package N or --remote N (from 1) chooses
 one when the file offers several.
 
@@ -60,7 +64,7 @@ configuration file only, never printed.`,
   mcpkit config add --server-json entry.json --host gateway.json --remote 1 --var Authorization='Bearer ...'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.InOrStdin(), cmd.ErrOrStderr())
+			return o.run(cmd.Context(), cmd.InOrStdin(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -85,7 +89,7 @@ type choice struct {
 	remote *registry.Remote
 }
 
-func (o *configAdd) run(stdin io.Reader, stderr io.Writer) error {
+func (o *configAdd) run(ctx context.Context, stdin io.Reader, stderr io.Writer) error {
 	data, err := os.ReadFile(o.serverJSON)
 	if err != nil {
 		return err
@@ -104,9 +108,16 @@ func (o *configAdd) run(stdin io.Reader, stderr io.Writer) error {
 		return err
 	}
 	var needs []registry.Need
-	if ch.pkg != nil {
+	var bundle *registry.Bundle
+	switch {
+	case ch.pkg != nil && ch.pkg.RegistryType == "mcpb":
+		if bundle, err = fetchBundle(ctx, stderr, ch.pkg); err != nil {
+			return err
+		}
+		needs = bundle.Needs(ch.pkg)
+	case ch.pkg != nil:
 		needs = ch.pkg.Needs()
-	} else {
+	default:
 		needs = ch.remote.Needs()
 	}
 	in, isTTY := stdin, false
@@ -119,9 +130,12 @@ func (o *configAdd) run(stdin io.Reader, stderr io.Writer) error {
 		}
 	}
 	var l *registry.Launch
-	if ch.pkg != nil {
+	switch {
+	case bundle != nil:
+		l, err = bundle.Launch(ch.pkg, vals)
+	case ch.pkg != nil:
 		l, err = ch.pkg.Launch(vals)
-	} else {
+	default:
 		l, err = ch.remote.Launch(vals)
 	}
 	var me *registry.MissingError
@@ -329,4 +343,21 @@ func describeLaunch(l *registry.Launch) string {
 		}
 	}
 	return s
+}
+
+// fetchBundle downloads, checks and unpacks an MCP Bundle into the user's
+// cache directory, where the host will run it from.
+func fetchBundle(ctx context.Context, stderr io.Writer, p *registry.Package) (*registry.Bundle, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("config add: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	b, err := registry.FetchBundle(ctx, nil, p, filepath.Join(cache, "mcpkit", "mcpb"))
+	if err != nil {
+		return nil, fmt.Errorf("config add: %w", err)
+	}
+	fmt.Fprintf(stderr, "mcpkit: bundle %s checked (SHA-256 %s) and unpacked in %s\n", term.Escape(p.Identifier), p.FileSHA256, b.Dir)
+	return b, nil
 }

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -100,8 +106,8 @@ func TestConfigAddIntoEachHost(t *testing.T) {
 	}
 }
 
-// Every registry type's command line, through the binary; mcpb is refused
-// with the reason.
+// Every registry type's command line, through the binary (mcpb: below, with a
+// bundle served in the test).
 func TestConfigAddCommandPerRegistryType(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "gateway.json")
@@ -123,10 +129,6 @@ func TestConfigAddCommandPerRegistryType(t *testing.T) {
 		if c.example == "cargo-package.json" && !strings.Contains(errOut, "install it first: cargo install widget-mcp --version 0.3.0 --locked") {
 			t.Errorf("cargo: no install hint: %s", errOut)
 		}
-	}
-	_, errOut, code := runCLI(t, nil, "config", "add", "--server-json", examples+"mcpb-package.json", "--host", file)
-	if code == 0 || !strings.Contains(errOut, "mcpb") || !strings.Contains(errOut, "not supported") {
-		t.Fatalf("mcpb: exit %d: %s", code, errOut)
 	}
 }
 
@@ -256,5 +258,59 @@ func TestConfigAddRemoteThroughTheGateway(t *testing.T) {
 	out, errOut, code := runCLI(t, nil, "call", "demo__echo", `{"message":"via registry"}`, "--", mcpkitBin, "gateway", "--config", cfg, "--start-timeout", "30s")
 	if code != 0 || !strings.Contains(out, "via registry") {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// An MCP Bundle package: config add downloads it over HTTPS, checks its
+// SHA-256, unpacks it in the user's cache directory, takes its settings from
+// --var, and the gateway runs it as its manifest says (here a script that
+// starts the demo server, with a setting in its environment).
+func TestConfigAddMCPBundleThroughTheGateway(t *testing.T) {
+	dir := t.TempDir()
+	manifest := `{"manifest_version": "0.3", "name": "demo", "version": "1.0.0",
+	  "server": {"type": "binary", "entry_point": "server/run",
+	    "mcp_config": {"command": "${__dirname}/server/run", "args": ["serve"], "env": {"DEMO_GREETING": "${user_config.greeting}"}}},
+	  "user_config": {"greeting": {"type": "string", "title": "Greeting", "sensitive": true, "required": true}}}`
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, body := range map[string]string{"manifest.json": manifest, "server/run": "#!/bin/sh\nexec " + mcpkitBin + " \"$@\"\n"} {
+		h := &zip.FileHeader{Name: name, Method: zip.Deflate}
+		h.SetMode(0o755)
+		w, _ := zw.CreateHeader(h)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(zb.Bytes()) }))
+	t.Cleanup(srv.Close)
+	certFile := filepath.Join(dir, "ca.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	sum := sha256.Sum256(zb.Bytes())
+	doc := fmt.Sprintf(`{"$schema": %q, "name": "io.github.example/demo", "description": "the demo server as a bundle", "version": "1.0.0",
+	  "packages": [{"registryType": "mcpb", "identifier": "%s/demo.mcpb", "fileSha256": "%x", "transport": {"type": "stdio"}}]}`, registry.SchemaURL, srv.URL, sum)
+	file := filepath.Join(dir, "server.json")
+	os.WriteFile(file, []byte(doc), 0o600)
+	cfg := filepath.Join(dir, "gateway.json")
+	env := []string{"SSL_CERT_FILE=" + certFile, "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	out, errOut, code := runCLI(t, env, "config", "add", "--server-json", file, "--host", cfg, "--var", "greeting=bundle-secret")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if strings.Contains(out+errOut, "bundle-secret") {
+		t.Fatalf("the secret was printed: %s", errOut)
+	}
+	s := loadServer(t, cfg, "demo")
+	wantCmd := filepath.Join(dir, "cache", "mcpkit", "mcpb", fmt.Sprintf("%x", sum), "server", "run")
+	if s.Command != wantCmd || s.Env["DEMO_GREETING"] != "bundle-secret" {
+		t.Fatalf("got %s %q %v, want %s", s.Command, s.Args, s.Env, wantCmd)
+	}
+	got, errOut, code := runCLI(t, nil, "call", "demo__echo", `{"message":"from a bundle"}`, "--", mcpkitBin, "gateway", "--config", cfg, "--start-timeout", "30s")
+	if code != 0 || !strings.Contains(got, "from a bundle") {
+		t.Fatalf("exit %d: %s%s", code, got, errOut)
+	}
+	// A bundle whose bytes are not the ones fileSha256 names is refused.
+	bad := strings.Replace(doc, fmt.Sprintf("%x", sum), strings.Repeat("ab", 32), 1)
+	os.WriteFile(file, []byte(bad), 0o600)
+	if _, errOut, code := runCLI(t, env, "config", "add", "--server-json", file, "--host", cfg, "--name", "other", "--var", "greeting=x"); code == 0 || !strings.Contains(errOut, "refused") {
+		t.Fatalf("a wrong hash: exit %d: %s", code, errOut)
 	}
 }

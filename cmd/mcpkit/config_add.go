@@ -64,7 +64,7 @@ configuration file only, never printed.`,
   mcpkit config add --server-json entry.json --host gateway.json --remote 1 --var Authorization='Bearer ...'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), cmd.InOrStdin(), cmd.ErrOrStderr())
+			return escapeError(o.run(cmd.Context(), cmd.InOrStdin(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
@@ -360,4 +360,17 @@ func fetchBundle(ctx context.Context, stderr io.Writer, p *registry.Package) (*r
 	}
 	fmt.Fprintf(stderr, "mcpkit: bundle %s checked (SHA-256 %s) and unpacked in %s\n", term.Escape(p.Identifier), p.FileSHA256, b.Dir)
 	return b, nil
+}
+
+// escapeError makes an error that may quote a server.json's strings safe to
+// print on a terminal, line by line.
+func escapeError(err error) error {
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = term.Escape(l)
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }

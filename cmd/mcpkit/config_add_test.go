@@ -314,3 +314,20 @@ func TestConfigAddMCPBundleThroughTheGateway(t *testing.T) {
 		t.Fatalf("a wrong hash: exit %d: %s", code, errOut)
 	}
 }
+
+// A server.json's strings reach the terminal escaped: an identifier with an
+// escape sequence is shown as \x1b, in the choice list and in errors.
+func TestConfigAddEscapesServerStrings(t *testing.T) {
+	dir := t.TempDir()
+	doc := fmt.Sprintf(`{"$schema": %q, "name": "io.github.example/evil", "description": "d", "version": "1.0.0",
+	  "packages": [{"registryType": "maven", "identifier": "evil\u001b[2Jpkg", "version": "1", "transport": {"type": "stdio"}},
+	               {"registryType": "npm", "identifier": "ok", "version": "1", "transport": {"type": "stdio"}}]}`, registry.SchemaURL)
+	file := filepath.Join(dir, "server.json")
+	os.WriteFile(file, []byte(doc), 0o600)
+	for _, args := range [][]string{{}, {"--package", "1"}} {
+		_, errOut, code := runCLI(t, nil, append([]string{"config", "add", "--server-json", file, "--host", filepath.Join(dir, "g.json")}, args...)...)
+		if code == 0 || strings.Contains(errOut, "\x1b") || !strings.Contains(errOut, `evil\x1b[2Jpkg`) {
+			t.Errorf("%q: exit %d: %q", args, code, errOut)
+		}
+	}
+}

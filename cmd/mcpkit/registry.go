@@ -39,7 +39,7 @@ embedded) and list its packages and remotes. Every violation is listed.`,
 			}
 			e, err := registry.Parse(data)
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return escapeError(fmt.Errorf("%s: %w", args[0], err))
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s %s: valid\n", term.Escape(e.Server.Name), term.Escape(e.Server.Version))

@@ -22,14 +22,28 @@ func AddServer(path string, data []byte, list, name string, entry any, replace b
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}\n")
 	}
+	var top0 map[string]json.RawMessage
+	if clean := stripJSONC(data); json.Unmarshal(clean, &top0) != nil {
+		var v any
+		err := json.Unmarshal(clean, &v)
+		if err == nil {
+			err = fmt.Errorf("want an object, got %s", jsonKind(clean))
+		} else {
+			err = syntaxMessage(clean, err)
+		}
+		return nil, &ConfigError{File: path, Err: err}
+	}
 	p := &locator{b: stripJSONC(data)}
 	var top, listSpan Span
 	found := false
 	p.peek()
 	top.Start = p.i // the top object's brace
 	err := p.object(func(key string, at int) error {
-		if key != list || p.peek() != '{' {
+		if key != list {
 			return p.skip()
+		}
+		if p.peek() != '{' {
+			return fmt.Errorf("%q is not an object of servers", list)
 		}
 		found = true
 		listSpan.Start = p.i

@@ -52,6 +52,9 @@ func TestAddServer(t *testing.T) {
 	if err != nil || cfg.Servers["w"].Command != "npx" || cfg.Servers["x"] == nil {
 		t.Fatalf("replace: %v\n%s", err, out)
 	}
+	if _, err := AddServer("f.json", []byte(`{"mcpServers": []}`), "mcpServers", "w", entry, false); err == nil || !strings.Contains(err.Error(), "not an object of servers") {
+		t.Fatalf("a list that is not an object: %v", err)
+	}
 	if _, err := AddServer("f.json", []byte(`[1]`), "mcpServers", "w", entry, false); err == nil {
 		t.Fatal("a file that is not an object was accepted")
 	}

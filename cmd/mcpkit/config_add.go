@@ -337,7 +337,9 @@ func describeLaunch(l *registry.Launch) string {
 			s += fmt.Sprintf(" (headers: %s)", strings.Join(slices.Sorted(maps.Keys(l.Headers)), ", "))
 		}
 	}
-	for _, secret := range l.Secrets {
+	secrets := slices.Clone(l.Secrets) // longest first: "Bearer {token}" whole, not only its token
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	for _, secret := range secrets {
 		if secret != "" {
 			s = strings.ReplaceAll(s, secret, "***")
 		}

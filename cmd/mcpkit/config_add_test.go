@@ -331,3 +331,26 @@ func TestConfigAddEscapesServerStrings(t *testing.T) {
 		}
 	}
 }
+
+// A secret argument is in the file's command line but masked in what config
+// add says.
+func TestConfigAddMasksSecretArguments(t *testing.T) {
+	dir := t.TempDir()
+	doc := fmt.Sprintf(`{"$schema": %q, "name": "io.github.example/tok", "description": "d", "version": "1.0.0",
+	  "packages": [{"registryType": "pypi", "identifier": "tok-mcp", "version": "2.0.0", "transport": {"type": "stdio"},
+	    "packageArguments": [{"type": "named", "name": "--token", "isSecret": true, "isRequired": true},
+	                         {"type": "named", "name": "--auth", "value": "Bearer {key}", "variables": {"key": {"isSecret": true, "isRequired": true}}}]}]}`, registry.SchemaURL)
+	file := filepath.Join(dir, "server.json")
+	os.WriteFile(file, []byte(doc), 0o600)
+	cfg := filepath.Join(dir, "g.json")
+	out, errOut, code := runCLI(t, nil, "config", "add", "--server-json", file, "--host", cfg, "--var", "token=tok-one", "--var", "key=key-two")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if strings.Contains(out+errOut, "tok-one") || strings.Contains(out+errOut, "key-two") || !strings.Contains(errOut, "uvx tok-mcp==2.0.0 --token *** --auth ***") {
+		t.Fatalf("output: %s", errOut)
+	}
+	if s := loadServer(t, cfg, "tok"); strings.Join(s.Args, " ") != "tok-mcp==2.0.0 --token tok-one --auth Bearer key-two" {
+		t.Fatalf("args %q", s.Args)
+	}
+}

@@ -58,7 +58,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call config gateway get host ping prompts read resources serve shell skills tap tokens tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call config gateway get host ping prompts read registry resources serve shell skills tap tokens tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer

@@ -44,3 +44,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAddServer: whatever the file, AddServer refuses it or returns a file
+// whose servers include the new one.
+func FuzzAddServer(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"mcpServers": {}}`, `{"servers": {"a": {"command": "a"}}}`, "{\n // c\n \"mcpServers\": {\"a\": {\"command\": \"a\"},},\n}", `{"x": 1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := AddServer("f.json", data, "mcpServers", "new", map[string]any{"command": "c"}, true)
+		if err != nil {
+			return
+		}
+		entries, err := ServerEntries("f.json", out)
+		if err != nil {
+			t.Fatalf("AddServer made a file that does not read: %v\n%q\n→\n%q", err, data, out)
+		}
+		if _, ok := entries["new"]; !ok {
+			t.Fatalf("the new server is not in the file:\n%q\n→\n%q", data, out)
+		}
+	})
+}

@@ -58,7 +58,7 @@ func TestFlagsBelongToTheirCommands(t *testing.T) {
 			t.Errorf("%s has no -v", cmd.Name())
 		}
 	}
-	if want := "auth call config gateway get host ping prompts read resources serve shell skills tap tokens tools version"; strings.Join(seen, " ") != want {
+	if want := "auth call config gateway get host ping prompts read registry resources serve shell skills tap tokens tools version"; strings.Join(seen, " ") != want {
 		t.Errorf("commands %v, want %s", seen, want)
 	}
 	var help bytes.Buffer
@@ -149,6 +149,15 @@ func TestHelpExamplesRun(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-ant-example", "ANTHROPIC_BASE_URL="+an.BaseURL(), "OLLAMA_HOST="+ol.URL)
 	// The gateway's examples use mcp.json, with the demo server as "demo".
 	writeGatewayConfig(t, filepath.Join(dir, "mcp.json"), map[string]string{"demo": "serve"})
+	// config add's example installs a registry example; registry init's reads a go.mod.
+	if data, err := os.ReadFile("../../registry/testdata/examples/valid/pypi-package.json"); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(filepath.Join(dir, "server.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module github.com/example/weather-mcp\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	root := newRootCmd()
 	cmds := append([]*cobra.Command{root}, root.Commands()...)
 	for _, cmd := range cmds {

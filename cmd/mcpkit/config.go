@@ -15,16 +15,18 @@ import (
 const configExample = `  # the MCP servers of Claude Desktop, VS Code, Cursor and Windsurf on this machine, as one file
   mcpkit config import
   # check a configuration file: every mistake, with its file, server and field
-  mcpkit config check mcp.json`
+  mcpkit config check mcp.json
+  # install a server described by an MCP Registry server.json into a gateway's file
+  mcpkit config add --server-json server.json --host gateway.json`
 
 func newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "config",
-		Short:   "Gather and check MCP server configuration files",
+		Short:   "Gather, check and add to MCP server configuration files",
 		Example: configExample,
 		Args:    cobra.NoArgs,
 	}
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(newConfigAddCmd(), &cobra.Command{
 		Use:   "import",
 		Short: "Print the MCP servers configured in the hosts installed here, as one file",
 		Long: `Read the MCP server configuration of the hosts installed for this user and print it

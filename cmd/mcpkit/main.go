@@ -74,7 +74,7 @@ user's configuration directory. Shell completion: see "mcpkit completion --help"
 	inGroup(root, groupTalk, append(newClientCmds(g), newShellCmd(g), newTokensCmd(g), newSkillsCmd(g))...)
 	inGroup(root, groupRun, serve, newGatewayCmd(g), newHostCmd(g))
 	inGroup(root, groupInspect, newTapCmd())
-	inGroup(root, groupSetUp, newAuthCmd(), newConfigCmd(), newVersionCmd())
+	inGroup(root, groupSetUp, newAuthCmd(), newConfigCmd(), newRegistryCmd(), newVersionCmd())
 	root.SetHelpCommandGroupID(groupSetUp)
 	root.SetCompletionCommandGroupID(groupSetUp)
 	return root

@@ -154,7 +154,10 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		level = slog.LevelError // the listing says how each server is
 	}
 	// stdout carries only protocol messages (stdio): diagnostics go to stderr.
-	logger := slog.New(cfg.RedactHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	// The redactor follows reloads: the supervisor's Apply adds each new
+	// configuration's secrets to it.
+	redactor := upstream.NewRedactor(cfg)
+	logger := slog.New(redactor.Handler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	keyring, err := keyringFromEnv()
 	if err != nil {
 		return err
@@ -177,7 +180,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
 		Logger:          logger,
 		Server:          sopts,
-		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage},
+		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage, Redactor: redactor},
 		RequiredServers: f.require,
 		Naming:          naming,
 	})
@@ -192,7 +195,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if f.list {
 		return printMapping(stdout, gw, f.json)
 	}
-	watcher := &configWatcher{path: f.config, interval: f.watch, gw: gw, oauth: oauth, require: f.require, access: access, log: logger}
+	watcher := &configWatcher{path: f.config, interval: f.watch, gw: gw, oauth: oauth, require: f.require, access: access, redactor: redactor, log: logger}
 	wctx, wstop := context.WithCancel(ctx)
 	wdone := make(chan struct{})
 	go func() {

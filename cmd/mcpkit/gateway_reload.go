@@ -30,7 +30,8 @@ type configWatcher struct {
 	gw       *gateway.Gateway
 	oauth    *upstreamOAuth
 	require  []string
-	access   *liveAccess // the --access rules, reloaded with the file (nil: none)
+	access   *liveAccess        // the --access rules, reloaded with the file (nil: none)
+	redactor *upstream.Redactor // the logger's, which follows the configuration
 	log      *slog.Logger
 	last     [sha256.Size]byte // the content last read
 }
@@ -113,6 +114,10 @@ func (w *configWatcher) reload(ctx context.Context, why string, forced bool) {
 	var cfg *upstream.Config
 	if err == nil {
 		cfg, err = upstream.Parse(w.path, data, os.LookupEnv)
+	}
+	if err == nil {
+		// Its secrets are redacted from now on, in the lines about it too.
+		w.redactor.Add(cfg)
 	}
 	if err == nil {
 		for _, name := range w.require {

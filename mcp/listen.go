@@ -251,12 +251,13 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	stop := s.opts.Changes.Subscribe(l.deliver)
 	defer stop()
 	// Under a VisibleFunc the stream also hears RefreshVisibility, and tells
-	// its client when what it may see changed (visibility.go).
-	view := s.newListenView(ctx, r, l.filter)
-	if view != nil {
+	// its client when what it may see changed (visibility.go). It listens
+	// before it fingerprints: a refresh in between is checked again.
+	if s.opts.Visible != nil {
 		stopViews := s.views.Subscribe(l.deliverView)
 		defer stopViews()
 	}
+	view := s.newListenView(ctx, r, l.filter)
 
 	tag := protocol.Meta{protocol.MetaKeySubscriptionID: subID}
 	ack := &protocol.SubscriptionsAcknowledgedParams{Meta: tag, Notifications: l.filter}

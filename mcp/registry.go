@@ -128,15 +128,22 @@ func listPage[E, T any](ctx context.Context, r *Request, raw json.RawMessage, ki
 	// A legacy session's first page under a VisibleFunc records its view
 	// (visibility.go), for RefreshVisibility.
 	var h *maphash.Hash
+	var gen uint64
 	if keep != nil && p.Cursor == "" && r.stateless == nil && r.Session.tracked {
 		h = new(maphash.Hash)
 		h.SetSeed(s.viewSeed)
+		gen = s.viewGen.Load()
 	}
 	s.mu.RLock()
 	items, next, err := page(reg, p.Cursor, s.opts.PageSize, keep, h, conv)
 	s.mu.RUnlock()
 	if h != nil && err == nil {
 		r.Session.recordView(ctx, kind, h.Sum64())
+		if s.viewGen.Load() != gen {
+			// A refresh ran meanwhile, perhaps before this view was
+			// recorded: check it against the rules of now.
+			r.Session.refreshView()
+		}
 	}
 	return items, next, err
 }

@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonerr"
@@ -118,6 +119,7 @@ type Server struct {
 	extensions  map[string]map[string]any // declared with AddExtension
 	custom      customMethods             // custom methods (extensions.go), read without the lock
 	viewSeed    maphash.Seed              // of the clients' view fingerprints (visibility.go)
+	viewGen     atomic.Uint64             // RefreshVisibility calls begun
 	views       ChangeFeed                // RefreshVisibility tells the listen streams here
 }
 

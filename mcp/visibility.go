@@ -50,7 +50,9 @@ func (k FeatureKind) String() string {
 // serves both eras, per session or per request.
 //
 // It runs under the server's read lock, once per feature listed: it must be
-// fast and must not call back into the server.
+// fast and must not call back into the server. When what it reads changes,
+// [Server.RefreshVisibility] tells the clients whose view changed; it asks
+// again then with the context of each client's last listing.
 type VisibleFunc func(ctx context.Context, r *Request, kind FeatureKind, name string) bool
 
 // keep returns the filter of a list of kind for the request, or nil when
@@ -217,6 +219,7 @@ func (s *Server) RefreshVisibility() {
 	if s.opts.Visible == nil {
 		return
 	}
+	s.viewGen.Add(1)
 	for _, ss := range s.Sessions() {
 		ss.refreshView()
 	}

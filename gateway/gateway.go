@@ -113,8 +113,15 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		g.log = slog.Default()
 	}
 	// The gateway's lines, its server's and its supervisor's have the
-	// configuration's secrets redacted (upstream.Config.RedactHandler).
-	g.log = slog.New(cfg.RedactHandler(g.log.Handler()))
+	// configuration's secrets redacted, the reloaded ones' too (the
+	// supervisor's Apply adds them to the redactor).
+	red := o.Supervisor.Redactor
+	if red == nil {
+		red = upstream.NewRedactor(cfg)
+	} else {
+		red.Add(cfg)
+	}
+	g.log = slog.New(red.Handler(g.log.Handler()))
 	if g.info.Name == "" {
 		g.info = protocol.Implementation{Name: "mcpkit-gateway", Version: "0"}
 	}
@@ -150,7 +157,7 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	if so.Logger == nil {
 		so.Logger = g.log
 	} else {
-		so.Logger = slog.New(cfg.RedactHandler(so.Logger.Handler()))
+		so.Logger = slog.New(red.Handler(so.Logger.Handler()))
 	}
 	so.RootsListChangedHandler = func(ctx context.Context, _ *mcp.ServerSession) { g.rootsChanged(ctx) }
 	so.InstructionsFunc = func(context.Context) string { return g.instructions() }
@@ -168,6 +175,7 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 		sopts.Logger = g.log
 	}
 	sopts.ClientOptions = g.clientOptions
+	sopts.Redactor = red
 	g.sup = upstream.NewSupervisor(cfg, &sopts)
 	return g
 }

@@ -19,9 +19,9 @@ func (g *Gateway) upServers() map[string]*upServer { return *g.servers.Load() }
 // that changed. Reload returns the change once the removed servers' entries
 // are gone; the added and changed ones join as they connect, as at start.
 //
-// The secrets of a new entry are redacted in its server's status and in the
-// lines its runner logs (upstream.Supervisor.Apply); the gateway's own logger
-// keeps redacting those of the first configuration.
+// The secrets of a new entry are redacted in its server's status and in
+// every line logged under the gateway (upstream.Supervisor.Apply adds them to
+// the redactor of upstream.Options.Redactor, which the gateway's logger uses).
 func (g *Gateway) Reload(ctx context.Context, cfg *upstream.Config) (upstream.Change, error) {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()

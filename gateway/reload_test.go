@@ -2,7 +2,11 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,5 +76,42 @@ func TestGatewayReload(t *testing.T) {
 	}
 	if _, ok := gw.Supervisor().Status("gone"); ok {
 		t.Error("the removed server is still supervised")
+	}
+}
+
+// lockedBuffer is a log destination safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// After Reload the gateway's own log lines (and its server's) redact the
+// secrets of a server the reload added, not only the first configuration's.
+func TestGatewayReloadRedactsNewSecrets(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var logs lockedBuffer
+	gw := startGatewayLogged(t, slog.New(slog.NewTextHandler(&logs, nil)), testServer("keep", "demo"))
+	const secret = "reloaded-secret-7777"
+	fresh := testServer("fresh", "demo")
+	fresh.Env["API_KEY"] = secret
+	if _, err := gw.Reload(ctx, &upstream.Config{Servers: map[string]*upstream.ServerConfig{"keep": testServer("keep", "demo"), "fresh": fresh}}); err != nil {
+		t.Fatal(err)
+	}
+	gw.log.Warn("gateway: a line about fresh", "error", errors.New("fresh printed API_KEY="+secret))
+	if out := logs.String(); strings.Contains(out, secret) || !strings.Contains(out, "API_KEY="+upstream.Redacted) {
+		t.Errorf("the gateway's log after Reload:\n%s", out)
 	}
 }

@@ -73,9 +73,12 @@ func BenchmarkHandleToolCall(b *testing.B) {
 // benchHandle measures ServerSession.Handle of one request on a new session
 // of srv (initialized first when legacy) and the encoding of its result,
 // which must contain want.
-func benchHandle(b *testing.B, srv *Server, legacy bool, method, params, want string) {
+func benchHandle(b *testing.B, srv *Server, legacy bool, method, params, want string, setup ...func(*ServerSession)) {
 	ctx := context.Background()
 	ss := newServerSession(srv, nil)
+	for _, f := range setup {
+		f(ss)
+	}
 	if legacy {
 		init := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: protocol.MethodInitialize,
 			Params: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)}
@@ -118,5 +121,14 @@ func BenchmarkHandleListTools(b *testing.B) {
 	b.Run("stateless", func(b *testing.B) {
 		benchHandle(b, srv, false, protocol.MethodToolsList,
 			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, `"name":"echo19"`)
+	})
+	// Under a VisibleFunc a registered legacy session also records its view
+	// (visibility.go): the fingerprint and the listing request's context.
+	visible := NewServer(protocol.Implementation{Name: "bench", Version: "1"}, &ServerOptions{
+		Visible: func(context.Context, *Request, FeatureKind, string) bool { return true },
+	})
+	visible.tools = srv.tools
+	b.Run("legacy-visible", func(b *testing.B) {
+		benchHandle(b, visible, true, protocol.MethodToolsList, `{}`, `"name":"echo19"`, func(ss *ServerSession) { ss.tracked = true })
 	})
 }

@@ -117,6 +117,7 @@ type listener struct {
 	updated []string
 	seen    map[string]struct{}
 	changed []string // task ids
+	recheck bool     // RefreshVisibility ran (deliverView)
 }
 
 func (l *listener) deliver(c Change) {
@@ -165,14 +166,26 @@ func (l *listener) deliver(c Change) {
 	}
 }
 
-// take returns and clears the pending changes.
-func (l *listener) take() (kinds [TaskUpdated + 1]bool, uris, tasks []string) {
+// deliverView notes that RefreshVisibility asks the stream to check its view.
+func (l *listener) deliverView(Change) {
+	l.mu.Lock()
+	l.recheck = true
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns and clears the pending changes, and whether the view is to
+// be checked.
+func (l *listener) take() (kinds [TaskUpdated + 1]bool, uris, tasks []string, recheck bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	kinds, uris, tasks = l.kinds, l.updated, l.changed
-	l.kinds, l.updated, l.changed = [TaskUpdated + 1]bool{}, nil, nil
+	kinds, uris, tasks, recheck = l.kinds, l.updated, l.changed, l.recheck
+	l.kinds, l.updated, l.changed, l.recheck = [TaskUpdated + 1]bool{}, nil, nil, false
 	clear(l.seen)
-	return kinds, uris, tasks
+	return kinds, uris, tasks, recheck
 }
 
 // acceptedFilter is the part of f the server honours: list_changed for the
@@ -237,6 +250,14 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 	end := s.listenEndChan()
 	stop := s.opts.Changes.Subscribe(l.deliver)
 	defer stop()
+	// Under a VisibleFunc the stream also hears RefreshVisibility, and tells
+	// its client when what it may see changed (visibility.go). It listens
+	// before it fingerprints: a refresh in between is checked again.
+	if s.opts.Visible != nil {
+		stopViews := s.views.Subscribe(l.deliverView)
+		defer stopViews()
+	}
+	view := s.newListenView(ctx, r, l.filter)
 
 	tag := protocol.Meta{protocol.MetaKeySubscriptionID: subID}
 	ack := &protocol.SubscriptionsAcknowledgedParams{Meta: tag, Notifications: l.filter}
@@ -254,7 +275,10 @@ func listen(ctx context.Context, r *Request, raw json.RawMessage) (any, error) {
 		if ctx.Err() != nil { // cancelled while a change was waiting: send nothing more
 			return nil, ctx.Err()
 		}
-		kinds, uris, tasks := l.take()
+		kinds, uris, tasks, recheck := l.take()
+		if view != nil && (recheck || kinds[ToolsChanged] || kinds[PromptsChanged] || kinds[ResourcesChanged]) {
+			view.update(ctx, r, &kinds)
+		}
 		for _, n := range [...]struct {
 			kind   ChangeKind
 			method string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
 	"sort"
 
@@ -63,7 +64,10 @@ func (r *registry[T]) all() []T {
 // base64url form of the last name returned: opaque to clients and still valid
 // when items are added or removed between pages. keep, when set, leaves out
 // the names it refuses (a VisibleFunc).
-func page[E, T any](r *registry[E], cursor string, size int, keep func(string) bool, conv func(E) T) (items []T, next string, err error) {
+//
+// hash, when set (a first page, without cursor), is fed every name keep
+// leaves, on every page: the fingerprint of the client's view (RefreshVisibility).
+func page[E, T any](r *registry[E], cursor string, size int, keep func(string) bool, hash *maphash.Hash, conv func(E) T) (items []T, next string, err error) {
 	start := 0
 	if cursor != "" {
 		after, derr := base64.RawURLEncoding.DecodeString(cursor)
@@ -92,14 +96,24 @@ func page[E, T any](r *registry[E], cursor string, size int, keep func(string) b
 		if !keep(n) {
 			continue
 		}
+		if hash != nil {
+			hash.WriteString(n)
+			hash.WriteByte(0)
+		}
 		if len(items) == size {
 			// One more visible item: there is a next page.
-			return items, base64.RawURLEncoding.EncodeToString([]byte(last)), nil
+			if next == "" {
+				next = base64.RawURLEncoding.EncodeToString([]byte(last))
+			}
+			if hash == nil {
+				return items, next, nil
+			}
+			continue
 		}
 		items = append(items, conv(r.items[n]))
 		last = n
 	}
-	return items, "", nil
+	return items, next, nil
 }
 
 // listPage answers a list request (tools/list, prompts/list, ...): the page
@@ -110,7 +124,26 @@ func listPage[E, T any](ctx context.Context, r *Request, raw json.RawMessage, ki
 		return nil, "", err
 	}
 	s := r.server()
+	keep := s.keep(ctx, r, kind)
+	// A legacy session's first page under a VisibleFunc records its view
+	// (visibility.go), for RefreshVisibility.
+	var h *maphash.Hash
+	var gen uint64
+	if keep != nil && p.Cursor == "" && r.stateless == nil && r.Session.tracked {
+		h = new(maphash.Hash)
+		h.SetSeed(s.viewSeed)
+		gen = s.viewGen.Load()
+	}
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return page(reg, p.Cursor, s.opts.PageSize, s.keep(ctx, r, kind), conv)
+	items, next, err := page(reg, p.Cursor, s.opts.PageSize, keep, h, conv)
+	s.mu.RUnlock()
+	if h != nil && err == nil {
+		r.Session.recordView(ctx, kind, h.Sum64())
+		if s.viewGen.Load() != gen {
+			// A refresh ran meanwhile, perhaps before this view was
+			// recorded: check it against the rules of now.
+			r.Session.refreshView()
+		}
+	}
+	return items, next, err
 }

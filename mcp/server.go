@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonerr"
@@ -116,6 +118,9 @@ type Server struct {
 	batched     []string                  // list_changed methods held back until they end
 	extensions  map[string]map[string]any // declared with AddExtension
 	custom      customMethods             // custom methods (extensions.go), read without the lock
+	viewSeed    maphash.Seed              // of the clients' view fingerprints (visibility.go)
+	viewGen     atomic.Uint64             // RefreshVisibility calls begun
+	views       ChangeFeed                // RefreshVisibility tells the listen streams here
 }
 
 // NewServer returns a server that introduces itself as info, configured by opts
@@ -149,6 +154,7 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 		s.opts.Changes.Subscribe(s.legacyChange) // for the server's life
 	}
 	s.tasks = newTaskManager(s, s.opts.Tasks)
+	s.viewSeed, s.views = maphash.MakeSeed(), NewMemoryChangeFeed()
 	return s
 }
 
@@ -203,6 +209,7 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 	// request) is not registered: no notification can reach it after its
 	// answer, and the registry would only cost a lock on every request.
 	if _, oneShot := conn.(transport.SessionlessConn); !oneShot {
+		ss.tracked = true
 		s.mu.Lock()
 		s.sessions[ss] = struct{}{}
 		s.mu.Unlock()
@@ -331,6 +338,9 @@ func (s *Server) notifyLegacy(method string, params any) {
 	for _, ss := range s.Sessions() {
 		if !ss.initialized() {
 			continue
+		}
+		if s.opts.Visible != nil {
+			ss.forgetView(method)
 		}
 		if err := ss.notify(context.Background(), method, params); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
 			s.log.Debug("mcp: notification failed", "method", method, "error", err)

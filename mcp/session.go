@@ -22,6 +22,7 @@ type ServerSession struct {
 	conn      *rpcconn.Conn
 	transport transport.Conn
 	legacy    bool // the transport carries the legacy era only (transport.LegacyConn)
+	tracked   bool // registered in the server's sessions (not a one-request connection)
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
@@ -33,6 +34,7 @@ type ServerSession struct {
 	logLevel      protocol.LoggingLevel   // "" until the client sets one
 	subscriptions map[string]struct{}     // resource URIs; nil until the first subscribe
 	applied       *transport.SessionState // the shared state logLevel and subscriptions reflect (see syncSharedLocked)
+	view          *sessionView            // what it was shown under a VisibleFunc (visibility.go); nil until it lists
 }
 
 // sessionState is what initialize negotiated; it never changes afterwards.

@@ -94,34 +94,62 @@ func (s *ServerConfig) secretValues() []string {
 // NewSupervisor applies it to its logger, so that no line of a server's
 // stderr, of a failed probe or of a transport error shows a credential of
 // the configuration.
+//
+// It redacts c's secrets only: a program whose configuration is reloaded
+// logs through a [Redactor] instead, which follows it.
 func (c *Config) RedactHandler(h slog.Handler) slog.Handler {
 	if rh, ok := h.(*redactHandler); ok && rh.cfg == c {
 		return h
 	}
-	var secrets []string
-	for _, sc := range c.Servers {
-		for _, v := range sc.secretValues() {
-			if !slices.Contains(secrets, v) {
-				secrets = append(secrets, v)
-			}
-		}
-	}
+	secrets := c.secretValues(nil)
 	if len(secrets) == 0 {
 		return h
 	}
-	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, v := range secrets {
-		pairs = append(pairs, v, Redacted)
-	}
-	return &redactHandler{inner: h, cfg: c, r: strings.NewReplacer(pairs...)}
+	return &redactHandler{inner: h, cfg: c, static: replacerOf(secrets)}
 }
 
-// redactHandler is RedactHandler's handler.
+// secretValues appends to list the secrets of c's servers it lacks.
+func (c *Config) secretValues(list []string) []string {
+	for _, sc := range c.Servers {
+		for _, v := range sc.secretValues() {
+			if !slices.Contains(list, v) {
+				list = append(list, v)
+			}
+		}
+	}
+	return list
+}
+
+// replacerOf returns the Replacer of secrets, longest first (a secret that
+// contains another is replaced whole).
+func replacerOf(secrets []string) *strings.Replacer {
+	sorted := slices.Clone(secrets)
+	slices.SortFunc(sorted, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	pairs := make([]string, 0, 2*len(sorted))
+	for _, v := range sorted {
+		pairs = append(pairs, v, Redacted)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// redactHandler is the handler of RedactHandler (static: one configuration's
+// secrets) and of Redactor.Handler (live: the redactor's, as of each line).
 type redactHandler struct {
-	inner slog.Handler
-	cfg   *Config
-	r     *strings.Replacer
+	inner  slog.Handler
+	cfg    *Config
+	static *strings.Replacer
+	live   *Redactor
+}
+
+// replace returns text with the secrets replaced.
+func (h *redactHandler) replace(text string) string {
+	r := h.static
+	if h.live != nil {
+		if r = h.live.r.Load(); r == nil {
+			return text
+		}
+	}
+	return r.Replace(text)
 }
 
 func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -129,7 +157,7 @@ func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, h.r.Replace(rec.Message), rec.PC)
+	out := slog.NewRecord(rec.Time, rec.Level, h.replace(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.attr(a))
 		return true
@@ -142,11 +170,11 @@ func (h *redactHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for i, a := range attrs {
 		red[i] = h.attr(a)
 	}
-	return &redactHandler{inner: h.inner.WithAttrs(red), cfg: h.cfg, r: h.r}
+	return &redactHandler{inner: h.inner.WithAttrs(red), cfg: h.cfg, static: h.static, live: h.live}
 }
 
 func (h *redactHandler) WithGroup(name string) slog.Handler {
-	return &redactHandler{inner: h.inner.WithGroup(name), cfg: h.cfg, r: h.r}
+	return &redactHandler{inner: h.inner.WithGroup(name), cfg: h.cfg, static: h.static, live: h.live}
 }
 
 // attr returns a with its secrets replaced; a value whose text holds none is
@@ -155,7 +183,7 @@ func (h *redactHandler) attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, h.r.Replace(v.String()))
+		return slog.String(a.Key, h.replace(v.String()))
 	case slog.KindGroup:
 		group := v.Group()
 		red := make([]slog.Attr, len(group))
@@ -175,7 +203,7 @@ func (h *redactHandler) attr(a slog.Attr) slog.Attr {
 		default:
 			text = fmt.Sprintf("%+v", x)
 		}
-		if red := h.r.Replace(text); red != text {
+		if red := h.replace(text); red != text {
 			return slog.String(a.Key, red)
 		}
 	}

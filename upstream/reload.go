@@ -59,6 +59,9 @@ var ErrClosed = errors.New("upstream: the supervisor is closed")
 func (s *Supervisor) Apply(cfg *Config) (Change, error) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
+	// From now on, every line logged under the supervisor (and through the
+	// redactor, the program's) has the new configuration's secrets redacted.
+	s.opts.Redactor.Add(cfg)
 	prevCfg, prev := s.state()
 	change := Diff(prevCfg, cfg)
 	if change.Empty() {
@@ -107,11 +110,4 @@ func (s *Supervisor) Apply(cfg *Config) (Change, error) {
 		}
 	}
 	return change, nil
-}
-
-// ownSecrets is a configuration of s alone: its RedactHandler redacts s's
-// secrets, for a server that Apply added after the supervisor's logger was
-// made.
-func (s *ServerConfig) ownSecrets() *Config {
-	return &Config{Servers: map[string]*ServerConfig{s.Name: s}}
 }

@@ -49,7 +49,7 @@ func newRunner(s *Supervisor, sc *ServerConfig) *runner {
 	r := &runner{
 		sup:       s,
 		cfg:       sc,
-		log:       slog.New(sc.ownSecrets().RedactHandler(s.log.Handler())).With("server", sc.Name),
+		log:       s.log.With("server", sc.Name), // redacts sc's secrets (Apply added them)
 		restart:   make(chan struct{}, 1),
 		trouble:   make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
@@ -76,9 +76,9 @@ func (r *runner) clientOptions() *mcp.ClientOptions {
 	if o.Logger == nil {
 		o.Logger = r.log
 	} else {
-		// The secrets of the configuration the supervisor runs, and this
-		// server's own (it may come from a later one, see Apply).
-		o.Logger = slog.New(r.cfg.ownSecrets().RedactHandler(r.sup.Config().RedactHandler(o.Logger.Handler())))
+		// The secrets of every configuration the supervisor ran, this
+		// server's among them (see Apply).
+		o.Logger = slog.New(r.sup.opts.Redactor.Handler(o.Logger.Handler()))
 	}
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = r.cfg.ProtocolVersion

@@ -121,6 +121,11 @@ type Options struct {
 	ClientOptions func(name string) *mcp.ClientOptions
 	// Logger receives the supervisor's diagnostics. Nil means slog.Default().
 	Logger *slog.Logger
+	// Redactor redacts the configuration's secrets in every line logged under
+	// the supervisor; Apply adds each new configuration's to it. Nil means
+	// one of its own (NewRedactor). A program passes the one its own logger
+	// redacts with, so that its lines follow reloads too.
+	Redactor *Redactor
 	// HTTPClient sends the requests of HTTP servers. Nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
@@ -194,7 +199,12 @@ func NewSupervisor(cfg *Config, opts *Options) *Supervisor {
 	}
 	// Every line logged under the supervisor has the configuration's
 	// secrets redacted, whoever writes it.
-	s.log = slog.New(cfg.RedactHandler(s.log.Handler()))
+	if o.Redactor == nil {
+		o.Redactor = NewRedactor(cfg)
+	} else {
+		o.Redactor.Add(cfg)
+	}
+	s.log = slog.New(o.Redactor.Handler(s.log.Handler()))
 	defaultDuration(&o.InitialBackoff, 500*time.Millisecond)
 	defaultDuration(&o.MaxBackoff, 30*time.Second)
 	defaultDuration(&o.StableAfter, 30*time.Second)

@@ -100,8 +100,9 @@ sends the caller's principal (never its token) to HTTP servers.
 The configuration is reloaded when the file changes (checked every --watch) and on SIGHUP:
 added servers start, removed ones stop (their tools, prompts and resources are withdrawn),
 changed ones restart, and the others keep their sessions and calls in flight; clients
-hear list_changed. A file that does not parse keeps the running configuration, and the
-gateway logs why in one line.`,
+hear list_changed. The --access file is reloaded the same way: the clients whose view
+changed hear list_changed, and only they. A file that does not parse keeps the running
+configuration (or rules), and the gateway logs why in one line.`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -153,7 +154,10 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		level = slog.LevelError // the listing says how each server is
 	}
 	// stdout carries only protocol messages (stdio): diagnostics go to stderr.
-	logger := slog.New(cfg.RedactHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	// The redactor follows reloads: the supervisor's Apply adds each new
+	// configuration's secrets to it.
+	redactor := upstream.NewRedactor(cfg)
+	logger := slog.New(redactor.Handler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	keyring, err := keyringFromEnv()
 	if err != nil {
 		return err
@@ -163,12 +167,12 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		return err
 	}
 	var gw *gateway.Gateway
+	var access *liveAccess
 	if f.access != "" {
-		rules, err := loadAccess(f.access)
-		if err != nil {
+		if access, err = newLiveAccess(f.access); err != nil {
 			return err
 		}
-		sopts.Visible = rules.visible(func(kind, name string) (string, bool) { return gw.ServerOf(kind, name) })
+		sopts.Visible = access.visible(func(kind, name string) (string, bool) { return gw.ServerOf(kind, name) })
 	}
 	oauth := newUpstreamOAuth(cfg, &f.oauth, logger)
 	defer oauth.close()
@@ -176,7 +180,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Info:            protocol.Implementation{Name: "mcpkit-gateway", Version: clientVersion()},
 		Logger:          logger,
 		Server:          sopts,
-		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage},
+		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage, Redactor: redactor},
 		RequiredServers: f.require,
 		Naming:          naming,
 	})
@@ -191,7 +195,7 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if f.list {
 		return printMapping(stdout, gw, f.json)
 	}
-	watcher := &configWatcher{path: f.config, interval: f.watch, gw: gw, oauth: oauth, require: f.require, log: logger}
+	watcher := &configWatcher{path: f.config, interval: f.watch, gw: gw, oauth: oauth, require: f.require, access: access, redactor: redactor, log: logger}
 	wctx, wstop := context.WithCancel(ctx)
 	wdone := make(chan struct{})
 	go func() {

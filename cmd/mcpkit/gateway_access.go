@@ -1,13 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -41,14 +43,10 @@ type accessRule struct {
 	Resources  []string `json:"resources"`
 }
 
-// loadAccess reads and checks an --access file.
-func loadAccess(file string) (*accessRules, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--access: %w", err)
-	}
+// parseAccess checks the content b of the --access file.
+func parseAccess(file string, b []byte) (*accessRules, error) {
 	var a accessRules
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
 		return nil, fmt.Errorf("--access %s: %w", file, err)
@@ -90,39 +88,89 @@ func (r *accessRule) matches(principal string, info *resource.TokenInfo) bool {
 	return false
 }
 
-// visible returns the gateway's mcp.VisibleFunc: serverOf says which configured
-// server has a feature (gateway.Gateway.ServerOf).
-func (a *accessRules) visible(serverOf func(kind, name string) (string, bool)) mcp.VisibleFunc {
+// liveAccess holds the running --access rules: the configuration watcher
+// replaces them when the file changes (reloadAccess), and the gateway's
+// server then tells the clients whose view changed (mcp.Server.RefreshVisibility).
+type liveAccess struct {
+	path  string
+	rules atomic.Pointer[accessRules]
+	last  [sha256.Size]byte // the content last read
+}
+
+// newLiveAccess loads the --access file.
+func newLiveAccess(file string) (*liveAccess, error) {
+	b, sum, err := readWatched(file)
+	if err != nil {
+		return nil, fmt.Errorf("--access: %w", err)
+	}
+	rules, err := parseAccess(file, b)
+	if err != nil {
+		return nil, err
+	}
+	l := &liveAccess{path: file, last: sum}
+	l.rules.Store(rules)
+	return l, nil
+}
+
+// reload reads the file again and, when it changed (or always, forced) and
+// is valid, makes its rules the running ones and reports true. A file that
+// cannot be read or checked keeps the running rules: the error says why.
+func (l *liveAccess) reload(forced bool) (bool, error) {
+	b, sum, err := readWatched(l.path)
+	if err == nil && !forced && sum == l.last {
+		return false, nil
+	}
+	l.last = sum
+	if err != nil {
+		return false, fmt.Errorf("--access: %w", err)
+	}
+	rules, err := parseAccess(l.path, b)
+	if err != nil {
+		return false, err
+	}
+	l.rules.Store(rules)
+	return true, nil
+}
+
+// visible returns the gateway's mcp.VisibleFunc, which asks the running
+// rules: serverOf says which configured server has a feature
+// (gateway.Gateway.ServerOf).
+func (l *liveAccess) visible(serverOf func(kind, name string) (string, bool)) mcp.VisibleFunc {
 	return func(ctx context.Context, _ *mcp.Request, kind mcp.FeatureKind, name string) bool {
-		principal, info := transport.PrincipalFrom(ctx), resource.TokenInfoFrom(ctx)
-		for i := range a.Rules {
-			r := &a.Rules[i]
-			if !r.matches(principal, info) {
-				continue
-			}
-			var globs []string
-			var entryKind string
-			switch kind {
-			case mcp.FeatureTool:
-				globs, entryKind = r.Tools, "tool"
-			case mcp.FeaturePrompt:
-				globs, entryKind = r.Prompts, "prompt"
-			case mcp.FeatureResource:
-				globs, entryKind = r.Resources, "resource"
-			case mcp.FeatureResourceTemplate:
-				globs, entryKind = r.Resources, "template"
-			}
-			for _, g := range globs {
-				if ok, _ := path.Match(g, name); ok {
-					return true
-				}
-			}
-			if len(r.Servers) > 0 {
-				if s, ok := serverOf(entryKind, name); ok && slices.Contains(r.Servers, s) {
-					return true
-				}
+		return l.rules.Load().allows(ctx, kind, name, serverOf)
+	}
+}
+
+// allows reports whether the caller of ctx may see the feature.
+func (a *accessRules) allows(ctx context.Context, kind mcp.FeatureKind, name string, serverOf func(kind, name string) (string, bool)) bool {
+	principal, info := transport.PrincipalFrom(ctx), resource.TokenInfoFrom(ctx)
+	for i := range a.Rules {
+		r := &a.Rules[i]
+		if !r.matches(principal, info) {
+			continue
+		}
+		var globs []string
+		var entryKind string
+		switch kind {
+		case mcp.FeatureTool:
+			globs, entryKind = r.Tools, "tool"
+		case mcp.FeaturePrompt:
+			globs, entryKind = r.Prompts, "prompt"
+		case mcp.FeatureResource:
+			globs, entryKind = r.Resources, "resource"
+		case mcp.FeatureResourceTemplate:
+			globs, entryKind = r.Resources, "template"
+		}
+		for _, g := range globs {
+			if ok, _ := path.Match(g, name); ok {
+				return true
 			}
 		}
-		return false
+		if len(r.Servers) > 0 {
+			if s, ok := serverOf(entryKind, name); ok && slices.Contains(r.Servers, s) {
+				return true
+			}
+		}
 	}
+	return false
 }

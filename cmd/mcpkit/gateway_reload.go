@@ -30,22 +30,29 @@ type configWatcher struct {
 	gw       *gateway.Gateway
 	oauth    *upstreamOAuth
 	require  []string
+	access   *liveAccess        // the --access rules, reloaded with the file (nil: none)
+	redactor *upstream.Redactor // the logger's, which follows the configuration
 	log      *slog.Logger
 	last     [sha256.Size]byte // the content last read
 }
 
-// readConfig returns the file's content and its hash.
-func (w *configWatcher) readConfig() ([]byte, [sha256.Size]byte, error) {
-	f, err := os.Open(w.path)
+// readWatched returns the content of a file the gateway watches, and its hash.
+func readWatched(path string) ([]byte, [sha256.Size]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, [sha256.Size]byte{}, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
 	if err == nil && len(data) > maxConfigFile {
-		err = fmt.Errorf("%s: larger than %d bytes", w.path, maxConfigFile)
+		err = fmt.Errorf("%s: larger than %d bytes", path, maxConfigFile)
 	}
 	return data, sha256.Sum256(data), err
+}
+
+// readConfig returns the configuration file's content and its hash.
+func (w *configWatcher) readConfig() ([]byte, [sha256.Size]byte, error) {
+	return readWatched(w.path)
 }
 
 // run watches until ctx ends.
@@ -68,9 +75,30 @@ func (w *configWatcher) run(ctx context.Context) {
 			return
 		case <-hup:
 			w.reload(ctx, "SIGHUP", true)
+			w.reloadAccess("SIGHUP", true)
 		case <-tick:
 			w.reload(ctx, "file changed", false)
+			w.reloadAccess("file changed", false)
 		}
+	}
+}
+
+// reloadAccess reads the --access file again; when it changed (or always,
+// forced) and is valid, its rules replace the running ones and the clients
+// whose view changed hear list_changed. A broken file keeps the running
+// rules, said in one line.
+func (w *configWatcher) reloadAccess(why string, forced bool) {
+	if w.access == nil {
+		return
+	}
+	changed, err := w.access.reload(forced)
+	if err != nil {
+		w.log.Error("gateway: access rules not reloaded, keeping the running ones", "trigger", why, "error", err)
+		return
+	}
+	if changed {
+		w.gw.Server().RefreshVisibility()
+		w.log.Info("gateway: access rules reloaded", "trigger", why, "rules", len(w.access.rules.Load().Rules))
 	}
 }
 
@@ -86,6 +114,10 @@ func (w *configWatcher) reload(ctx context.Context, why string, forced bool) {
 	var cfg *upstream.Config
 	if err == nil {
 		cfg, err = upstream.Parse(w.path, data, os.LookupEnv)
+	}
+	if err == nil {
+		// Its secrets are redacted from now on, in the lines about it too.
+		w.redactor.Add(cfg)
 	}
 	if err == nil {
 		for _, name := range w.require {

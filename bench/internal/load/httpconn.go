@@ -24,6 +24,7 @@ type httpConn struct {
 	br      *bufio.Reader
 	req     []byte // request buffer, reused
 	body    []byte // response body buffer, reused
+	header  string // extra header lines sent with every request, each ending in CRLF
 }
 
 // httpResponse is what post returns. Body aliases the connection's buffer: it is
@@ -32,6 +33,7 @@ type httpResponse struct {
 	Status      int
 	ContentType string
 	SessionID   string
+	RetryAfter  string // the Retry-After header, if any
 	Body        []byte
 }
 
@@ -84,6 +86,7 @@ func (h *httpConn) post(path string, body []byte, sessionID, protocolVersion str
 		r = append(r, protocolVersion...)
 		r = append(r, "\r\n"...)
 	}
+	r = append(r, h.header...)
 	r = append(r, "Content-Length: "...)
 	r = strconv.AppendInt(r, int64(len(body)), 10)
 	r = append(r, "\r\n\r\n"...)
@@ -144,6 +147,8 @@ func (h *httpConn) readResponse() (resp httpResponse, keep bool, err error) {
 			resp.ContentType = string(value)
 		case asciiEqualFold(name, "Mcp-Session-Id"):
 			resp.SessionID = string(value)
+		case asciiEqualFold(name, "Retry-After"):
+			resp.RetryAfter = string(value)
 		case asciiEqualFold(name, "Connection"):
 			if asciiEqualFold(value, "close") {
 				keep = false

@@ -56,7 +56,7 @@ window.flood = () => {
 (async () => {
   results.init = await req("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "probe", version: "1" }, appCapabilities: {} });
   parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
-  try { results.parentDocument = String(parent.document.title); } catch (e) { results.parentDocument = e.name; }
+  try { results.parentDocument = String(top.document.title); } catch (e) { results.parentDocument = e.name; }
   try { results.storage = String(localStorage.getItem("mcpkit-secret")); } catch (e) { results.storage = e.name; }
   try { await fetch(location.origin + "/view/x"); results.fetch = "fetched"; } catch (e) { results.fetch = e.name; }
   results.secret = await req("tools/call", { name: "secret", arguments: {} });
@@ -204,7 +204,7 @@ func TestHostWebInChromium(t *testing.T) {
 	// view-only tool through the bridge.
 	chart := frameOf(t, tab, "apps__temperature_chart", poll)
 	in := chromedp.WithPollingInFrame(chart)
-	poll("the chart is drawn and polls", `(() => { const l = document.getElementById("line"); return !!l && +l.dataset.count >= 14 && document.getElementById("title").textContent === "Temperature in Lyon"; })()`, in)
+	poll("the chart is drawn and polls", inView(`(() => { const l = document.getElementById("line"); return !!l && +l.dataset.count >= 14 && document.getElementById("title").textContent === "Temperature in Lyon"; })()`), in)
 	var origin string
 	if origin, err = runIn[string](tab, chart, `location.origin`); err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestHostWebInChromium(t *testing.T) {
 		t.Errorf("the view's origin %s is the page's (%s)", origin, pageURL)
 	}
 	// Its ui/message becomes the next user message.
-	poll("asking from the view", `(() => { const b = document.getElementById("ask"); if (!b || b.disabled) return null; b.click(); return true; })()`, in)
+	poll("asking from the view", inView(`(() => { const b = document.getElementById("ask"); if (!b || b.disabled) return null; b.click(); return true; })()`), in)
 	poll("the model answers the view's message", `document.querySelector("#log").textContent.includes("It is mild in Lyon.")`)
 	reqs := model.Requests()
 	if len(reqs) < 3 {
@@ -243,7 +243,7 @@ func TestHostWebInChromium(t *testing.T) {
 	// The call's progress reached the page before its result.
 	poll("the probe's progress", `(() => { const e = window.mcpkitEvents; const r = e.lastIndexOf("result"); return e.indexOf("progress lab__probe 1/2") >= 0 && e.indexOf("progress lab__probe 2/2") < r; })()`)
 	pin := chromedp.WithPollingInFrame(probe)
-	poll("the probe ends", `window.results && window.results.done === true`, pin)
+	poll("the probe ends", inView(`window.results && window.results.done === true`), pin)
 	raw, err := runIn[string](tab, probe, `JSON.stringify(window.results)`)
 	if err != nil {
 		t.Fatal(err)
@@ -379,9 +379,21 @@ func frameOf(t *testing.T, tab context.Context, tool string, poll func(what, exp
 	return nodes[0]
 }
 
-// runIn evaluates expr (which must be truthy) in the document of frame.
+// runIn evaluates expr (which must be truthy) in the view that the sandbox
+// proxy frame holds (see inView).
 func runIn[T any](tab context.Context, frame *chromedp.Node, expr string) (T, error) {
-	return chromedp.Run(tab, chromedp.Poll[T](expr, chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(10*time.Second)))
+	return chromedp.Run(tab, chromedp.Poll[T](inView(expr), chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(10*time.Second)))
+}
+
+// inView makes expr, evaluated in the sandbox proxy's document (the outer
+// iframe of a view), read the view's window and document: the inner iframe
+// that the proxy loaded, on the proxy's origin. It is null until the view is
+// loaded.
+func inView(expr string) string {
+	return `(() => { const f = globalThis.document.querySelector("iframe"); const window = f && f.contentWindow; const document = f && f.contentDocument;
+	if (!window || !document || !document.body || document.body.childElementCount === 0) return null;
+	const location = f.contentWindow.location;
+	return (` + expr + `); })()`
 }
 
 // shoot saves a screenshot of the page, in MCPKIT_SCREENSHOTS (a directory)

@@ -23,7 +23,11 @@ type view struct {
 	tool   string // the tool's name for the model
 	uri    string
 	html   string
-	csp    string
+	csp    string // the policy built from declared
+	// declared is the resource's _meta.ui.csp, which the page passes on to
+	// the sandbox proxy with the view (the policy itself is the proxy's
+	// header).
+	declared cspDomains
 }
 
 // viewEvent tells the page to show a view.
@@ -40,13 +44,16 @@ type viewEvent struct {
 
 // uiMeta is a view resource's _meta.ui, as far as the host uses it.
 type uiMeta struct {
-	CSP struct {
-		ConnectDomains  []string `json:"connectDomains"`
-		ResourceDomains []string `json:"resourceDomains"`
-		FrameDomains    []string `json:"frameDomains"`
-		BaseURIDomains  []string `json:"baseUriDomains"`
-	} `json:"csp"`
-	PrefersBorder *bool `json:"prefersBorder"`
+	CSP           cspDomains `json:"csp"`
+	PrefersBorder *bool      `json:"prefersBorder"`
+}
+
+// cspDomains are the domains a view's resource declares (_meta.ui.csp).
+type cspDomains struct {
+	ConnectDomains  []string `json:"connectDomains,omitempty"`
+	ResourceDomains []string `json:"resourceDomains,omitempty"`
+	FrameDomains    []string `json:"frameDomains,omitempty"`
+	BaseURIDomains  []string `json:"baseUriDomains,omitempty"`
 }
 
 // openView reads the view of a tool's result from its server and tells the
@@ -100,7 +107,7 @@ func (s *Server) readView(ctx context.Context, server, uri string) (*view, *uiMe
 			_ = json.Unmarshal(b, meta)
 		}
 	}
-	return &view{id: randomID(), server: server, uri: uri, html: html, csp: buildCSP(meta)}, meta, nil
+	return &view{id: randomID(), server: server, uri: uri, html: html, csp: buildCSP(meta), declared: meta.CSP}, meta, nil
 }
 
 // source matches the CSP sources a view may declare: a scheme and a host

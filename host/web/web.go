@@ -4,11 +4,15 @@
 // call as a card (arguments, progress, result, isError) with approve / deny / always,
 // the servers and their state, and the tokens of each turn.
 //
-// It renders MCP Apps (the io.modelcontextprotocol/ui extension): the view of
-// a tool's result is loaded in a sandboxed iframe from a second listener, a
-// different origin (and site) than the page's, with a Content-Security-Policy
-// built from the domains the view's resource declares (nothing else by
-// default). The page speaks the view's JSON-RPC over postMessage: ui/initialize
+// It renders MCP Apps (the io.modelcontextprotocol/ui extension) the way the
+// spec asks of a web page: the view of a tool's result runs behind a sandbox
+// proxy, a sandboxed iframe from a second listener, a different origin (and
+// site) than the page's, whose Content-Security-Policy is built from the
+// domains the view's resource declares (nothing else by default). The proxy
+// says ui/notifications/sandbox-proxy-ready, the page sends it the view's
+// document (ui/notifications/sandbox-resource-ready), and the proxy loads it
+// into an inner iframe, which inherits the policy, and relays every other
+// message. The page speaks the view's JSON-RPC over postMessage: ui/initialize
 // with the host context, the tool's input and result, size changes,
 // ui/message (a user message to the model), ui/open-link,
 // ui/update-model-context, and tools/call and resources/read proxied to the
@@ -34,6 +38,11 @@ import (
 
 //go:embed assets
 var assets embed.FS
+
+// proxyHTML is the views' sandbox proxy; {{PAGE_ORIGIN}} is the page's origin.
+//
+//go:embed proxy.html
+var proxyHTML string
 
 // Options configure a Server.
 type Options struct {

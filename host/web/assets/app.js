@@ -204,6 +204,12 @@ async function choose(i) {
 const FLOOD_PER_SECOND = 200;   // messages a view may send in one second
 const FLOOD_STOP = 2000;        // dropped messages after which the view is stopped
 
+// Each view runs in the spec's double iframe: the page frames the sandbox
+// proxy (on the sandbox origin, with the view's policy as its header), which
+// says it is ready; the page then sends it the view's document, which it
+// loads in an inner iframe, and the two relay the view's JSON-RPC.
+const SANDBOX = "ui/notifications/sandbox-";
+
 function showView(callID, v) {
   const c = viewCards.get(callID);
   viewCards.delete(callID);
@@ -214,13 +220,25 @@ function showView(callID, v) {
   frame.sandbox = "allow-scripts allow-same-origin allow-forms";
   frame.title = "view of " + v.name;
   frame.referrerPolicy = "no-referrer";
-  frame.src = `${cfg.sandbox}/view/${v.id}`;
+  frame.src = `${cfg.sandbox}/proxy/${v.id}?parent=${encodeURIComponent(location.origin)}`;
   box.append(frame);
   c.append(box, el("div", "note", `MCP App view ${v.uri} (sandboxed on ${cfg.sandbox})`));
   // The iframe's window stays the same object across its navigation: the
-  // view is known before its first message (an inline script's).
-  views.set(frame.contentWindow, { v, frame, box, card: c, initialized: false, window: 0, count: 0, dropped: 0, nextID: 1 });
+  // view is known before its first message (the proxy's).
+  views.set(frame.contentWindow, { v, frame, box, card: c, sent: false, initialized: false, window: 0, count: 0, dropped: 0, nextID: 1 });
   frame.addEventListener("load", () => { frame.dataset.loaded = "true"; }, { once: true });
+}
+
+// sendResource answers the proxy's sandbox-proxy-ready with the view's
+// document and its declared domains, once.
+async function sendResource(s) {
+  if (s.sent) return;
+  s.sent = true;
+  const r = await fetch(`/api/view/${s.v.id}`, { headers: { "x-mcpkit-token": cfg.token } });
+  if (!r.ok) { teardown(s, `its document could not be had: ${r.status}`); return; }
+  const doc = await r.json();
+  post(s, { jsonrpc: "2.0", method: SANDBOX + "resource-ready", params: { html: doc.html, csp: doc.csp ?? {} } });
+  s.frame.dataset.resource = "sent";
 }
 
 function post(s, msg) {
@@ -244,8 +262,11 @@ function hostContext(s) {
 function teardown(s, why) {
   if (s.gone) return;
   s.gone = true;
-  const id = s.nextID++;
-  try { post(s, { jsonrpc: "2.0", id, method: "ui/resource-teardown", params: { reason: why } }); } catch {}
+  // The view hears nothing before it said it is initialized (spec).
+  if (s.initialized) {
+    const id = s.nextID++;
+    try { post(s, { jsonrpc: "2.0", id, method: "ui/resource-teardown", params: { reason: why } }); } catch {}
+  }
   views.delete(s.frame.contentWindow);
   s.box.replaceChildren(el("div", "note", "view closed: " + why));
 }
@@ -265,6 +286,10 @@ window.addEventListener("message", (ev) => {
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0") return;
   window.mcpkitLog.push({ dir: "view→host", method: m.method ?? null, id: m.id ?? null, params: m.method === "ui/notifications/size-changed" ? m.params : undefined });
   if (m.method === undefined) return; // answers to our requests (teardown): nothing waits for them
+  if (typeof m.method === "string" && m.method.startsWith(SANDBOX)) {
+    if (m.method === SANDBOX + "proxy-ready") sendResource(s).catch((e) => teardown(s, String(e.message ?? e)));
+    return; // the proxy's own messages are never the view's
+  }
   handle(s, m).catch((e) => { if (m.id !== undefined) fail(s, m.id, -32603, String(e.message ?? e)); });
 });
 

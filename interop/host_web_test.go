@@ -326,9 +326,24 @@ func TestHostWebInChromium(t *testing.T) {
 // serveAppsBundle answers the views' import of the App class (unpkg.com) with
 // the pinned package's file, so that nothing leaves the machine and the class
 // is exactly the pinned one, and refuses every other request to the outside.
-// It returns the count of the bundle's requests. The listener may not send
-// commands itself: it hands the events to a goroutine.
+// It returns the count of the bundle's requests.
 func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.Int32 {
+	served, _ := interceptOutside(t, tab, bundle)
+	return served
+}
+
+// blockOutside refuses every request of the tab to the outside (https) and
+// returns their count.
+func blockOutside(t *testing.T, tab context.Context) *atomic.Int32 {
+	_, refused := interceptOutside(t, tab, nil)
+	return refused
+}
+
+// interceptOutside answers the tab's requests to https: appsBundleURL with
+// bundle (when not nil), every other one refused; it returns the counts of
+// both. The listener may not send commands itself: it hands the events to a
+// goroutine.
+func interceptOutside(t *testing.T, tab context.Context, bundle []byte) (served, refused *atomic.Int32) {
 	t.Helper()
 	paused := make(chan *fetch.EventRequestPaused, 64)
 	if err := chromedp.Listen(tab, func(ev any) {
@@ -341,18 +356,19 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.I
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var requests atomic.Int32
+	served, refused = new(atomic.Int32), new(atomic.Int32)
 	go func() {
 		for {
 			select {
 			case <-tab.Done():
 				return
 			case e := <-paused:
-				if e.Request.URL != appsBundleURL {
+				if bundle == nil || e.Request.URL != appsBundleURL {
+					refused.Add(1)
 					_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 					continue
 				}
-				requests.Add(1)
+				served.Add(1)
 				_, _ = chromedp.Call(tab, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
 					ResponseHeaders: []*fetch.HeaderEntry{
 						{Name: "Content-Type", Value: "text/javascript; charset=utf-8"},
@@ -364,7 +380,7 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.I
 	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "https://*"}}}); err != nil {
 		t.Fatal(err)
 	}
-	return &requests
+	return served, refused
 }
 
 // frameOf waits for the loaded view iframe of the tool and returns its node.
@@ -398,7 +414,8 @@ func inView(expr string) string {
 
 // shoot saves a screenshot of the page, in MCPKIT_SCREENSHOTS (a directory)
 // when set, else in the test's temporary directory.
-func shoot(t *testing.T, tab context.Context, name string) {
+// It returns the PNG.
+func shoot(t *testing.T, tab context.Context, name string) []byte {
 	t.Helper()
 	png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -413,4 +430,5 @@ func shoot(t *testing.T, tab context.Context, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", out, len(png))
+	return png
 }

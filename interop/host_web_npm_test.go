@@ -17,14 +17,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpkit/mcpkit/internal/llmtest"
-	"github.com/mcpkit/mcpkit/internal/testkit"
-	"github.com/mcpkit/mcpkit/internal/testkit/chromium"
 )
 
 // basicApp is the MCP App from npm that the web host is tried with: the
@@ -73,41 +70,28 @@ func TestHostWebNpmAppInChromium(t *testing.T) {
 func driveNpmApp(t *testing.T, bin, server, shots string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*testTimeout)
 	defer cancel()
-	const answer, followUp = "The server's clock is shown above.", "Your message from the view arrived."
+	const answer, followUp, declined = "The server's clock is shown above.", "Your message from the view arrived.", "Then I will not ask the server."
 	model := llmtest.NewOpenAI(t, "sk-test",
 		llmtest.Reply{Body: llmtest.OpenAI("", llmtest.Call{Name: "get-time", Args: `{}`})},
 		llmtest.Reply{Body: llmtest.OpenAI(answer)},
 		llmtest.Reply{Body: llmtest.OpenAI(followUp)},
+		llmtest.Reply{Body: llmtest.OpenAI("", llmtest.Call{Name: "get-time", Args: `{}`})},
+		llmtest.Reply{Body: llmtest.OpenAI(declined)},
 	)
-	cmd := exec.Command(bin, "host", "--model", "openai:gpt-4o", "--base-url", model.BaseURL(), "--yes",
-		"--server", server, "--web", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pageURL := strings.Fields(testkit.StartAnnounced(t, ctx, cmd, stderr, "mcpkit: web host at "))[0]
-
-	tab := chromium.Start(t, ctx, "--disable-features=IsolateSandboxedIframes", "--disable-site-isolation-trials")
-	outside := blockOutside(t, tab)
+	h := openHostWeb(t, ctx, bin, model, nil, "--server", server)
+	tab, poll, bridgeLog := h.tab, h.poll, h.bridgeLog
 	console := watchConsole(t, tab)
-	bridgeLog := func() string {
-		v, _ := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.mcpkitLog)`))
-		return v
-	}
-	poll := func(what, expr string, opts ...chromedp.PollOption) {
-		t.Helper()
-		opts = append(opts, chromedp.WithPollingTimeout(30*time.Second))
-		if _, err := chromedp.Run(tab, chromedp.Poll[bool](expr, opts...)); err != nil {
-			t.Fatalf("%s: %v\nbridge: %s", what, err, bridgeLog())
-		}
-	}
-	if _, err := chromedp.Run(tab, chromedp.Navigate(pageURL)); err != nil {
-		t.Fatal(err)
-	}
-	poll("the page starts", `document.body.dataset.ready === "true"`)
 	poll("the server is ready", `document.querySelector("#servers").textContent.includes("ready")`)
-	poll("sending", `(() => { if (document.getElementById("send").disabled) return null; const i = document.getElementById("input"); i.value = "What time is it on the server?"; document.getElementById("composer").requestSubmit(); return true; })()`)
+	send := func(text string) {
+		t.Helper()
+		poll("sending "+text, fmt.Sprintf(`(() => { if (document.getElementById("send").disabled) return null; const i = document.getElementById("input"); i.value = %q; document.getElementById("composer").requestSubmit(); return true; })()`, text))
+	}
+	// The view opens as the model writes the call, and hears the arguments
+	// written so far (tool-input-partial) while the call waits for approval;
+	// then the complete ones and the result.
+	send("What time is it on the server?")
+	poll("the view hears the partial arguments before the approval", `window.mcpkitLog.some((m) => m.method === "ui/notifications/tool-input-partial") && !!document.querySelector(".card .actions button.allow")`)
+	poll("approving", `(() => { const b = document.querySelector(".card .actions button.allow"); if (!b) return null; b.click(); return true; })()`)
 	poll("the card shows the time", `(() => { const c = document.querySelector(".card.done"); return !!c && /^\d{4}-\d\d-\d\dT[0-9:.]+Z$/.test(c.querySelector(".result").textContent.trim()); })()`)
 	poll("the answer", fmt.Sprintf(`document.querySelector("#log").textContent.includes(%q)`, answer))
 	var offered []string
@@ -148,11 +132,7 @@ func driveNpmApp(t *testing.T, bin, server, shots string) {
 	if err != nil || !isoTime.MatchString(viewTime) || viewTime < cardTime {
 		t.Errorf("the view's time after its call: %q (the card's %q), %v", viewTime, cardTime, err)
 	}
-	var log []struct {
-		Dir, Method string
-		ID          any
-		Error       *string
-	}
+	var log []bridgeEntry
 	if err := json.Unmarshal([]byte(bridgeLog()), &log); err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +142,7 @@ func driveNpmApp(t *testing.T, bin, server, shots string) {
 			callID = m.ID
 		}
 	}
-	answered := slices.ContainsFunc(log, func(m struct {
-		Dir, Method string
-		ID          any
-		Error       *string
-	}) bool {
+	answered := slices.ContainsFunc(log, func(m bridgeEntry) bool {
 		return callID != nil && m.Dir == "host→view" && m.Method == "" && fmt.Sprint(m.ID) == fmt.Sprint(callID) && m.Error == nil
 	})
 	if !answered {
@@ -191,6 +167,12 @@ func driveNpmApp(t *testing.T, bin, server, shots string) {
 		methods[m.Dir+" "+m.Method] = true
 	}
 	t.Logf("bridge methods: %v", methods)
+	order := func(method string) int {
+		return slices.IndexFunc(log, func(m bridgeEntry) bool { return m.Dir == "host→view" && m.Method == method })
+	}
+	if p, i, r := order("ui/notifications/tool-input-partial"), order("ui/notifications/tool-input"), order("ui/notifications/tool-result"); p < 0 || p > i || i > r {
+		t.Errorf("the view heard partial arguments, arguments and result at %d, %d, %d of %s", p, i, r, bridgeLog())
+	}
 	for _, want := range []string{"view→host ui/notifications/sandbox-proxy-ready", "host→view ui/notifications/sandbox-resource-ready",
 		"view→host ui/initialize", "view→host ui/notifications/initialized", "host→view ui/notifications/tool-input", "host→view ui/notifications/tool-result",
 		"view→host notifications/message", "view→host ui/message"} {
@@ -200,6 +182,32 @@ func driveNpmApp(t *testing.T, bin, server, shots string) {
 	}
 	scrollToView()
 	shoot(t, tab, shots+"-message.png")
+	// A call the user declines: its view, opened as the model wrote it, hears
+	// that it was cancelled, and the App says so.
+	send("And once more?")
+	poll("declining", `(() => { const b = document.querySelector(".card .actions button.deny"); if (!b) return null; b.click(); return true; })()`)
+	poll("the model's answer to the refusal", fmt.Sprintf(`document.querySelector("#log").textContent.includes(%q)`, declined))
+	if !console.waitFor(ctx, `"Tool call cancelled:" "the host did not make the call: the user declined`) {
+		t.Errorf("the second view never heard that its call was cancelled: %s", bridgeLog())
+	}
+	if n := strings.Count(bridgeLog(), `"ui/notifications/tool-cancelled"`); n != 1 {
+		t.Errorf("%d tool-cancelled notifications, want 1 (the declined call's view): %s", n, bridgeLog())
+	}
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`[...document.querySelectorAll('iframe[title="view of get-time"]')].pop().scrollIntoView({block: "start"}), true`)); err != nil {
+		t.Fatal(err)
+	}
+	shoot(t, tab, shots+"-declined.png")
+
+	// The first view asks to close (ui/notifications/request-teardown, as the
+	// App's requestTeardown sends it): the page asks it to tear down, the
+	// App answers, and the page closes it.
+	// (A script of the view's own: a message is from the realm that posts it.)
+	poll("the view asks to close", inView(`(() => { const sc = document.createElement("script"); sc.textContent = 'parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/request-teardown", params: {} }, "*")'; document.body.append(sc); return true; })()`), in)
+	poll("the page closes the view", `(() => { const c = document.querySelector(".card"); return !c.querySelector('iframe') && c.textContent.includes("view closed: the view asked to close"); })()`)
+	if !console.waitFor(ctx, `"App is being torn down"`) {
+		t.Error("the App never heard ui/resource-teardown")
+	}
+
 	// The App says what it made of the host's answers.
 	for _, want := range []string{`"get-time result:"`, `"Message" "accepted"`} {
 		if !console.waitFor(ctx, want) {
@@ -209,7 +217,7 @@ func driveNpmApp(t *testing.T, bin, server, shots string) {
 	for _, p := range console.problems() {
 		t.Errorf("console: %s", p)
 	}
-	if n := outside.Load(); n != 0 {
+	if n := h.refused.Load(); n != 0 {
 		t.Errorf("the page or the view asked the network outside the machine %d times", n)
 	}
 }
@@ -330,4 +338,11 @@ func watchConsole(t *testing.T, tab context.Context) *consoleWatch {
 		t.Logf("console:\n\t%s", strings.Join(c.lines, "\n\t"))
 	})
 	return c
+}
+
+// bridgeEntry is an entry of the page's bridge log (window.mcpkitLog).
+type bridgeEntry struct {
+	Dir, Method string
+	ID          any
+	Error       *string
 }

@@ -142,32 +142,8 @@ func TestHostWebInChromium(t *testing.T) {
 		llmtest.Reply{Body: llmtest.OpenAI("Still here.")},
 		llmtest.Reply{Body: llmtest.OpenAI("Hello, Lyon: 42.")},
 	)
-	cmd := exec.Command(bin, "host", "--model", "openai:gpt-4o", "--base-url", model.BaseURL(),
-		"--server", "apps="+appsURL, "--server", "lab="+probeURL, "--web", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pageURL := strings.Fields(testkit.StartAnnounced(t, ctx, cmd, stderr, "mcpkit: web host at "))[0]
-
-	tab := chromium.Start(t, ctx, "--disable-features=IsolateSandboxedIframes", "--disable-site-isolation-trials")
-	serveAppsBundle(t, tab, bundle)
-	bridgeLog := func() string {
-		v, _ := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.mcpkitLog)`))
-		return v
-	}
-	poll := func(what, expr string, opts ...chromedp.PollOption) {
-		t.Helper()
-		opts = append(opts, chromedp.WithPollingTimeout(30*time.Second))
-		if _, err := chromedp.Run(tab, chromedp.Poll[bool](expr, opts...)); err != nil {
-			t.Fatalf("%s: %v\nbridge: %s", what, err, bridgeLog())
-		}
-	}
-	if _, err := chromedp.Run(tab, chromedp.Navigate(pageURL)); err != nil {
-		t.Fatal(err)
-	}
-	poll("the page starts", `document.body.dataset.ready === "true"`)
+	h := openHostWeb(t, ctx, bin, model, bundle, "--server", "apps="+appsURL, "--server", "lab="+probeURL)
+	tab, pageURL, poll := h.tab, h.pageURL, h.poll
 	// A secret of the page's origin that no view may read.
 	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`localStorage.setItem("mcpkit-secret", "s3cret"), true`)); err != nil {
 		t.Fatal(err)
@@ -321,6 +297,54 @@ func TestHostWebInChromium(t *testing.T) {
 		t.Errorf("the model got %q", text)
 	}
 	shoot(t, tab, "host-web-attach.png")
+}
+
+// hostWeb is `mcpkit host --web` driven in a Chromium tab.
+type hostWeb struct {
+	t       *testing.T
+	tab     context.Context
+	pageURL string
+	// refused counts the tab's requests to the outside, all refused (but
+	// the App bundle's when one is given).
+	refused *atomic.Int32
+}
+
+// openHostWeb starts `mcpkit host --web` with the scripted model and args
+// (the servers, flags), and Chromium on its page, which it waits to start.
+// bundle, when not nil, answers the views' import of the App class
+// (serveAppsBundle); every other request to the outside is refused.
+func openHostWeb(t *testing.T, ctx context.Context, bin string, model *llmtest.Server, bundle []byte, args ...string) *hostWeb {
+	t.Helper()
+	cmd := exec.Command(bin, append(append([]string{"host", "--model", "openai:gpt-4o", "--base-url", model.BaseURL()}, args...), "--web", "127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hostWeb{t: t, pageURL: strings.Fields(testkit.StartAnnounced(t, ctx, cmd, stderr, "mcpkit: web host at "))[0]}
+	h.tab = chromium.Start(t, ctx, "--disable-features=IsolateSandboxedIframes", "--disable-site-isolation-trials")
+	_, h.refused = interceptOutside(t, h.tab, bundle)
+	if _, err := chromedp.Run(h.tab, chromedp.Navigate(h.pageURL)); err != nil {
+		t.Fatal(err)
+	}
+	h.poll("the page starts", `document.body.dataset.ready === "true"`)
+	return h
+}
+
+// bridgeLog is the page's record of the views' messages, as JSON.
+func (h *hostWeb) bridgeLog() string {
+	v, _ := chromedp.Run(h.tab, chromedp.Evaluate[string](`JSON.stringify(window.mcpkitLog)`))
+	return v
+}
+
+// poll waits up to 30 s for expr to be truthy, or fails the test with what
+// it waited for and the bridge's log.
+func (h *hostWeb) poll(what, expr string, opts ...chromedp.PollOption) {
+	h.t.Helper()
+	opts = append(opts, chromedp.WithPollingTimeout(30*time.Second))
+	if _, err := chromedp.Run(h.tab, chromedp.Poll[bool](expr, opts...)); err != nil {
+		h.t.Fatalf("%s: %v\nbridge: %s", what, err, h.bridgeLog())
+	}
 }
 
 // serveAppsBundle answers the views' import of the App class (unpkg.com) with

@@ -30,16 +30,15 @@ type view struct {
 	declared cspDomains
 }
 
-// viewEvent tells the page to show a view.
+// viewEvent tells the page to show a view. Its tool call's input, result or
+// cancellation are the page's events of that call ("args", "call",
+// "result"), before or after this one.
 type viewEvent struct {
-	ID            string          `json:"id"`
-	Name          string          `json:"name"` // the tool's name for the model
-	Port          string          `json:"port"`
-	URI           string          `json:"uri"`
-	Input         json.RawMessage `json:"input"`
-	Result        any             `json:"result"`
-	Tool          protocol.Tool   `json:"tool"`
-	PrefersBorder *bool           `json:"prefersBorder,omitempty"`
+	ID            string        `json:"id"`
+	Name          string        `json:"name"` // the tool's name for the model
+	URI           string        `json:"uri"`
+	Tool          protocol.Tool `json:"tool"`
+	PrefersBorder *bool         `json:"prefersBorder,omitempty"`
 }
 
 // uiMeta is a view resource's _meta.ui, as far as the host uses it.
@@ -56,9 +55,9 @@ type cspDomains struct {
 	BaseURIDomains  []string `json:"baseUriDomains,omitempty"`
 }
 
-// openView reads the view of a tool's result from its server and tells the
+// openView reads the view of a tool call from its server and tells the
 // page to show it; a failure is shown instead.
-func (s *Server) openView(callID string, tool *host.Tool, uri string, input json.RawMessage, result *protocol.CallToolResult) {
+func (s *Server) openView(callID string, tool *host.Tool, uri string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	v, meta, err := s.readView(ctx, tool.Server, uri)
@@ -70,11 +69,7 @@ func (s *Server) openView(callID string, tool *host.Tool, uri string, input json
 	s.mu.Lock()
 	s.views[v.id] = v
 	s.mu.Unlock()
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
-	}
-	s.hub.publish(event{Type: "view", ID: callID, View: &viewEvent{ID: v.id, Name: tool.Name, Port: s.sandboxPort, URI: uri, Input: input,
-		Result: result, Tool: tool.MCP, PrefersBorder: meta.PrefersBorder}})
+	s.hub.publish(event{Type: "view", ID: callID, View: &viewEvent{ID: v.id, Name: tool.Name, URI: uri, Tool: tool.MCP, PrefersBorder: meta.PrefersBorder}})
 }
 
 // readView reads the ui:// resource uri of server.

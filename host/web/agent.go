@@ -88,13 +88,21 @@ func (s *Server) send(ctx context.Context, text, attached string, names []string
 	if len(extra) > 0 {
 		prompt = strings.Join(extra, "\n\n") + "\n\n" + text
 	}
+	tctx, stop := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.turn, s.stop = tctx, stop
+	s.mu.Unlock()
 	go func() {
-		res, err := s.agent.Run(ctx, prompt)
+		defer stop()
+		res, err := s.agent.Run(tctx, prompt)
 		ev := event{Type: "turn"}
 		if res != nil {
 			ev.Text, ev.Step, ev.Usage = res.Text, res.Steps, usageOf(res.Usage)
 		}
-		if err != nil {
+		switch {
+		case err != nil && tctx.Err() != nil && ctx.Err() == nil:
+			s.hub.publish(event{Type: "error", Text: "you stopped the turn"})
+		case err != nil:
 			s.hub.publish(event{Type: "error", Text: err.Error()})
 		}
 		if err := s.save(); err != nil {
@@ -169,10 +177,11 @@ func (s *Server) onEvent(ev host.Event) {
 		switch {
 		case ev.NotRun:
 			out.Cancelled = "the host did not make the call: " + resultText(ev.Result)
-		case s.ctx().Err() != nil:
-			out.Cancelled = "the host stopped"
 		}
 		s.mu.Lock()
+		if out.Cancelled == "" && s.turn != nil && s.turn.Err() != nil {
+			out.Cancelled = "the turn was stopped while the call ran"
+		}
 		_, opened := s.writing[ev.Call.ID]
 		delete(s.writing, ev.Call.ID)
 		s.mu.Unlock()
@@ -244,4 +253,17 @@ func resultText(r *protocol.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// stopTurn cancels the running turn: its model request, approvals and tool
+// calls (their servers are told), whose views hear tool-cancelled; false
+// when no turn runs.
+func (s *Server) stopTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.busy || s.stop == nil {
+		return false
+	}
+	s.stop()
+	return true
 }

@@ -98,6 +98,13 @@ func (s *Server) pageHandler() http.Handler {
 		}
 		writeJSON(w, map[string]bool{"ok": true})
 	}))
+	mux.HandleFunc("POST /api/stop", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
+		if !s.stopTurn() {
+			http.Error(w, "no turn is running", http.StatusConflict)
+			return
+		}
+		writeJSON(w, map[string]bool{"ok": true})
+	}))
 	mux.HandleFunc("POST /api/approve", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			ID       string `json:"id"`

@@ -91,6 +91,8 @@ type Server struct {
 	views   map[string]*view        // view id → view
 	context map[string]string       // view id → the model context it set
 	writing map[string]*writingCall // tool call id → its streaming arguments, for calls with a view
+	turn    context.Context         // the running (or last) turn's
+	stop    context.CancelFunc      // cancels turn
 }
 
 // New returns a web host over opts, going on from opts.SessionFile when it

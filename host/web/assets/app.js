@@ -141,7 +141,7 @@ function onEvent(ev) {
   }
 }
 
-function setBusy(b) { $("send").disabled = b; }
+function setBusy(b) { $("send").disabled = b; $("stop").hidden = !b; }
 
 async function refreshServers() {
   const r = await fetch("/api/servers");
@@ -440,6 +440,9 @@ addEventListener("pagehide", () => { for (const s of views.values()) teardown(s,
   });
   $("input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("composer").requestSubmit(); }
+  });
+  $("stop").addEventListener("click", async () => {
+    try { await api("/api/stop", {}); } catch (e) { append(el("div", "msg error", "not stopped: " + e.message)); }
   });
   $("attach").addEventListener("change", (e) => { const v = e.target.value; e.target.value = ""; if (v !== "") choose(+v); });
   loadCatalog().catch(() => {});

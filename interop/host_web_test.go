@@ -227,7 +227,12 @@ func TestHostWebInChromium(t *testing.T) {
 	var res struct {
 		Init struct {
 			Result struct {
-				HostContext map[string]any `json:"hostContext"`
+				HostContext      map[string]any `json:"hostContext"`
+				HostCapabilities struct {
+					Sandbox *struct {
+						CSP map[string]any `json:"csp"`
+					} `json:"sandbox"`
+				} `json:"hostCapabilities"`
 			} `json:"result"`
 		} `json:"init"`
 		ToolResult     protocol.CallToolResult `json:"toolResult"`
@@ -248,6 +253,9 @@ func TestHostWebInChromium(t *testing.T) {
 	hc := res.Init.Result.HostContext
 	if hc["theme"] == nil || hc["locale"] == nil || hc["containerDimensions"] == nil {
 		t.Errorf("hostContext lacks theme, locale or dimensions: %v", hc)
+	}
+	if sb := res.Init.Result.HostCapabilities.Sandbox; sb == nil || sb.CSP == nil || len(sb.CSP) != 0 {
+		t.Errorf("hostCapabilities.sandbox: %+v, want the probe's approved domains (none)", sb)
 	}
 	if len(res.ToolResult.Content) == 0 || res.ToolResult.Content[0].Text != "probe ran" {
 		t.Errorf("the view got the tool result %+v", res.ToolResult)

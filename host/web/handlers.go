@@ -139,7 +139,7 @@ func (s *Server) pageHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		writeJSON(w, map[string]any{"html": v.html, "csp": v.declared})
+		writeJSON(w, map[string]any{"html": v.html, "csp": v.approved})
 	}))
 	mux.HandleFunc("GET /api/catalog", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, s.catalog(r.Context()))

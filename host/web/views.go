@@ -23,11 +23,12 @@ type view struct {
 	tool   string // the tool's name for the model
 	uri    string
 	html   string
-	csp    string // the policy built from declared
-	// declared is the resource's _meta.ui.csp, which the page passes on to
-	// the sandbox proxy with the view (the policy itself is the proxy's
-	// header).
-	declared cspDomains
+	csp    string // the policy built from the declared domains
+	// approved are the declared domains (_meta.ui.csp) that the policy
+	// grants, which the page passes on to the sandbox proxy with the view
+	// (the policy itself is the proxy's header) and tells the view in
+	// hostCapabilities.sandbox.csp.
+	approved cspDomains
 }
 
 // viewEvent tells the page to show a view. Its tool call's input, result or
@@ -102,7 +103,7 @@ func (s *Server) readView(ctx context.Context, server, uri string) (*view, *uiMe
 			_ = json.Unmarshal(b, meta)
 		}
 	}
-	return &view{id: randomID(), server: server, uri: uri, html: html, csp: buildCSP(meta), declared: meta.CSP}, meta, nil
+	return &view{id: randomID(), server: server, uri: uri, html: html, csp: buildCSP(meta), approved: approve(meta.CSP)}, meta, nil
 }
 
 // source matches the CSP sources a view may declare: a scheme and a host
@@ -121,6 +122,22 @@ func sources(list []string) string {
 		}
 	}
 	return b.String()
+}
+
+// approve returns the declared domains that the policy grants: the valid
+// ones (source).
+func approve(d cspDomains) cspDomains {
+	valid := func(list []string) []string {
+		var out []string
+		for _, s := range list {
+			if source.MatchString(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return cspDomains{ConnectDomains: valid(d.ConnectDomains), ResourceDomains: valid(d.ResourceDomains),
+		FrameDomains: valid(d.FrameDomains), BaseURIDomains: valid(d.BaseURIDomains)}
 }
 
 // buildCSP builds a view's Content-Security-Policy from its declared domains:

@@ -126,8 +126,8 @@ func TestSandboxProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sandboxPort, s.pagePort = "9", "8080"
-	v := &view{id: "v1", html: "<p>the view</p>", csp: buildCSP(&uiMeta{})}
-	v.declared.ConnectDomains = []string{"https://api.example.com"}
+	v := &view{id: "v1", html: "<p>the view</p>", csp: buildCSP(&uiMeta{}),
+		approved: approve(cspDomains{ConnectDomains: []string{"https://api.example.com", "https://x.example; script-src *"}})}
 	s.views[v.id] = v
 	get := func(h http.Handler, host, path, token string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("GET", "http://"+host+path, nil)

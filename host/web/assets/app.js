@@ -293,7 +293,8 @@ async function sendResource(s) {
   const r = await fetch(`/api/view/${s.v.id}`, { headers: { "x-mcpkit-token": cfg.token } });
   if (!r.ok) { teardown(s, `its document could not be had: ${r.status}`); return; }
   const doc = await r.json();
-  post(s, { jsonrpc: "2.0", method: SANDBOX + "resource-ready", params: { html: doc.html, csp: doc.csp ?? {} } });
+  s.csp = doc.csp ?? {};
+  post(s, { jsonrpc: "2.0", method: SANDBOX + "resource-ready", params: { html: doc.html, csp: s.csp } });
   s.frame.dataset.resource = "sent";
 }
 
@@ -368,7 +369,8 @@ async function handle(s, m) {
     return reply(s, m.id, {
       protocolVersion: typeof p.protocolVersion === "string" ? p.protocolVersion : "2026-01-26",
       hostInfo: { name: "mcpkit host", version: "1" },
-      hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } },
+      hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} },
+        sandbox: { permissions: {}, csp: s.csp ?? {} } },
       hostContext: hostContext(s),
     });
   case "ui/notifications/initialized":

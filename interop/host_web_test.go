@@ -45,10 +45,12 @@ addEventListener("message", (e) => {
   if (m.id !== undefined && waiting[m.id]) { waiting[m.id](m); delete waiting[m.id]; }
   if (m.method === "ui/notifications/tool-result") results.toolResult = m.params;
   if (m.method === "ui/notifications/tool-input") results.toolInput = m.params;
+  if (m.method === "ui/resource-teardown") results.teardownAsked = m.params.reason; // and never answered
 });
 function req(method, params) {
   return new Promise((resolve) => { const id = ++next; waiting[id] = resolve; parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*"); });
 }
+window.askToClose = () => { parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/request-teardown", params: {} }, "*"); return true; };
 window.flood = () => {
   for (let i = 0; i < 50000; i++) parent.postMessage({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: i } }, "*");
   return true;
@@ -120,7 +122,10 @@ func startProbeServer(t *testing.T, ctx context.Context) string {
 // polls its app-only tool through the bridge, and its ui/message reaches the
 // model; the probe view can neither read the page nor its storage, reach the
 // network or call a tool not visible to apps, and its flood of messages gets
-// it closed while the page stays responsive.
+// it closed while the page stays responsive; a second probe that asks to
+// close and never answers ui/resource-teardown is closed when the page's
+// patience ends, the page answering meanwhile. Every view runs behind the
+// sandbox proxy (double iframe); inView reads the inner one.
 func TestHostWebInChromium(t *testing.T) {
 	requirePeers(t)
 	bundle, err := os.ReadFile(filepath.Join("node_modules", "@modelcontextprotocol", "ext-apps", "dist", "src", "app-with-deps.js"))
@@ -141,6 +146,9 @@ func TestHostWebInChromium(t *testing.T) {
 		llmtest.Reply{Body: llmtest.OpenAI("Probed.")},
 		llmtest.Reply{Body: llmtest.OpenAI("Still here.")},
 		llmtest.Reply{Body: llmtest.OpenAI("Hello, Lyon: 42.")},
+		llmtest.Reply{Body: llmtest.OpenAI("", llmtest.Call{Name: "lab__probe", Args: `{}`})},
+		llmtest.Reply{Body: llmtest.OpenAI("Probed again.")},
+		llmtest.Reply{Body: llmtest.OpenAI("Yes, while it waits.")},
 	)
 	h := openHostWeb(t, ctx, bin, model, bundle, "--server", "apps="+appsURL, "--server", "lab="+probeURL)
 	tab, pageURL, poll := h.tab, h.pageURL, h.poll
@@ -305,6 +313,20 @@ func TestHostWebInChromium(t *testing.T) {
 		t.Errorf("the model got %q", text)
 	}
 	shoot(t, tab, "host-web-attach.png")
+
+	// A view that asks to close but never answers ui/resource-teardown: the
+	// page goes on meanwhile, and closes it when its patience ends.
+	send("Probe again")
+	probe = frameOf(t, tab, "lab__probe", poll)
+	poll("the second probe ends", inView(`window.results && window.results.done === true`), chromedp.WithPollingInFrame(probe))
+	poll("the answer", `document.querySelector("#log").textContent.includes("Probed again.")`)
+	if _, err := runIn[bool](tab, probe, `window.askToClose()`); err != nil {
+		t.Fatal(err)
+	}
+	poll("the view is asked to tear down", inView(`window.results.teardownAsked === "the view asked to close"`), chromedp.WithPollingInFrame(probe))
+	send("Are you still there?")
+	poll("the page answers while the view does not", `document.querySelector("#log").textContent.includes("Yes, while it waits.")`)
+	poll("the silent view is closed", `document.querySelector('iframe[title="view of lab__probe"]') === null && [...document.querySelectorAll(".card")].pop().textContent.includes("view closed: the view asked to close")`)
 }
 
 // hostWeb is `mcpkit host --web` driven in a Chromium tab.

@@ -60,6 +60,7 @@ window.flood = () => {
   parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
   try { results.parentDocument = String(top.document.title); } catch (e) { results.parentDocument = e.name; }
   try { results.storage = String(localStorage.getItem("mcpkit-secret")); } catch (e) { results.storage = e.name; }
+  try { results.cookie = document.cookie + "|" + top.document.cookie; } catch (e) { results.cookie = document.cookie + "|" + e.name; }
   try { await fetch(location.origin + "/view/x"); results.fetch = "fetched"; } catch (e) { results.fetch = e.name; }
   results.secret = await req("tools/call", { name: "secret", arguments: {} });
   results.own = await req("tools/call", { name: "probe", arguments: {} });
@@ -153,8 +154,8 @@ func TestHostWebInChromium(t *testing.T) {
 	h := openHostWeb(t, ctx, bin, model, bundle, "--server", "apps="+appsURL, "--server", "lab="+probeURL)
 	tab, pageURL, poll := h.tab, h.pageURL, h.poll
 	// A secret of the page's origin that no view may read.
-	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`localStorage.setItem("mcpkit-secret", "s3cret"), true`)); err != nil {
-		t.Fatal(err)
+	if set, err := chromedp.Run(tab, chromedp.Evaluate[bool](`localStorage.setItem("mcpkit-secret", "s3cret"), document.cookie = "mcpkit-secret=s3cret; SameSite=Strict", document.cookie.includes("s3cret")`)); err != nil || !set {
+		t.Fatalf("the page's secrets: %v, %v", set, err)
 	}
 	poll("the servers are listed", `document.querySelectorAll("#servers li").length === 2 && document.querySelector("#servers").textContent.includes("ready")`)
 
@@ -246,6 +247,7 @@ func TestHostWebInChromium(t *testing.T) {
 		ToolResult     protocol.CallToolResult `json:"toolResult"`
 		ParentDocument string                  `json:"parentDocument"`
 		Storage        string                  `json:"storage"`
+		Cookie         string                  `json:"cookie"`
 		Fetch          string                  `json:"fetch"`
 		Secret         struct {
 			Error *struct{ Message string } `json:"error"`
@@ -273,6 +275,9 @@ func TestHostWebInChromium(t *testing.T) {
 	}
 	if res.Storage != "null" {
 		t.Errorf("the view read the page's storage: %q", res.Storage)
+	}
+	if res.Cookie != "|SecurityError" {
+		t.Errorf("the view's cookies, then the page's: %q, want none and a SecurityError", res.Cookie)
 	}
 	if res.Fetch != "TypeError" {
 		t.Errorf("the view's fetch: %q, want it blocked (TypeError)", res.Fetch)

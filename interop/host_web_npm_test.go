@@ -180,8 +180,10 @@ func driveNpmApp(t *testing.T, bin, server, shots string) {
 			t.Errorf("the bridge never carried %s", want)
 		}
 	}
-	scrollToView()
-	shoot(t, tab, shots+"-message.png")
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.getElementById("log").scrollTop = 1e9, true`)); err != nil {
+		t.Fatal(err)
+	}
+	shoot(t, tab, shots+"-message.png") // the view's message as the user's, and the answer
 	// A call the user declines: its view, opened as the model wrote it, hears
 	// that it was cancelled, and the App says so.
 	send("And once more?")

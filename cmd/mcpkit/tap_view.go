@@ -34,7 +34,9 @@ q quit. In the analysis, n/N select a failure or a row and enter shows its entry
 the token panel (what the tools of the latest tools/list cost in a model's context),
 f switches between the OpenAI and Anthropic formats and o the encoding.
 --web ADDR serves the same views to a browser instead (loopback unless a host is
-named; Host and Origin are checked) until interrupted.`,
+named; Host and Origin are checked) until interrupted; the page also flags tool
+names that more than one server lists and previews the MCP App views the capture
+read, in a sandboxed frame with no network and no server behind it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTapView(cmd.Context(), args[0], webAddr)

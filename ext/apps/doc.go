@@ -22,4 +22,9 @@
 // host over postMessage JSON-RPC (ui/initialize, ui/notifications/tool-result,
 // proxied tools/call), typically through the App class of the npm package
 // @modelcontextprotocol/ext-apps. examples/apps is a complete server with a view.
+//
+// For hosts (host.go): [ToolView] reads the view a tool links to,
+// [IsView] recognises a view's contents, and [ContentSecurityPolicy]
+// builds the policy a view is served under from the domains it declares
+// (`mcpkit host --web` and the tap's preview both use it).
 package apps

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/ext/apps"
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -28,7 +28,7 @@ type view struct {
 	// grants, which the page passes on to the sandbox proxy with the view
 	// (the policy itself is the proxy's header) and tells the view in
 	// hostCapabilities.sandbox.csp.
-	approved cspDomains
+	approved apps.CSP
 }
 
 // viewEvent tells the page to show a view. Its tool call's input, result or
@@ -44,16 +44,8 @@ type viewEvent struct {
 
 // uiMeta is a view resource's _meta.ui, as far as the host uses it.
 type uiMeta struct {
-	CSP           cspDomains `json:"csp"`
-	PrefersBorder *bool      `json:"prefersBorder"`
-}
-
-// cspDomains are the domains a view's resource declares (_meta.ui.csp).
-type cspDomains struct {
-	ConnectDomains  []string `json:"connectDomains,omitempty"`
-	ResourceDomains []string `json:"resourceDomains,omitempty"`
-	FrameDomains    []string `json:"frameDomains,omitempty"`
-	BaseURIDomains  []string `json:"baseUriDomains,omitempty"`
+	CSP           *apps.CSP `json:"csp"`
+	PrefersBorder *bool     `json:"prefersBorder"`
 }
 
 // openView reads the view of a tool call from its server and tells the
@@ -103,67 +95,7 @@ func (s *Server) readView(ctx context.Context, server, uri string) (*view, *uiMe
 			_ = json.Unmarshal(b, meta)
 		}
 	}
-	return &view{id: randomID(), server: server, uri: uri, html: html, csp: buildCSP(meta), approved: approve(meta.CSP)}, meta, nil
-}
-
-// source matches the CSP sources a view may declare: a scheme and a host
-// (a leading "*." allowed), an optional port; nothing that could end a
-// directive or add a keyword.
-var source = regexp.MustCompile(`^(https?|wss?)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?$`)
-
-// sources returns the valid declared domains, space-separated, after a
-// leading space; invalid ones are dropped.
-func sources(list []string) string {
-	var b strings.Builder
-	for _, d := range list {
-		if source.MatchString(d) {
-			b.WriteByte(' ')
-			b.WriteString(d)
-		}
-	}
-	return b.String()
-}
-
-// approve returns the declared domains that the policy grants: the valid
-// ones (source).
-func approve(d cspDomains) cspDomains {
-	valid := func(list []string) []string {
-		var out []string
-		for _, s := range list {
-			if source.MatchString(s) {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return cspDomains{ConnectDomains: valid(d.ConnectDomains), ResourceDomains: valid(d.ResourceDomains),
-		FrameDomains: valid(d.FrameDomains), BaseURIDomains: valid(d.BaseURIDomains)}
-}
-
-// buildCSP builds a view's Content-Security-Policy from its declared domains:
-// by default only the document's own inline scripts and styles and data:
-// images; no network, no frames, no forms.
-func buildCSP(m *uiMeta) string {
-	res := sources(m.CSP.ResourceDomains)
-	conn := sources(m.CSP.ConnectDomains)
-	frames := sources(m.CSP.FrameDomains)
-	base := sources(m.CSP.BaseURIDomains)
-	orNone := func(s string) string {
-		if s == "" {
-			return " 'none'"
-		}
-		return s
-	}
-	return "default-src 'none'" +
-		"; script-src 'unsafe-inline'" + res +
-		"; style-src 'unsafe-inline'" + res +
-		"; img-src data: blob:" + res +
-		"; font-src data:" + res +
-		"; media-src data: blob:" + res +
-		"; connect-src" + orNone(conn) +
-		"; frame-src" + orNone(frames) +
-		"; base-uri" + orNone(base) +
-		"; form-action 'none'; object-src 'none'"
+	return &view{id: randomID(), server: server, uri: uri, html: html, csp: apps.ContentSecurityPolicy(meta.CSP), approved: apps.ApprovedCSP(meta.CSP)}, meta, nil
 }
 
 // appError is a JSON-RPC error for the view.

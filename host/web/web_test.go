@@ -8,55 +8,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/ext/apps"
 )
-
-// TestBuildCSP: with nothing declared a view gets no network, frames or
-// remote scripts; declared domains land in their directives; a value that
-// could add a directive or a keyword is dropped.
-func TestBuildCSP(t *testing.T) {
-	def := buildCSP(&uiMeta{})
-	for _, want := range []string{"default-src 'none'", "connect-src 'none'", "frame-src 'none'", "script-src 'unsafe-inline';", "form-action 'none'"} {
-		if !strings.Contains(def, want) {
-			t.Errorf("default policy %q lacks %q", def, want)
-		}
-	}
-	m := &uiMeta{}
-	m.CSP.ResourceDomains = []string{"https://unpkg.com", "https://evil.example; script-src *", "'unsafe-eval'", "*"}
-	m.CSP.ConnectDomains = []string{"https://api.example.com:8443", "wss://*.example.org"}
-	got := buildCSP(m)
-	if !strings.Contains(got, "script-src 'unsafe-inline' https://unpkg.com;") {
-		t.Errorf("policy %q: resource domain not in script-src", got)
-	}
-	if !strings.Contains(got, "connect-src https://api.example.com:8443 wss://*.example.org;") {
-		t.Errorf("policy %q: connect domains", got)
-	}
-	if strings.Contains(got, "evil") || strings.Contains(got, "unsafe-eval") || strings.Contains(got, " *;") {
-		t.Errorf("policy %q took an injected source", got)
-	}
-}
-
-// FuzzBuildCSP: whatever a server declares, the policy keeps its ten
-// directives (no ';' or ',' smuggled in) and never grants a keyword.
-func FuzzBuildCSP(f *testing.F) {
-	f.Add("https://unpkg.com", "https://a.example; script-src *")
-	f.Add("'unsafe-eval'", "wss://*.example.org:1")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		m := &uiMeta{}
-		m.CSP.ResourceDomains = []string{a, b}
-		m.CSP.ConnectDomains = []string{b}
-		m.CSP.FrameDomains = []string{a}
-		m.CSP.BaseURIDomains = []string{a, b}
-		got := buildCSP(m)
-		if n := strings.Count(got, ";"); n != 10 || strings.Contains(got, ",") {
-			t.Fatalf("policy %q has %d directives", got, n+1)
-		}
-		// Declared sources may only replace 'none' (of connect-src,
-		// frame-src and base-uri): never add a quoted keyword.
-		if strings.Count(got, "'") > strings.Count(buildCSP(&uiMeta{}), "'") {
-			t.Fatalf("policy %q grants a keyword", got)
-		}
-	})
-}
 
 // TestGuard: the API refuses another origin (another loopback port, such as
 // the views' sandbox), a foreign Host (DNS rebinding) and a write without the
@@ -126,8 +80,8 @@ func TestSandboxProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sandboxPort, s.pagePort = "9", "8080"
-	v := &view{id: "v1", html: "<p>the view</p>", csp: buildCSP(&uiMeta{}),
-		approved: approve(cspDomains{ConnectDomains: []string{"https://api.example.com", "https://x.example; script-src *"}})}
+	v := &view{id: "v1", html: "<p>the view</p>", csp: apps.ContentSecurityPolicy(nil),
+		approved: apps.ApprovedCSP(&apps.CSP{ConnectDomains: []string{"https://api.example.com", "https://x.example; script-src *"}})}
 	s.views[v.id] = v
 	get := func(h http.Handler, host, path, token string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("GET", "http://"+host+path, nil)

@@ -1,62 +1,13 @@
 package openai
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/mcpkit/mcpkit/internal/sse"
-	"github.com/mcpkit/mcpkit/llm"
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 )
 
-// FuzzDecoder feeds the stream decoder events of any content, as a model
-// endpoint (a peer: --base-url may point anywhere) could send them: one
-// event per line of the input. The decoder must never panic, and a tool
-// calls it reports are numbered from 0 in order of their start, whatever
-// indexes the stream gave them (a wire index of 99999999 allocates nothing).
+// FuzzDecoder fuzzes the stream decoder with the shared contract of
+// llmtest.FuzzStreamDecoder.
 func FuzzDecoder(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.sse"))
-	for _, name := range files {
-		raw, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var seed []byte
-		for _, line := range bytes.Split(raw, []byte("\n")) {
-			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
-				seed = append(append(seed, d...), '\n')
-			}
-		}
-		f.Add(seed)
-	}
-	f.Add([]byte("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":99999999,\"id\":\"c\",\"function\":{\"name\":\"x\"}}]}}]}\n"))
-	f.Add([]byte("{\"type\":\"content_block_delta\",\"index\":-1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d := newFuzzDecoder()
-		starts := 0
-		yield := func(ev llm.Event) bool {
-			switch ev.Type {
-			case llm.EventToolCallStart:
-				if ev.Index != starts {
-					t.Fatalf("tool call %d started as number %d", starts, ev.Index)
-				}
-				starts++
-			case llm.EventToolCallDelta, llm.EventToolCallEnd:
-				if ev.Index < 0 || ev.Index >= starts {
-					t.Fatalf("event %d for tool call %d of %d started", ev.Type, ev.Index, starts)
-				}
-			}
-			return true
-		}
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			done, err := d.Event(sse.Event{Type: "message", Data: line}, yield)
-			if err != nil || done {
-				return
-			}
-		}
-		_ = d.End(yield)
-	})
+	llmtest.FuzzStreamDecoder(f, func() llmtest.StreamDecoder { return &decoder{} })
 }
-
-func newFuzzDecoder() *decoder { return &decoder{} }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/store/redisstore"
 	"github.com/mcpkit/mcpkit/store/redistest"
@@ -93,4 +94,47 @@ func BenchmarkTaskStore(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkSessionSave measures what a session state change (logging/setLevel,
+// resources/subscribe) costs its replica: Save, and SaveSynced, which also
+// waits for the two other watching replicas (and its own watcher) to apply
+// the notice.
+func BenchmarkSessionSave(b *testing.B) {
+	srv := redistest.Start(b)
+	stores := make([]*redisstore.SessionStore, 3)
+	for i := range stores {
+		stores[i] = redisstore.NewSessionStore(open(b, srv))
+		up := make(chan struct{}, 1)
+		go stores[i].WatchSessions(b.Context(), func(id string, deleted bool) {
+			if id == "" && !deleted {
+				select {
+				case up <- struct{}{}:
+				default:
+				}
+			}
+		})
+		testkit.Receive(b, up)
+	}
+	s := stores[0]
+	rec := []byte(`{"v":"2025-06-18","ll":"debug"}`)
+	if err := s.Create(b.Context(), "S", rec, time.Hour); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Save", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Save(b.Context(), "S", rec, time.Hour); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SaveSynced", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.SaveSynced(b.Context(), "S", rec, time.Hour, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

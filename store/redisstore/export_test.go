@@ -55,3 +55,10 @@ func DoInt(ctx context.Context, c *Client, args ...string) (int64, error) {
 
 // IsCluster reports whether c talks to a Redis Cluster (rueidis found one).
 func IsCluster(c *Client) bool { return c.rc.Mode() == rueidis.ClientModeCluster }
+
+// HoldNotices makes s call hold with the session id of every foreign change
+// notice before applying it, and waiting when a SaveSynced starts waiting for
+// answers (either may be nil). Call it before WatchSessions starts.
+func HoldNotices(s *SessionStore, hold func(id string), waiting func()) {
+	s.hold, s.waiting = hold, waiting
+}

@@ -108,3 +108,28 @@ func FuzzDecodeRelayMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeNotice: a session change notice that decodes is the encoding of
+// what it decoded to.
+func FuzzDecodeNotice(f *testing.F) {
+	for _, s := range []string{"1 o s S1", "1 o.7 d S1", "1 me.1 s S", "1 o. s S", "1 .1 s S", "1 o.1.2 s S", "1 o x S", "1 o s a{b}", "2 o s S", "1 o s "} {
+		f.Add(s)
+	}
+	st := &SessionStore{origin: "me"}
+	f.Fuzz(func(t *testing.T, msg string) {
+		n, ok := st.decodeNotice(msg)
+		if !ok {
+			return
+		}
+		origin, op := n.origin, "s"
+		if n.replyTo != "" {
+			origin += "." + n.seq
+		}
+		if n.deleted {
+			op = "d"
+		}
+		if got := invFormat + " " + origin + " " + op + " " + n.id; got != msg || n.own != (n.origin == "me") || len(n.seq) > maxSeqLen {
+			t.Fatalf("decodeNotice(%q) = %+v, which encodes as %q", msg, n, got)
+		}
+	})
+}

@@ -23,10 +23,19 @@ import (
 // idle TTL. The hash tag is the one of the session's event streams, so a
 // Redis Cluster keeps a session's keys together. Every operation is one
 // command, one round trip: SET NX PX (Create), GETEX PX (Load, which also
-// restarts the TTL), SET XX PX (Save), DEL (Delete).
+// restarts the TTL), SET XX PX (Save), DEL (Delete); Save and Delete pipeline
+// a change notice, and SaveSynced then waits for the other replicas' answers
+// (sessionwatch.go).
 type SessionStore struct {
 	c      *Client
 	origin string // names this store's change notices (sessionwatch.go)
+	acks   acks   // of SaveSynced (sessionwatch.go)
+	// hold, when set (by tests), is called with a foreign notice's session id
+	// before the notice is applied.
+	hold func(id string)
+	// waiting, when set (by tests), is called when SaveSynced starts waiting
+	// for answers.
+	waiting func()
 }
 
 var _ streamable.SessionStore = (*SessionStore)(nil)
@@ -63,6 +72,16 @@ func (s *SessionStore) Create(ctx context.Context, id string, record []byte, ttl
 // when ttl is positive, pipelined with notice when it is not nil (one round
 // trip). It reports whether the condition held.
 func (s *SessionStore) set(ctx context.Context, key string, record []byte, ttl time.Duration, create bool, notice rueidis.Completed) (bool, error) {
+	reply, err := s.doWithNotice(ctx, s.setCmd(key, record, ttl, create), notice)
+	if err != nil {
+		return false, err
+	}
+	return !reply.IsNil(), nil
+}
+
+// setCmd returns the SET NX (create) or SET XX (replace) of a record, with PX
+// ttl when ttl is positive.
+func (s *SessionStore) setCmd(key string, record []byte, ttl time.Duration, create bool) rueidis.Completed {
 	args := []string{rueidis.BinaryString(record), "XX"}
 	if create {
 		args[1] = "NX"
@@ -70,12 +89,7 @@ func (s *SessionStore) set(ctx context.Context, key string, record []byte, ttl t
 	if ttl > 0 {
 		args = append(args, "PX", strconv.FormatInt(max(ttl.Milliseconds(), 1), 10))
 	}
-	cmd := s.c.rc.B().Arbitrary("SET").Keys(key).Args(args...).Build()
-	reply, err := s.doWithNotice(ctx, cmd, notice)
-	if err != nil {
-		return false, err
-	}
-	return !reply.IsNil(), nil
+	return s.c.rc.B().Arbitrary("SET").Keys(key).Args(args...).Build()
 }
 
 // Load implements streamable.SessionStore. A key holding another type of
@@ -115,7 +129,7 @@ func (s *SessionStore) Save(ctx context.Context, id string, record []byte, ttl t
 	if !ok {
 		return fmt.Errorf("redisstore: session id %q: %w", id, streamable.ErrSessionNotFound)
 	}
-	stored, err := s.set(ctx, key, record, ttl, false, s.notice("s", id))
+	stored, err := s.set(ctx, key, record, ttl, false, s.notice(s.origin, "s", id))
 	if err != nil {
 		return fmt.Errorf("redisstore: saving session %s: %w", id, err)
 	}
@@ -131,7 +145,7 @@ func (s *SessionStore) Delete(ctx context.Context, id string) error {
 	if !ok {
 		return nil
 	}
-	if _, err := s.doWithNotice(ctx, s.c.rc.B().Del().Key(key).Build(), s.notice("d", id)); err != nil {
+	if _, err := s.doWithNotice(ctx, s.c.rc.B().Del().Key(key).Build(), s.notice(s.origin, "d", id)); err != nil {
 		return fmt.Errorf("redisstore: deleting session %s: %w", id, err)
 	}
 	return nil

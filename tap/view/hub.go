@@ -2,7 +2,9 @@
 // a capture's records (live from capture.Recorder.Subscribe, or from a file) to a
 // timeline.Model, and the display forms of the
 // model (Row, Detail, Panel) that the terminal UI (tap/view/tui) and the web page
-// (tap/view/web) both render.
+// (tap/view/web) both render; the servers' catalog (CatalogOf: tool names more
+// than one server lists, the MCP App views the capture read) and what previews
+// a view (PreviewOf), which the web page shows (apps.go).
 package view
 
 import (

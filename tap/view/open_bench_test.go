@@ -91,6 +91,28 @@ func BenchmarkPage100k(b *testing.B) {
 	})
 }
 
+// BenchmarkCatalog100k is the servers tab on a 100,000-entry timeline, made
+// when a page asks (again when the catalog version changes).
+func BenchmarkCatalog100k(b *testing.B) {
+	hub := openFile(b, bigCapture(b, benchEntries(b)))
+	b.ResetTimer()
+	for range b.N {
+		_ = CatalogOf(hub.Model().Snapshot())
+	}
+}
+
+// BenchmarkPreview100k is what a call's detail adds on a 100,000-entry
+// timeline: whether the call previews a view.
+func BenchmarkPreview100k(b *testing.B) {
+	hub := openFile(b, bigCapture(b, benchEntries(b)))
+	snap := hub.Model().Snapshot()
+	last := snap.Entries[len(snap.Entries)-1]
+	b.ResetTimer()
+	for range b.N {
+		_, _ = PreviewOf(snap, last)
+	}
+}
+
 // benchEntries is the size of the benchmarks' capture: 100,000 entries, or
 // 1,000 when the benchmark runs more than 5 times (scripts/test.sh's smoke
 // run, -benchtime 200x: 200 loads of 100,000 entries would take it past the

@@ -39,6 +39,9 @@ type Panel struct {
 	// ToolsVersion changes when a tools/list answer arrives: a view that shows
 	// the token panel (TokensOf) refreshes it then.
 	ToolsVersion string `json:"toolsVersion"`
+	// CatalogVersion changes when an answer the catalog (CatalogOf) reads
+	// arrives: a view refreshes its duplicate-tool warning and app list then.
+	CatalogVersion string `json:"catalogVersion"`
 }
 
 // FailureGroup is the failures of one kind.
@@ -87,7 +90,8 @@ type Table struct {
 func PanelOf(snap *timeline.Snapshot) Panel {
 	rep := snap.Report(timeline.ReportOptions{})
 	p := Panel{Summary: summaryLine(rep), Groups: []FailureGroup{}, ToolsVersion: ToolsVersion(snap),
-		FailureCount: len(rep.Failures), Probes: rep.Probes}
+		CatalogVersion: CatalogVersion(snap),
+		FailureCount:   len(rep.Failures), Probes: rep.Probes}
 
 	// The records the panel links to, and then the entries that hold them.
 	want := map[uint64]string{}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/llm/tokens"
@@ -24,18 +23,15 @@ type ToolList struct {
 	Entries []string `json:"entries"`
 	// Tools are the tools, in the order listed.
 	Tools []protocol.Tool `json:"-"`
+	// name is the server's name alone (DuplicatesOf).
+	name string
 }
 
 // ToolsVersion changes whenever a tools/list answer arrives: the seq of the
 // newest one.
 func ToolsVersion(snap *timeline.Snapshot) string {
-	var newest uint64
-	for _, e := range snap.Entries {
-		if e.Method == "tools/list" && e.Response != nil && e.Response.Record.Seq > newest {
-			newest = e.Response.Record.Seq
-		}
-	}
-	return strconv.FormatUint(newest, 10)
+	tools, _ := versions(snap)
+	return tools
 }
 
 // ToolListsOf returns the tool lists of snap: per session the latest complete
@@ -47,7 +43,7 @@ func ToolListsOf(snap *timeline.Snapshot) []ToolList {
 		tools   []protocol.Tool
 	}
 	cur := map[string]*list{}
-	server := map[string]string{}
+	server, name := map[string]string{}, map[string]string{}
 	var order []string
 	for _, e := range snap.Entries {
 		if e.Kind != timeline.KindRequest || e.ServerRequest || e.Response == nil || e.Error {
@@ -58,6 +54,7 @@ func ToolListsOf(snap *timeline.Snapshot) []ToolList {
 			var r protocol.InitializeResult
 			if json.Unmarshal(e.Response.Result, &r) == nil && r.ServerInfo.Name != "" {
 				server[e.Session] = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+				name[e.Session] = r.ServerInfo.Name
 			}
 		case "tools/list":
 			var res protocol.ListToolsResult
@@ -91,7 +88,7 @@ func ToolListsOf(snap *timeline.Snapshot) []ToolList {
 			continue
 		}
 		byKey[string(key)] = len(out)
-		out = append(out, ToolList{Server: server[s], Sessions: []string{s}, Entries: l.entries, Tools: l.tools})
+		out = append(out, ToolList{Server: server[s], name: name[s], Sessions: []string{s}, Entries: l.entries, Tools: l.tools})
 	}
 	return out
 }

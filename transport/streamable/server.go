@@ -158,8 +158,11 @@ type HandlerOptions struct {
 	// TTL, and taking the log level and subscriptions another replica may
 	// have changed): a DELETE on another replica takes effect here within it,
 	// or at once when Sessions is also a SessionWatcher (NewHandler then
-	// listens to it until Close or Shutdown). Zero means
-	// DefaultSessionCheckInterval; a negative value asks on every request.
+	// listens to it until Close or Shutdown); with a SessionSyncer, the
+	// replica that saves a change waits up to this interval for the others to
+	// apply it before answering, so the client's next request sees it
+	// anywhere. Zero means DefaultSessionCheckInterval; a negative value asks
+	// on every request.
 	// It is at most a tenth of SessionIdleTimeout: the record's TTL restarts
 	// only when a replica checks it, so a client busy on one replica keeps
 	// its session everywhere, and one idle for the timeout loses it on every
@@ -199,6 +202,11 @@ type Handler struct {
 	shared      SessionStore    // nil unless sessions are shared between replicas
 	relay       transport.Relay // nil unless replicas relay messages to each other
 	checkEvery  time.Duration   // see HandlerOptions.SessionCheckInterval
+	syncer      SessionSyncer   // shared, when it is one
+	// changes counts the change notices applied (sessionwatch.go); unwatched
+	// is set while a SessionSyncer hears none: every request checks its session.
+	changes   atomic.Uint64
+	unwatched atomic.Bool
 	// incarnation names this handler in the ids of its streams and of the
 	// server's requests when sessions are shared ("" otherwise): the relay's
 	// id, or random. seq numbers both, for every session: a session this
@@ -365,6 +373,10 @@ func NewHandler(srv transport.Server, opts *HandlerOptions) *Handler {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	if w, ok := h.shared.(SessionWatcher); ok {
+		if sy, ok := w.(SessionSyncer); ok {
+			h.syncer = sy
+			h.unwatched.Store(true) // until it hears notices
+		}
 		go w.WatchSessions(h.ctx, h.sessionChanged) // until Close or Shutdown
 	}
 	h.startRelay()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/transport"
 )
@@ -43,6 +44,9 @@ func benchServeHTTP(b *testing.B, opts *HandlerOptions) {
 	opts.Logger = quietLogger
 	h := NewHandler(echoServer(b), opts)
 	defer h.Close()
+	if w, ok := opts.Sessions.(*syncedSessions); ok {
+		(<-w.callbacks)("", false) // it hears notices
+	}
 	var sid string
 	if !opts.Sessionless {
 		w := serve(h, http.MethodPost, "", initBody("2025-06-18"))
@@ -79,6 +83,23 @@ func benchServeHTTP(b *testing.B, opts *HandlerOptions) {
 }
 
 func BenchmarkServeHTTPToolCall(b *testing.B) { benchServeHTTP(b, &HandlerOptions{}) }
+
+// BenchmarkServeHTTPToolCallShared is BenchmarkServeHTTPToolCall on a replica
+// that shares its sessions, serving one it checked recently (from memory): the
+// request path of a replica behind a balancer.
+func BenchmarkServeHTTPToolCallShared(b *testing.B) {
+	benchServeHTTP(b, &HandlerOptions{Sessions: &memSessions{}, SessionCheckInterval: time.Hour})
+}
+
+// BenchmarkServeHTTPToolCallSynced is BenchmarkServeHTTPToolCallShared with a
+// SessionSyncer (as redisstore's) that hears change notices.
+func BenchmarkServeHTTPToolCallSynced(b *testing.B) {
+	w := &syncedSessions{
+		watchedSessions: &watchedSessions{memSessions: &memSessions{}, callbacks: make(chan func(string, bool), 1)},
+		within:          make(chan time.Duration, 16),
+	}
+	benchServeHTTP(b, &HandlerOptions{Sessions: w, SessionCheckInterval: time.Hour})
+}
 
 func BenchmarkServeHTTPToolCallSSE(b *testing.B) {
 	benchServeHTTP(b, &HandlerOptions{ResponseMode: ResponseAlwaysSSE})

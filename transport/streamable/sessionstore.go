@@ -78,7 +78,12 @@ func (c *sessionConn) SaveState(ctx context.Context, st *transport.SessionState)
 	if err != nil {
 		return fmt.Errorf("streamable: encoding a session's record: %w", err)
 	}
-	if err := s.h.shared.Save(ctx, s.id, rec, s.h.storeTTL()); err != nil {
+	if sy := s.h.syncer; sy != nil && s.h.checkEvery > 0 {
+		err = sy.SaveSynced(ctx, s.id, rec, s.h.storeTTL(), s.h.checkEvery)
+	} else {
+		err = s.h.shared.Save(ctx, s.id, rec, s.h.storeTTL())
+	}
+	if err != nil {
 		return fmt.Errorf("streamable: saving session %s: %w", s.id, err)
 	}
 	saved := *st
@@ -119,7 +124,9 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, id jsonrpc.ID, err err
 
 // sharedSession finds the session id names when sessions are shared: local is
 // this replica's object for it, if any. A session this replica knows and
-// checked within SessionCheckInterval is served without asking the store;
+// checked within SessionCheckInterval is served without asking the store
+// (unless a SessionSyncer's notices are not heard: then the store is asked,
+// and its failure to answer is no error);
 // otherwise the store says whether it still exists (and restarts its TTL),
 // and a session created on another replica is restored here. It answers 404
 // for a session that does not exist or belongs to another principal, and 503
@@ -127,15 +134,20 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, id jsonrpc.ID, err err
 func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id string, local *session, reqID jsonrpc.ID) (*session, bool) {
 	principal := principalDigest(transport.PrincipalFrom(r.Context()))
 	now := h.now()
+	fresh := false
 	if local != nil {
 		if local.principal != principal {
 			writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 			return nil, false
 		}
 		if !local.checkDue(now, h.checkEvery) {
-			return local, true
+			if !h.unwatched.Load() {
+				return local, true
+			}
+			fresh = true // but unwatched: check whether another replica changed it
 		}
 	}
+	gen := h.changes.Load()
 	raw, err := h.shared.Load(r.Context(), id, h.storeTTL())
 	if errors.Is(err, ErrSessionNotFound) {
 		if local != nil {
@@ -145,6 +157,9 @@ func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id strin
 		return nil, false
 	}
 	if err != nil {
+		if fresh {
+			return local, true // a store that cannot answer takes no change from another replica either
+		}
 		h.storeUnavailable(w, reqID, err)
 		return nil, false
 	}
@@ -162,17 +177,18 @@ func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id strin
 		return nil, false
 	}
 	if local != nil {
-		local.markChecked(now)
 		local.shared.Store(&rec.SessionState) // another replica may have changed it
+		local.markCheckedSince(now, gen)
 		return local, true
 	}
-	return h.restoreSession(w, r, id, &rec, now)
+	return h.restoreSession(w, r, id, &rec, now, gen)
 }
 
 // restoreSession builds this replica's object for a session another replica
 // created, and hands it to the server with the stored state. Two requests
-// restoring one session at once get one object.
-func (h *Handler) restoreSession(w http.ResponseWriter, r *http.Request, id string, rec *sessionRecord, now time.Time) (*session, bool) {
+// restoring one session at once get one object. gen is the count of change
+// notices applied before rec was read (see markCheckedSince).
+func (h *Handler) restoreSession(w http.ResponseWriter, r *http.Request, id string, rec *sessionRecord, now time.Time, gen uint64) (*session, bool) {
 	if err := h.limits.OpenSession(r.RemoteAddr); err != nil {
 		h.refuse(w, err, jsonrpc.ID{})
 		return nil, false
@@ -192,6 +208,9 @@ func (h *Handler) restoreSession(w http.ResponseWriter, r *http.Request, id stri
 			return nil, false
 		}
 		return existing, true
+	}
+	if h.changes.Load() != gen {
+		s.markChecked(time.Time{}) // a notice for it may have found no session yet
 	}
 	if err := h.srv.Accept(context.Background(), h.acceptConn(s)); err != nil {
 		h.log.Warn("streamable: the server cannot restore a stored session", "session", id, "error", err)

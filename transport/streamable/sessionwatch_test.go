@@ -65,3 +65,79 @@ func TestSessionWatcherInvalidates(t *testing.T) {
 	}
 	call(http.StatusNotFound)
 }
+
+// syncedSessions is a watchedSessions that is a SessionSyncer: it records the
+// bound of each SaveSynced, and calls duringLoad (when set) inside Load.
+type syncedSessions struct {
+	*watchedSessions
+	within     chan time.Duration
+	duringLoad func()
+}
+
+func (s *syncedSessions) SaveSynced(ctx context.Context, id string, rec []byte, ttl, within time.Duration) error {
+	s.within <- within
+	return s.Save(ctx, id, rec, ttl)
+}
+
+func (s *syncedSessions) Load(ctx context.Context, id string, ttl time.Duration) ([]byte, error) {
+	rec, err := s.memSessions.Load(ctx, id, ttl)
+	if f := s.duringLoad; f != nil {
+		s.duringLoad = nil
+		f()
+	}
+	return rec, err
+}
+
+// TestSessionSyncer: with a SessionSyncer, state changes are saved with
+// SaveSynced bounded by the check interval; while the store says it hears no
+// notices (changed("", true), and before its first changed("", false)) every
+// request checks its session, and a store that cannot answer then is no
+// error; a notice applied while a check reads the record leaves the session
+// due for another check.
+func TestSessionSyncer(t *testing.T) {
+	store := &memSessions{}
+	var hs []*harness
+	var notify []func(string, bool)
+	var synced []*syncedSessions
+	for range 2 {
+		w := &syncedSessions{
+			watchedSessions: &watchedSessions{memSessions: store, callbacks: make(chan func(string, bool), 1)},
+			within:          make(chan time.Duration, 8),
+		}
+		hs = append(hs, newHarness(t, whoServer(t), &HandlerOptions{Sessions: w, SessionCheckInterval: time.Minute}))
+		notify = append(notify, testkit.Receive(t, w.callbacks))
+		synced = append(synced, w)
+	}
+	sid := hs[0].initialize("2025-06-18")
+	if got := testkit.Receive(t, synced[0].within); got != hs[0].h.checkEvery || got <= 0 {
+		t.Errorf("SaveSynced after initialize: within %v, want the check interval %v", got, hs[0].h.checkEvery)
+	}
+	calls := func(n int, want int64) {
+		t.Helper()
+		before := store.calls.Load()
+		for range n {
+			resp := hs[1].post(sid, "2025-06-18", whoCall)
+			if b := readBody(t, resp); resp.StatusCode != http.StatusOK {
+				t.Fatalf("call on replica 1: %d %s", resp.StatusCode, b)
+			}
+		}
+		if got := store.calls.Load() - before; got != want {
+			t.Errorf("%d calls cost %d store operations, want %d", n, got, want)
+		}
+	}
+	calls(2, 2) // not hearing notices yet: every call checks
+	notify[1]("", false)
+	calls(2, 1) // one reload, then from memory
+	notify[1]("", true)
+	calls(2, 2)
+	store.down.Store(true)
+	calls(1, 1) // the failed check serves what it holds
+	store.down.Store(false)
+	notify[1]("", false)
+	calls(2, 1)
+
+	notify[1](sid, false)
+	synced[1].duringLoad = func() { notify[1](sid, false) } // a newer save announced during the reload
+	calls(1, 1)
+	calls(2, 1) // checked again, then from memory
+}

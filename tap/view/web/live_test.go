@@ -84,14 +84,7 @@ func TestWebViewLive(t *testing.T) {
 	page := testkit.NewServer(t, Handler(Options{Hub: lt.hub, ReportInterval: 50 * time.Millisecond}))
 	tab := chromium.Start(t, t.Context())
 
-	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(tab, 20*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	step := stepper(t, tab)
 	text := func(sel string) string {
 		t.Helper()
 		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
@@ -179,6 +172,19 @@ func TestWebViewLive(t *testing.T) {
 	checkScreenshot(t, shot)
 	if dir := os.Getenv("MCPKIT_SCREENSHOTS"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "tap-web-view.png"), shot, 0o644)
+	}
+}
+
+// stepper returns a function that runs the steps of what on tab within 20 s,
+// failing the test if they fail.
+func stepper(t *testing.T, tab context.Context) func(what string, steps ...chromedp.Action[chromedp.Void]) {
+	return func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(tab, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
 	}
 }
 

@@ -8,7 +8,9 @@
 // drawn as a sequence of steps between client and server (/api/sequence?session=ID) and the token
 // cost of the capture's tool lists (/api/tokens?format=openai|anthropic&encoding=
 // o200k_base|cl100k_base, counted when asked: the page asks when its token tab
-// shows, and again when a tools/list answer arrives). Every
+// shows, and again when a tools/list answer arrives), the servers' duplicate tool
+// names and MCP App views (/api/catalog), and a view's document for a static
+// preview (/app?entry=N&uri=ui://…, see apps.go). Every
 // request passes the Host/Origin policy of package httpguard (loopback hosts only
 // on a loopback listener, DNS rebinding refused) and no response carries CORS
 // headers: captures may hold secrets, so no other origin may read them.
@@ -86,6 +88,8 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /api/report", s.report)
 	mux.HandleFunc("GET /api/sequence", s.sequence)
 	mux.HandleFunc("GET /api/tokens", s.tokens)
+	mux.HandleFunc("GET /api/catalog", s.catalog)
+	mux.HandleFunc("GET /app", s.app)
 	return guard(&o.Policy, mux)
 }
 
@@ -116,18 +120,29 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (s *server) entry(w http.ResponseWriter, r *http.Request) {
-	id, err := view.ParseEntryID(r.URL.Query().Get("id"))
+// entryOf returns the entry whose id the query parameter param holds, or
+// answers why not.
+func (s *server) entryOf(w http.ResponseWriter, r *http.Request, param string) (*timeline.Entry, bool) {
+	id, err := view.ParseEntryID(r.URL.Query().Get(param))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		return nil, false
 	}
 	e, ok := s.o.Hub.Model().Entry(id)
 	if !ok {
 		http.Error(w, "no such entry (it may have been evicted)", http.StatusNotFound)
+	}
+	return e, ok
+}
+
+func (s *server) entry(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.entryOf(w, r, "id")
+	if !ok {
 		return
 	}
-	writeJSON(w, view.DetailOf(e))
+	p := entryPage{Detail: view.DetailOf(e)}
+	p.Preview, _ = view.PreviewOf(s.o.Hub.Model().Snapshot(), e)
+	writeJSON(w, p)
 }
 
 func (s *server) report(w http.ResponseWriter, _ *http.Request) {

@@ -69,6 +69,7 @@
       renderReport();
       if (!$("tokens").hidden && lastReport.toolsVersion !== tokensVersion) loadTokens();
       if (!$("sequence").hidden) loadSequence();
+      tapApps.report(lastReport);
     });
     source.onerror = () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; };
   }
@@ -162,6 +163,7 @@
     const d = await res.json();
     const parts = [el("h2", { text: d.title })];
     for (const line of d.facts || []) parts.push(el("div", { text: line }));
+    if (d.preview) parts.push(tapApps.previewButton(d.preview));
     for (const s of d.sections || []) parts.push(...renderJSONSection(s));
     pane.replaceChildren(...parts);
   }
@@ -300,7 +302,7 @@
   });
 
   function showTab(name) {
-    for (const t of ["detail", "analysis", "sequence", "tokens"]) {
+    for (const t of ["detail", "analysis", "sequence", "tokens", "servers"]) {
       $(t).hidden = t !== name;
       $("tab-" + t).classList.toggle("active", t === name);
     }
@@ -309,6 +311,9 @@
   $("tab-analysis").onclick = () => showTab("analysis");
   $("tab-sequence").onclick = () => { showTab("sequence"); loadSequence(); };
   $("tab-tokens").onclick = () => { showTab("tokens"); loadTokens(); };
+  $("tab-servers").onclick = () => showTab("servers");
+  $("dup-badge").onclick = () => showTab("servers");
+  tapApps.init({ el, jump });
   $("tokens-form").addEventListener("change", () => { tokensVersion = null; loadTokens(); });
 
   let debounce = null;

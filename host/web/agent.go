@@ -41,10 +41,20 @@ type event struct {
 // writing: its view is opened at once and hears the arguments as they come
 // (ui/notifications/tool-input-partial).
 type writingCall struct {
-	args strings.Builder
-	last string // the arguments last sent to the page
-	over bool   // past maxPartial: no more partial arguments
+	args    strings.Builder
+	last    string // the arguments last sent to the page
+	lastLen int    // the length of args then
+	sent    int    // partial arguments sent to the page
+	over    bool   // past maxPartial: no more partial arguments
 }
+
+// Partial arguments go to the page when they change and the new fragment
+// ends a token (a quote, a comma, a bracket) or partialStep bytes came
+// since; at most maxPartialEvents per call.
+const (
+	partialStep      = 64
+	maxPartialEvents = 200
+)
 
 // progress is a tool call's progress notification for the page.
 type progress struct {
@@ -205,8 +215,8 @@ func (s *Server) onEvent(ev host.Event) {
 
 // toolArguments takes a fragment of the arguments of a call that the model
 // is writing. A call of a tool with a view opens the view at its start; the
-// page gets the arguments recovered so far each time they change, up to
-// maxPartial bytes.
+// page gets the arguments recovered so far as they change (see partialStep),
+// up to maxPartial bytes.
 func (s *Server) toolArguments(call *host.Call, fragment string) {
 	if call.Tool == nil {
 		return
@@ -228,16 +238,20 @@ func (s *Server) toolArguments(call *host.Call, fragment string) {
 	if w.over || fragment == "" {
 		return
 	}
-	if w.args.Len()+len(fragment) > maxPartial {
+	if w.args.Len()+len(fragment) > maxPartial || w.sent >= maxPartialEvents {
 		w.over = true
 		return
 	}
 	w.args.WriteString(fragment)
+	if !strings.ContainsAny(fragment, `",]}`) && w.args.Len()-w.lastLen < partialStep {
+		return
+	}
 	args, ok := closeJSON(w.args.String())
 	if !ok || string(args) == w.last {
 		return
 	}
-	w.last = string(args)
+	w.last, w.lastLen = string(args), w.args.Len()
+	w.sent++
 	s.hub.publish(event{Type: "args", ID: call.ID, Name: call.Name, Args: args})
 }
 

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/host"
+	"github.com/mcpkit/mcpkit/protocol"
 )
 
 // TestCloseJSON: each prefix of streamed arguments gives the object as far
@@ -66,4 +69,49 @@ func FuzzCloseJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPartialArgumentsThrottled: a long string value streamed in small
+// fragments reaches the page in steps, not once per fragment, and the last
+// partial arguments before the end are complete; past maxPartial nothing
+// more is sent.
+func TestPartialArgumentsThrottled(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := &host.Call{ID: "c1", Name: "show", Tool: &host.Tool{Name: "show", MCP: protocol.Tool{Name: "show",
+		Meta: protocol.Meta{"ui": map[string]any{"resourceUri": "ui://lab/show.html"}}}}}
+	s.writing[call.ID] = &writingCall{} // its view is opened already
+	text := strings.Repeat("abcdefghij", 100)
+	whole := `{"text":"` + text + `","n":1}`
+	for _, f := range llmtestFragments(whole) {
+		s.toolArguments(call, f)
+	}
+	evs, _, _ := s.hub.since(0)
+	if len(evs) < 3 || len(evs) > len(whole)/partialStep+10 {
+		t.Fatalf("%d partial arguments for %d bytes in %d fragments", len(evs), len(whole), len(llmtestFragments(whole)))
+	}
+	var last event
+	if err := json.Unmarshal(evs[len(evs)-1], &last); err != nil {
+		t.Fatal(err)
+	}
+	if last.Type != "args" || string(last.Args) != whole {
+		t.Errorf("the last partial arguments: %s", evs[len(evs)-1])
+	}
+	s.toolArguments(call, strings.Repeat(" ", maxPartial))
+	if more, _, _ := s.hub.since(0); len(more) != len(evs) {
+		t.Errorf("partial arguments past maxPartial: %d events", len(more)-len(evs))
+	}
+}
+
+// llmtestFragments cuts s as models stream it: 1 to 6 bytes at a time.
+func llmtestFragments(s string) []string {
+	var out []string
+	for i := 0; len(s) > 0; i++ {
+		n := min(1+i%6, len(s))
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
 }

@@ -92,13 +92,20 @@ const (
 	// EventToolProgress: the server of Call reported Progress (only with
 	// Options.Progress).
 	EventToolProgress
+	// EventToolArguments: the model is writing the arguments of a tool
+	// call; Text is their next fragment (empty at the call's start), cut
+	// anywhere, even inside a JSON token. Call has the ID, Name and Tool (nil
+	// for an unknown name) but no Arguments: EventToolCall, or a refusing
+	// EventToolResult, follows with the complete ones.
+	EventToolArguments
 )
 
 // Event is something that happened during a run.
 type Event struct {
 	// Type says which fields are set.
 	Type EventType
-	// Text is a piece of the answer.
+	// Text is a piece of the answer (EventText), or of a tool call's
+	// arguments (EventToolArguments).
 	Text string
 	// Call is the tool call of EventToolCall and EventToolResult.
 	Call *Call
@@ -106,6 +113,10 @@ type Event struct {
 	Result *protocol.CallToolResult
 	// Duration is how long the call took (EventToolResult).
 	Duration time.Duration
+	// NotRun says the call of an EventToolResult was never made: the host
+	// refused it (an unknown tool, bad arguments, the user's refusal), and
+	// Result says why.
+	NotRun bool
 	// Step numbers the model requests of the run from 1.
 	Step int
 	// Progress is the server's progress notification (EventToolProgress).
@@ -192,9 +203,25 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 	res := &Result{}
 	for step := 1; ; step++ {
 		req := &llm.Request{Model: a.opts.Model, System: a.opts.System, Messages: a.messages, Tools: ts.definitions(a.loaded), MaxTokens: a.opts.MaxTokens}
+		var writing map[int]*Call // the tool calls whose arguments stream, by index
 		resp, err := llm.Generate(ctx, a.opts.Provider, req, func(ev llm.Event) {
-			if ev.Type == llm.EventTextDelta {
+			switch ev.Type {
+			case llm.EventTextDelta:
 				a.emit(Event{Type: EventText, Text: ev.Text, Step: step})
+			case llm.EventToolCallStart:
+				if a.opts.OnEvent == nil {
+					return
+				}
+				if writing == nil {
+					writing = map[int]*Call{}
+				}
+				c := &Call{ID: ev.ID, Name: ev.Name, Tool: ts.byName[ev.Name]}
+				writing[ev.Index] = c
+				a.emit(Event{Type: EventToolArguments, Call: c, Step: step})
+			case llm.EventToolCallDelta:
+				if c := writing[ev.Index]; c != nil {
+					a.emit(Event{Type: EventToolArguments, Call: c, Text: ev.Text, Step: step})
+				}
 			}
 		})
 		res.Steps = step

@@ -210,10 +210,23 @@ func TestRunApproval(t *testing.T) {
 		if got["e"].text != "hello x" || !got["d"].isError || !strings.Contains(got["d"].text, "declined") {
 			t.Errorf("results %+v", got)
 		}
+		written := map[string]string{} // the arguments as they streamed, by call id
 		for _, ev := range rec.events {
 			if ev.Type == host.EventToolCall && ev.Call.Name == "add" {
 				t.Error("the declined call was started")
 			}
+			if ev.Type == host.EventToolArguments {
+				if ev.Call.Tool == nil || ev.Call.Tool.Name != ev.Call.Name || ev.Call.Arguments != nil {
+					t.Errorf("a streaming call: %+v", ev.Call)
+				}
+				written[ev.Call.ID] += ev.Text
+			}
+			if ev.Type == host.EventToolResult && ev.NotRun != (ev.Call.Name == "add") {
+				t.Errorf("%s's result: NotRun %v", ev.Call.Name, ev.NotRun)
+			}
+		}
+		if written["e"] != `{"message":"x"}` || written["d"] != `{"a":1,"b":1}` {
+			t.Errorf("the arguments streamed as %q", written)
 		}
 	})
 }

@@ -25,7 +25,7 @@ func (a *Agent) runCalls(ctx context.Context, step int, calls []*llm.ToolCall, t
 	prepared := make([]*Call, len(calls))
 	reject := func(i int, msg string) {
 		results[i] = protocol.NewToolResultError(msg)
-		a.emit(Event{Type: EventToolResult, Call: prepared[i], Result: results[i], Step: step})
+		a.emit(Event{Type: EventToolResult, Call: prepared[i], Result: results[i], Step: step, NotRun: true})
 	}
 	for i, c := range calls {
 		call := &Call{ID: c.ID, Name: c.Name}

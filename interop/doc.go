@@ -19,6 +19,10 @@
 //     on stdio), driven by the TypeScript SDK 1.x client (namespaced tools of both,
 //     progress, sampling round trips) and the official Inspector's CLI mode, with
 //     both servers killed and restarted by the gateway;
+//   - `mcpkit host --web` in headless Chromium against a scripted model: the
+//     ext-apps project's npm MCP App server-basic-vanillajs (on stdio, directly
+//     and behind `mcpkit gateway --names bare`) rendered behind the host's
+//     sandbox proxy, its own tool call and ui/message through the bridge;
 //   - nginx as a reverse proxy in front of a long tool call.
 //
 // The package has no API; everything is in its tests. The npm peers are pinned to

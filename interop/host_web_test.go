@@ -45,10 +45,12 @@ addEventListener("message", (e) => {
   if (m.id !== undefined && waiting[m.id]) { waiting[m.id](m); delete waiting[m.id]; }
   if (m.method === "ui/notifications/tool-result") results.toolResult = m.params;
   if (m.method === "ui/notifications/tool-input") results.toolInput = m.params;
+  if (m.method === "ui/resource-teardown") results.teardownAsked = m.params.reason; // and never answered
 });
 function req(method, params) {
   return new Promise((resolve) => { const id = ++next; waiting[id] = resolve; parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*"); });
 }
+window.askToClose = () => { parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/request-teardown", params: {} }, "*"); return true; };
 window.flood = () => {
   for (let i = 0; i < 50000; i++) parent.postMessage({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: i } }, "*");
   return true;
@@ -56,8 +58,9 @@ window.flood = () => {
 (async () => {
   results.init = await req("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "probe", version: "1" }, appCapabilities: {} });
   parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
-  try { results.parentDocument = String(parent.document.title); } catch (e) { results.parentDocument = e.name; }
+  try { results.parentDocument = String(top.document.title); } catch (e) { results.parentDocument = e.name; }
   try { results.storage = String(localStorage.getItem("mcpkit-secret")); } catch (e) { results.storage = e.name; }
+  try { results.cookie = document.cookie + "|" + top.document.cookie; } catch (e) { results.cookie = document.cookie + "|" + e.name; }
   try { await fetch(location.origin + "/view/x"); results.fetch = "fetched"; } catch (e) { results.fetch = e.name; }
   results.secret = await req("tools/call", { name: "secret", arguments: {} });
   results.own = await req("tools/call", { name: "probe", arguments: {} });
@@ -120,7 +123,10 @@ func startProbeServer(t *testing.T, ctx context.Context) string {
 // polls its app-only tool through the bridge, and its ui/message reaches the
 // model; the probe view can neither read the page nor its storage, reach the
 // network or call a tool not visible to apps, and its flood of messages gets
-// it closed while the page stays responsive.
+// it closed while the page stays responsive; a second probe that asks to
+// close and never answers ui/resource-teardown is closed when the page's
+// patience ends, the page answering meanwhile. Every view runs behind the
+// sandbox proxy (double iframe); inView reads the inner one.
 func TestHostWebInChromium(t *testing.T) {
 	requirePeers(t)
 	bundle, err := os.ReadFile(filepath.Join("node_modules", "@modelcontextprotocol", "ext-apps", "dist", "src", "app-with-deps.js"))
@@ -141,36 +147,15 @@ func TestHostWebInChromium(t *testing.T) {
 		llmtest.Reply{Body: llmtest.OpenAI("Probed.")},
 		llmtest.Reply{Body: llmtest.OpenAI("Still here.")},
 		llmtest.Reply{Body: llmtest.OpenAI("Hello, Lyon: 42.")},
+		llmtest.Reply{Body: llmtest.OpenAI("", llmtest.Call{Name: "lab__probe", Args: `{}`})},
+		llmtest.Reply{Body: llmtest.OpenAI("Probed again.")},
+		llmtest.Reply{Body: llmtest.OpenAI("Yes, while it waits.")},
 	)
-	cmd := exec.Command(bin, "host", "--model", "openai:gpt-4o", "--base-url", model.BaseURL(),
-		"--server", "apps="+appsURL, "--server", "lab="+probeURL, "--web", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pageURL := strings.Fields(testkit.StartAnnounced(t, ctx, cmd, stderr, "mcpkit: web host at "))[0]
-
-	tab := chromium.Start(t, ctx, "--disable-features=IsolateSandboxedIframes", "--disable-site-isolation-trials")
-	serveAppsBundle(t, tab, bundle)
-	bridgeLog := func() string {
-		v, _ := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.mcpkitLog)`))
-		return v
-	}
-	poll := func(what, expr string, opts ...chromedp.PollOption) {
-		t.Helper()
-		opts = append(opts, chromedp.WithPollingTimeout(30*time.Second))
-		if _, err := chromedp.Run(tab, chromedp.Poll[bool](expr, opts...)); err != nil {
-			t.Fatalf("%s: %v\nbridge: %s", what, err, bridgeLog())
-		}
-	}
-	if _, err := chromedp.Run(tab, chromedp.Navigate(pageURL)); err != nil {
-		t.Fatal(err)
-	}
-	poll("the page starts", `document.body.dataset.ready === "true"`)
+	h := openHostWeb(t, ctx, bin, model, bundle, "--server", "apps="+appsURL, "--server", "lab="+probeURL)
+	tab, pageURL, poll := h.tab, h.pageURL, h.poll
 	// A secret of the page's origin that no view may read.
-	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`localStorage.setItem("mcpkit-secret", "s3cret"), true`)); err != nil {
-		t.Fatal(err)
+	if set, err := chromedp.Run(tab, chromedp.Evaluate[bool](`localStorage.setItem("mcpkit-secret", "s3cret"), document.cookie = "mcpkit-secret=s3cret; SameSite=Strict", document.cookie.includes("s3cret")`)); err != nil || !set {
+		t.Fatalf("the page's secrets: %v, %v", set, err)
 	}
 	poll("the servers are listed", `document.querySelectorAll("#servers li").length === 2 && document.querySelector("#servers").textContent.includes("ready")`)
 
@@ -204,7 +189,7 @@ func TestHostWebInChromium(t *testing.T) {
 	// view-only tool through the bridge.
 	chart := frameOf(t, tab, "apps__temperature_chart", poll)
 	in := chromedp.WithPollingInFrame(chart)
-	poll("the chart is drawn and polls", `(() => { const l = document.getElementById("line"); return !!l && +l.dataset.count >= 14 && document.getElementById("title").textContent === "Temperature in Lyon"; })()`, in)
+	poll("the chart is drawn and polls", inView(`(() => { const l = document.getElementById("line"); return !!l && +l.dataset.count >= 14 && document.getElementById("title").textContent === "Temperature in Lyon"; })()`), in)
 	var origin string
 	if origin, err = runIn[string](tab, chart, `location.origin`); err != nil {
 		t.Fatal(err)
@@ -213,7 +198,7 @@ func TestHostWebInChromium(t *testing.T) {
 		t.Errorf("the view's origin %s is the page's (%s)", origin, pageURL)
 	}
 	// Its ui/message becomes the next user message.
-	poll("asking from the view", `(() => { const b = document.getElementById("ask"); if (!b || b.disabled) return null; b.click(); return true; })()`, in)
+	poll("asking from the view", inView(`(() => { const b = document.getElementById("ask"); if (!b || b.disabled) return null; b.click(); return true; })()`), in)
 	poll("the model answers the view's message", `document.querySelector("#log").textContent.includes("It is mild in Lyon.")`)
 	reqs := model.Requests()
 	if len(reqs) < 3 {
@@ -243,7 +228,7 @@ func TestHostWebInChromium(t *testing.T) {
 	// The call's progress reached the page before its result.
 	poll("the probe's progress", `(() => { const e = window.mcpkitEvents; const r = e.lastIndexOf("result"); return e.indexOf("progress lab__probe 1/2") >= 0 && e.indexOf("progress lab__probe 2/2") < r; })()`)
 	pin := chromedp.WithPollingInFrame(probe)
-	poll("the probe ends", `window.results && window.results.done === true`, pin)
+	poll("the probe ends", inView(`window.results && window.results.done === true`), pin)
 	raw, err := runIn[string](tab, probe, `JSON.stringify(window.results)`)
 	if err != nil {
 		t.Fatal(err)
@@ -251,12 +236,18 @@ func TestHostWebInChromium(t *testing.T) {
 	var res struct {
 		Init struct {
 			Result struct {
-				HostContext map[string]any `json:"hostContext"`
+				HostContext      map[string]any `json:"hostContext"`
+				HostCapabilities struct {
+					Sandbox *struct {
+						CSP map[string]any `json:"csp"`
+					} `json:"sandbox"`
+				} `json:"hostCapabilities"`
 			} `json:"result"`
 		} `json:"init"`
 		ToolResult     protocol.CallToolResult `json:"toolResult"`
 		ParentDocument string                  `json:"parentDocument"`
 		Storage        string                  `json:"storage"`
+		Cookie         string                  `json:"cookie"`
 		Fetch          string                  `json:"fetch"`
 		Secret         struct {
 			Error *struct{ Message string } `json:"error"`
@@ -273,6 +264,9 @@ func TestHostWebInChromium(t *testing.T) {
 	if hc["theme"] == nil || hc["locale"] == nil || hc["containerDimensions"] == nil {
 		t.Errorf("hostContext lacks theme, locale or dimensions: %v", hc)
 	}
+	if sb := res.Init.Result.HostCapabilities.Sandbox; sb == nil || sb.CSP == nil || len(sb.CSP) != 0 {
+		t.Errorf("hostCapabilities.sandbox: %+v, want the probe's approved domains (none)", sb)
+	}
 	if len(res.ToolResult.Content) == 0 || res.ToolResult.Content[0].Text != "probe ran" {
 		t.Errorf("the view got the tool result %+v", res.ToolResult)
 	}
@@ -281,6 +275,9 @@ func TestHostWebInChromium(t *testing.T) {
 	}
 	if res.Storage != "null" {
 		t.Errorf("the view read the page's storage: %q", res.Storage)
+	}
+	if res.Cookie != "|SecurityError" {
+		t.Errorf("the view's cookies, then the page's: %q, want none and a SecurityError", res.Cookie)
 	}
 	if res.Fetch != "TypeError" {
 		t.Errorf("the view's fetch: %q, want it blocked (TypeError)", res.Fetch)
@@ -321,14 +318,91 @@ func TestHostWebInChromium(t *testing.T) {
 		t.Errorf("the model got %q", text)
 	}
 	shoot(t, tab, "host-web-attach.png")
+
+	// A view that asks to close but never answers ui/resource-teardown: the
+	// page goes on meanwhile, and closes it when its patience ends.
+	send("Probe again")
+	probe = frameOf(t, tab, "lab__probe", poll)
+	poll("the second probe ends", inView(`window.results && window.results.done === true`), chromedp.WithPollingInFrame(probe))
+	poll("the answer", `document.querySelector("#log").textContent.includes("Probed again.")`)
+	if _, err := runIn[bool](tab, probe, `window.askToClose()`); err != nil {
+		t.Fatal(err)
+	}
+	poll("the view is asked to tear down", inView(`window.results.teardownAsked === "the view asked to close"`), chromedp.WithPollingInFrame(probe))
+	send("Are you still there?")
+	poll("the page answers while the view does not", `document.querySelector("#log").textContent.includes("Yes, while it waits.")`)
+	poll("the silent view is closed", `document.querySelector('iframe[title="view of lab__probe"]') === null && [...document.querySelectorAll(".card")].pop().textContent.includes("view closed: the view asked to close")`)
+}
+
+// hostWeb is `mcpkit host --web` driven in a Chromium tab.
+type hostWeb struct {
+	t       *testing.T
+	tab     context.Context
+	pageURL string
+	// refused counts the tab's requests to the outside, all refused (but
+	// the App bundle's when one is given).
+	refused *atomic.Int32
+}
+
+// openHostWeb starts `mcpkit host --web` with the scripted model and args
+// (the servers, flags), and Chromium on its page, which it waits to start.
+// bundle, when not nil, answers the views' import of the App class
+// (serveAppsBundle); every other request to the outside is refused.
+func openHostWeb(t *testing.T, ctx context.Context, bin string, model *llmtest.Server, bundle []byte, args ...string) *hostWeb {
+	t.Helper()
+	cmd := exec.Command(bin, append(append([]string{"host", "--model", "openai:gpt-4o", "--base-url", model.BaseURL()}, args...), "--web", "127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hostWeb{t: t, pageURL: strings.Fields(testkit.StartAnnounced(t, ctx, cmd, stderr, "mcpkit: web host at "))[0]}
+	h.tab = chromium.Start(t, ctx, "--disable-features=IsolateSandboxedIframes", "--disable-site-isolation-trials")
+	_, h.refused = interceptOutside(t, h.tab, bundle)
+	if _, err := chromedp.Run(h.tab, chromedp.Navigate(h.pageURL)); err != nil {
+		t.Fatal(err)
+	}
+	h.poll("the page starts", `document.body.dataset.ready === "true"`)
+	return h
+}
+
+// bridgeLog is the page's record of the views' messages, as JSON.
+func (h *hostWeb) bridgeLog() string {
+	v, _ := chromedp.Run(h.tab, chromedp.Evaluate[string](`JSON.stringify(window.mcpkitLog)`))
+	return v
+}
+
+// poll waits up to 30 s for expr to be truthy, or fails the test with what
+// it waited for and the bridge's log.
+func (h *hostWeb) poll(what, expr string, opts ...chromedp.PollOption) {
+	h.t.Helper()
+	opts = append(opts, chromedp.WithPollingTimeout(30*time.Second))
+	if _, err := chromedp.Run(h.tab, chromedp.Poll[bool](expr, opts...)); err != nil {
+		h.t.Fatalf("%s: %v\nbridge: %s", what, err, h.bridgeLog())
+	}
 }
 
 // serveAppsBundle answers the views' import of the App class (unpkg.com) with
 // the pinned package's file, so that nothing leaves the machine and the class
 // is exactly the pinned one, and refuses every other request to the outside.
-// It returns the count of the bundle's requests. The listener may not send
-// commands itself: it hands the events to a goroutine.
+// It returns the count of the bundle's requests.
 func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.Int32 {
+	served, _ := interceptOutside(t, tab, bundle)
+	return served
+}
+
+// blockOutside refuses every request of the tab to the outside (https) and
+// returns their count.
+func blockOutside(t *testing.T, tab context.Context) *atomic.Int32 {
+	_, refused := interceptOutside(t, tab, nil)
+	return refused
+}
+
+// interceptOutside answers the tab's requests to https: appsBundleURL with
+// bundle (when not nil), every other one refused; it returns the counts of
+// both. The listener may not send commands itself: it hands the events to a
+// goroutine.
+func interceptOutside(t *testing.T, tab context.Context, bundle []byte) (served, refused *atomic.Int32) {
 	t.Helper()
 	paused := make(chan *fetch.EventRequestPaused, 64)
 	if err := chromedp.Listen(tab, func(ev any) {
@@ -341,18 +415,19 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.I
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var requests atomic.Int32
+	served, refused = new(atomic.Int32), new(atomic.Int32)
 	go func() {
 		for {
 			select {
 			case <-tab.Done():
 				return
 			case e := <-paused:
-				if e.Request.URL != appsBundleURL {
+				if bundle == nil || e.Request.URL != appsBundleURL {
+					refused.Add(1)
 					_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 					continue
 				}
-				requests.Add(1)
+				served.Add(1)
 				_, _ = chromedp.Call(tab, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
 					ResponseHeaders: []*fetch.HeaderEntry{
 						{Name: "Content-Type", Value: "text/javascript; charset=utf-8"},
@@ -364,7 +439,7 @@ func serveAppsBundle(t *testing.T, tab context.Context, bundle []byte) *atomic.I
 	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "https://*"}}}); err != nil {
 		t.Fatal(err)
 	}
-	return &requests
+	return served, refused
 }
 
 // frameOf waits for the loaded view iframe of the tool and returns its node.
@@ -379,14 +454,27 @@ func frameOf(t *testing.T, tab context.Context, tool string, poll func(what, exp
 	return nodes[0]
 }
 
-// runIn evaluates expr (which must be truthy) in the document of frame.
+// runIn evaluates expr (which must be truthy) in the view that the sandbox
+// proxy frame holds (see inView).
 func runIn[T any](tab context.Context, frame *chromedp.Node, expr string) (T, error) {
-	return chromedp.Run(tab, chromedp.Poll[T](expr, chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(10*time.Second)))
+	return chromedp.Run(tab, chromedp.Poll[T](inView(expr), chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(10*time.Second)))
+}
+
+// inView makes expr, evaluated in the sandbox proxy's document (the outer
+// iframe of a view), read the view's window and document: the inner iframe
+// that the proxy loaded, on the proxy's origin. It is null until the view is
+// loaded.
+func inView(expr string) string {
+	return `(() => { const f = globalThis.document.querySelector("iframe"); const window = f && f.contentWindow; const document = f && f.contentDocument;
+	if (!window || !document || !document.body || document.body.childElementCount === 0) return null;
+	const location = f.contentWindow.location;
+	return (` + expr + `); })()`
 }
 
 // shoot saves a screenshot of the page, in MCPKIT_SCREENSHOTS (a directory)
 // when set, else in the test's temporary directory.
-func shoot(t *testing.T, tab context.Context, name string) {
+// It returns the PNG.
+func shoot(t *testing.T, tab context.Context, name string) []byte {
 	t.Helper()
 	png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -401,4 +489,5 @@ func shoot(t *testing.T, tab context.Context, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", out, len(png))
+	return png
 }

@@ -87,3 +87,23 @@ func ContentSecurityPolicy(c *CSP) string {
 		"; base-uri" + orNone(base) +
 		"; form-action 'none'; object-src 'none'"
 }
+
+// ApprovedCSP returns the declared domains (c; nil means none) that
+// [ContentSecurityPolicy] grants: the valid ones. A host tells the view
+// these (hostCapabilities.sandbox.csp of ui/initialize).
+func ApprovedCSP(c *CSP) CSP {
+	if c == nil {
+		return CSP{}
+	}
+	valid := func(list []string) []string {
+		var out []string
+		for _, d := range list {
+			if cspSource.MatchString(d) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	return CSP{ConnectDomains: valid(c.ConnectDomains), ResourceDomains: valid(c.ResourceDomains),
+		FrameDomains: valid(c.FrameDomains), BaseURIDomains: valid(c.BaseURIDomains)}
+}

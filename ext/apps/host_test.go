@@ -35,6 +35,28 @@ func TestContentSecurityPolicy(t *testing.T) {
 	}
 }
 
+// TestApprovedCSP: a host tells the view exactly the domains its policy
+// grants: the valid declared ones, in their order.
+func TestApprovedCSP(t *testing.T) {
+	if got := ApprovedCSP(nil); got.ConnectDomains != nil || got.ResourceDomains != nil || got.FrameDomains != nil || got.BaseURIDomains != nil {
+		t.Errorf("nothing declared: %+v", got)
+	}
+	got := ApprovedCSP(&CSP{
+		ResourceDomains: []string{"https://unpkg.com", "https://evil.example; script-src *", "*"},
+		ConnectDomains:  []string{"'self'", "wss://*.example.org"},
+		FrameDomains:    []string{"https://www.youtube.com"},
+	})
+	if strings.Join(got.ResourceDomains, " ") != "https://unpkg.com" || strings.Join(got.ConnectDomains, " ") != "wss://*.example.org" ||
+		strings.Join(got.FrameDomains, " ") != "https://www.youtube.com" || got.BaseURIDomains != nil {
+		t.Errorf("approved %+v", got)
+	}
+	for _, d := range got.ResourceDomains {
+		if !strings.Contains(ContentSecurityPolicy(&got), " "+d) {
+			t.Errorf("%s approved but not in the policy", d)
+		}
+	}
+}
+
 // FuzzContentSecurityPolicy: whatever a server declares, the policy keeps its
 // eleven directives (no ';' or ',' smuggled in) and never grants a keyword.
 func FuzzContentSecurityPolicy(f *testing.F) {

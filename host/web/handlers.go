@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -96,6 +98,13 @@ func (s *Server) pageHandler() http.Handler {
 		}
 		writeJSON(w, map[string]bool{"ok": true})
 	}))
+	mux.HandleFunc("POST /api/stop", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
+		if !s.stopTurn() {
+			http.Error(w, "no turn is running", http.StatusConflict)
+			return
+		}
+		writeJSON(w, map[string]bool{"ok": true})
+	}))
 	mux.HandleFunc("POST /api/approve", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			ID       string `json:"id"`
@@ -117,6 +126,21 @@ func (s *Server) pageHandler() http.Handler {
 		writeJSON(w, map[string]bool{"ok": true})
 	}))
 	mux.HandleFunc("POST /api/app", s.guard(true, s.appRequest))
+	// The view's document, which the page hands to the sandbox proxy
+	// (ui/notifications/sandbox-resource-ready). The token is asked: the
+	// document is the server's, for this page only.
+	mux.HandleFunc("GET /api/view/{id}", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Mcpkit-Token") != s.token {
+			http.Error(w, "missing or wrong token", http.StatusForbidden)
+			return
+		}
+		v := s.viewByID(r.PathValue("id"))
+		if v == nil {
+			http.NotFound(w, r)
+			return
+		}
+		writeJSON(w, map[string]any{"html": v.html, "csp": v.approved})
+	}))
 	mux.HandleFunc("GET /api/catalog", s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, s.catalog(r.Context()))
 	}))
@@ -225,24 +249,46 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// sandboxHandler serves the views, each with the policy its resource
-// declared, to the page's iframes.
+// sandboxHandler serves the views' sandbox proxy (the MCP Apps spec's, for
+// a host that is a web page): GET /proxy/{id}?parent=ORIGIN is a document on
+// the sandbox origin, framed only by the page at ORIGIN, with the policy the
+// view's resource declared; it loads the view the page sends it into an inner
+// iframe, which inherits that policy, and relays the messages.
 func (s *Server) sandboxHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /view/{id}", s.guard(false, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /proxy/{id}", s.guard(false, func(w http.ResponseWriter, r *http.Request) {
 		v := s.viewByID(r.PathValue("id"))
 		if v == nil {
 			http.NotFound(w, r)
 			return
 		}
+		parent, ok := s.pageOrigin(r.URL.Query().Get("parent"))
+		if !ok {
+			http.Error(w, "parent: not this host's page", http.StatusBadRequest)
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		// Only the page may frame a view.
-		w.Header().Set("Content-Security-Policy", v.csp+"; frame-ancestors http://127.0.0.1:"+s.pagePort+" http://localhost:"+s.pagePort)
+		w.Header().Set("Content-Security-Policy", v.csp+"; frame-ancestors "+parent)
 		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write([]byte(v.html))
+		_, _ = w.Write([]byte(strings.Replace(proxyHTML, "{{PAGE_ORIGIN}}", parent, 1)))
 	}))
 	return mux
 }
+
+// pageOrigin returns origin when it is this host's page's: http, a loopback
+// name, the page's port, nothing else.
+func (s *Server) pageOrigin(origin string) (string, bool) {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
+		u.Port() != s.pagePort || !httpguard.IsLoopbackHost(u.Host) || !loopbackName.MatchString(u.Hostname()) {
+		return "", false
+	}
+	return "http://" + u.Host, true
+}
+
+// loopbackName is the characters a page's host name may have in the
+// proxy's script and policy.
+var loopbackName = regexp.MustCompile(`^[A-Za-z0-9.:-]+$`)
 
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(v); err != nil {

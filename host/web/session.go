@@ -88,7 +88,7 @@ func (s *Server) load() error {
 		var ev struct {
 			Type string `json:"type"`
 		}
-		if json.Unmarshal(e, &ev) != nil || ev.Type == "view" || ev.Type == "approve" {
+		if json.Unmarshal(e, &ev) != nil || ev.Type == "view" || ev.Type == "approve" || ev.Type == "args" {
 			continue
 		}
 		s.hub.history = append(s.hub.history, e)

@@ -23,19 +23,23 @@ type view struct {
 	tool   string // the tool's name for the model
 	uri    string
 	html   string
-	csp    string
+	csp    string // the policy built from the declared domains
+	// approved are the declared domains (_meta.ui.csp) that the policy
+	// grants, which the page passes on to the sandbox proxy with the view
+	// (the policy itself is the proxy's header) and tells the view in
+	// hostCapabilities.sandbox.csp.
+	approved apps.CSP
 }
 
-// viewEvent tells the page to show a view.
+// viewEvent tells the page to show a view. Its tool call's input, result or
+// cancellation are the page's events of that call ("args", "call",
+// "result"), before or after this one.
 type viewEvent struct {
-	ID            string          `json:"id"`
-	Name          string          `json:"name"` // the tool's name for the model
-	Port          string          `json:"port"`
-	URI           string          `json:"uri"`
-	Input         json.RawMessage `json:"input"`
-	Result        any             `json:"result"`
-	Tool          protocol.Tool   `json:"tool"`
-	PrefersBorder *bool           `json:"prefersBorder,omitempty"`
+	ID            string        `json:"id"`
+	Name          string        `json:"name"` // the tool's name for the model
+	URI           string        `json:"uri"`
+	Tool          protocol.Tool `json:"tool"`
+	PrefersBorder *bool         `json:"prefersBorder,omitempty"`
 }
 
 // uiMeta is a view resource's _meta.ui, as far as the host uses it.
@@ -44,9 +48,9 @@ type uiMeta struct {
 	PrefersBorder *bool     `json:"prefersBorder"`
 }
 
-// openView reads the view of a tool's result from its server and tells the
+// openView reads the view of a tool call from its server and tells the
 // page to show it; a failure is shown instead.
-func (s *Server) openView(callID string, tool *host.Tool, uri string, input json.RawMessage, result *protocol.CallToolResult) {
+func (s *Server) openView(callID string, tool *host.Tool, uri string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	v, meta, err := s.readView(ctx, tool.Server, uri)
@@ -58,11 +62,7 @@ func (s *Server) openView(callID string, tool *host.Tool, uri string, input json
 	s.mu.Lock()
 	s.views[v.id] = v
 	s.mu.Unlock()
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
-	}
-	s.hub.publish(event{Type: "view", ID: callID, View: &viewEvent{ID: v.id, Name: tool.Name, Port: s.sandboxPort, URI: uri, Input: input,
-		Result: result, Tool: tool.MCP, PrefersBorder: meta.PrefersBorder}})
+	s.hub.publish(event{Type: "view", ID: callID, View: &viewEvent{ID: v.id, Name: tool.Name, URI: uri, Tool: tool.MCP, PrefersBorder: meta.PrefersBorder}})
 }
 
 // readView reads the ui:// resource uri of server.
@@ -95,7 +95,7 @@ func (s *Server) readView(ctx context.Context, server, uri string) (*view, *uiMe
 			_ = json.Unmarshal(b, meta)
 		}
 	}
-	return &view{id: randomID(), server: server, uri: uri, html: html, csp: apps.ContentSecurityPolicy(meta.CSP)}, meta, nil
+	return &view{id: randomID(), server: server, uri: uri, html: html, csp: apps.ContentSecurityPolicy(meta.CSP), approved: apps.ApprovedCSP(meta.CSP)}, meta, nil
 }
 
 // appError is a JSON-RPC error for the view.

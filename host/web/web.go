@@ -4,15 +4,24 @@
 // call as a card (arguments, progress, result, isError) with approve / deny / always,
 // the servers and their state, and the tokens of each turn.
 //
-// It renders MCP Apps (the io.modelcontextprotocol/ui extension): the view of
-// a tool's result is loaded in a sandboxed iframe from a second listener, a
-// different origin (and site) than the page's, with a Content-Security-Policy
-// built from the domains the view's resource declares (nothing else by
-// default). The page speaks the view's JSON-RPC over postMessage: ui/initialize
-// with the host context, the tool's input and result, size changes,
-// ui/message (a user message to the model), ui/open-link,
-// ui/update-model-context, and tools/call and resources/read proxied to the
-// view's own server, where a tool must be visible to apps (host.VisibleTo).
+// It renders MCP Apps (the io.modelcontextprotocol/ui extension) the way the
+// spec asks of a web page: the view of a tool's result runs behind a sandbox
+// proxy, a sandboxed iframe from a second listener, a different origin (and
+// site) than the page's, whose Content-Security-Policy is built from the
+// domains the view's resource declares (nothing else by default). The proxy
+// says ui/notifications/sandbox-proxy-ready, the page sends it the view's
+// document (ui/notifications/sandbox-resource-ready), and the proxy loads it
+// into an inner iframe, which inherits the policy, and relays every other
+// message. A view opens as soon as the model starts writing a call of its
+// tool. The page speaks the view's JSON-RPC over postMessage: ui/initialize
+// with the host context; the tool's arguments as the model writes them
+// (tool-input-partial, recovered by closeJSON), then complete (tool-input),
+// then its result, or tool-cancelled when the call is refused or never ends;
+// size changes; ui/message (a user message to the model); ui/open-link;
+// ui/update-model-context; request-teardown (answered by ui/resource-teardown,
+// whose answer the page waits for); and tools/call and resources/read proxied
+// to the view's own server, where a tool must be visible to apps
+// (host.VisibleTo).
 package web
 
 import (
@@ -34,6 +43,11 @@ import (
 
 //go:embed assets
 var assets embed.FS
+
+// proxyHTML is the views' sandbox proxy; {{PAGE_ORIGIN}} is the page's origin.
+//
+//go:embed proxy.html
+var proxyHTML string
 
 // Options configure a Server.
 type Options struct {
@@ -72,17 +86,20 @@ type Server struct {
 
 	mu      sync.Mutex
 	busy    bool
-	pending map[string]chan string // approval id → decision
-	always  map[string]bool        // tools approved for the session
-	views   map[string]*view       // view id → view
-	context map[string]string      // view id → the model context it set
+	pending map[string]chan string  // approval id → decision
+	always  map[string]bool         // tools approved for the session
+	views   map[string]*view        // view id → view
+	context map[string]string       // view id → the model context it set
+	writing map[string]*writingCall // tool call id → its streaming arguments, for calls with a view
+	turn    context.Context         // the running (or last) turn's
+	stop    context.CancelFunc      // cancels turn
 }
 
 // New returns a web host over opts, going on from opts.SessionFile when it
 // holds a conversation.
 func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, token: randomID(), pending: map[string]chan string{}, always: map[string]bool{},
-		views: map[string]*view{}, context: map[string]string{}}
+		views: map[string]*view{}, context: map[string]string{}, writing: map[string]*writingCall{}}
 	s.agent = host.New(opts.Source, host.Options{Provider: opts.Provider, Model: opts.Model, System: opts.System,
 		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Approve: s.approve, OnEvent: s.onEvent, Progress: true,
 		ToolSearch: opts.ToolSearch})

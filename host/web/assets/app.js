@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 let cfg = null;
 let current = null;            // the assistant bubble being streamed
 const cards = new Map();       // turn and tool call id → card element
-const viewCards = new Map();   // tool call id → the card its coming view goes in
+const calls = new Map();       // turn and tool call id → what its view is told (callOf)
 let turn = 0;                  // numbers the user's messages: call ids may repeat across turns
 const views = new Map();       // iframe contentWindow → view state
 let total = { in: 0, out: 0 };
@@ -74,11 +74,23 @@ function onEvent(ev) {
     c.append(actions);
     break;
   }
+  case "args": { // the model is writing the arguments of a call with a view
+    const c = card(ev.id, ev.name);
+    c.querySelector(".args").textContent = pretty(ev.args);
+    setStatus(c, "being written…");
+    const st = callOf(ev.id);
+    st.partial = ev.args;
+    tell(st);
+    break;
+  }
   case "call": {
     const c = card(ev.id, ev.name);
     c.querySelector(".args").textContent = pretty(ev.args);
     c.querySelector(".actions")?.remove();
     setStatus(c, "running…");
+    const st = callOf(ev.id);
+    st.input = ev.args;
+    tell(st);
     break;
   }
   case "progress": {
@@ -100,8 +112,11 @@ function onEvent(ev) {
     const texts = (ev.result?.content ?? []).filter((b) => b.type === "text").map((b) => b.text);
     res.textContent = texts.length ? texts.join("\n") : pretty(ev.result);
     c.append(res);
-    if (ev.hasView) { c.append(el("div", "note", "Loading its view…")); viewCards.set(ev.id, c); }
+    if (ev.hasView) c.append(el("div", "note loading", "Loading its view…"));
     current = null;
+    const st = callOf(ev.id);
+    if (ev.cancelled) st.cancelled = ev.cancelled; else st.result = ev.result;
+    tell(st);
     break;
   }
   case "view": showView(ev.id, ev.view); break;
@@ -110,6 +125,11 @@ function onEvent(ev) {
     break;
   case "turn": {
     current = null;
+    // A call whose view opened but that never ended (the model's answer
+    // broke off, the turn failed) is cancelled for its view.
+    for (const [k, st] of calls) {
+      if (k.startsWith(turn + "/") && !st.result && !st.cancelled) { st.cancelled = "the turn ended before the call did"; tell(st); }
+    }
     if (ev.usage) append(el("div", "usage", `turn: ${ev.step} request(s), ${ev.usage.in} tokens in, ${ev.usage.out} out`));
     setBusy(false);
     refreshServers();
@@ -121,7 +141,7 @@ function onEvent(ev) {
   }
 }
 
-function setBusy(b) { $("send").disabled = b; }
+function setBusy(b) { $("send").disabled = b; $("stop").hidden = !b; }
 
 async function refreshServers() {
   const r = await fetch("/api/servers");
@@ -204,23 +224,78 @@ async function choose(i) {
 const FLOOD_PER_SECOND = 200;   // messages a view may send in one second
 const FLOOD_STOP = 2000;        // dropped messages after which the view is stopped
 
+// Each view runs in the spec's double iframe: the page frames the sandbox
+// proxy (on the sandbox origin, with the view's policy as its header), which
+// says it is ready; the page then sends it the view's document, which it
+// loads in an inner iframe, and the two relay the view's JSON-RPC.
+const SANDBOX = "ui/notifications/sandbox-";
+
+// callOf is the state of a tool call of this turn that a view hears about:
+// the arguments as they are written (partial), then complete (input), then
+// its result or why it was cancelled; view, once it is shown.
+function callOf(callID) {
+  const k = turn + "/" + callID;
+  let st = calls.get(k);
+  if (!st) { st = { sent: {} }; calls.set(k, st); }
+  return st;
+}
+
+// tell sends the call's view what it has not heard yet, once the view said it
+// is initialized: partial arguments until the complete ones, then the
+// result, or the cancellation.
+function tell(st) {
+  const s = st.view;
+  if (!s || !s.initialized || s.gone) return;
+  const note = (method, params) => post(s, { jsonrpc: "2.0", method, params });
+  if (st.input === undefined && st.partial !== undefined && st.sent.partial !== st.partial && !st.cancelled) {
+    st.sent.partial = st.partial;
+    note("ui/notifications/tool-input-partial", { arguments: st.partial });
+  }
+  if (st.input !== undefined && !st.sent.input) {
+    st.sent.input = true;
+    note("ui/notifications/tool-input", { arguments: st.input });
+  }
+  if (st.result !== undefined && st.sent.input && !st.sent.result) {
+    st.sent.result = true;
+    note("ui/notifications/tool-result", st.result);
+  }
+  if (st.cancelled && !st.sent.result && !st.sent.cancelled) {
+    st.sent.cancelled = true;
+    note("ui/notifications/tool-cancelled", { reason: st.cancelled });
+  }
+}
+
 function showView(callID, v) {
-  const c = viewCards.get(callID);
-  viewCards.delete(callID);
-  if (!c) return;
-  c.querySelector(".note")?.remove();
+  const c = card(callID, v.name);
+  c.querySelector(".note.loading")?.remove();
   const box = el("div", "view" + (v.prefersBorder === false ? "" : " border"));
   const frame = document.createElement("iframe");
   frame.sandbox = "allow-scripts allow-same-origin allow-forms";
   frame.title = "view of " + v.name;
   frame.referrerPolicy = "no-referrer";
-  frame.src = `${cfg.sandbox}/view/${v.id}`;
+  frame.src = `${cfg.sandbox}/proxy/${v.id}?parent=${encodeURIComponent(location.origin)}`;
   box.append(frame);
   c.append(box, el("div", "note", `MCP App view ${v.uri} (sandboxed on ${cfg.sandbox})`));
   // The iframe's window stays the same object across its navigation: the
-  // view is known before its first message (an inline script's).
-  views.set(frame.contentWindow, { v, frame, box, card: c, initialized: false, window: 0, count: 0, dropped: 0, nextID: 1 });
+  // view is known before its first message (the proxy's).
+  const st = callOf(callID);
+  const s = { v, frame, box, card: c, call: st, sent: false, initialized: false, window: 0, count: 0, dropped: 0, nextID: 1 };
+  st.view = s;
+  views.set(frame.contentWindow, s);
   frame.addEventListener("load", () => { frame.dataset.loaded = "true"; }, { once: true });
+}
+
+// sendResource answers the proxy's sandbox-proxy-ready with the view's
+// document and its declared domains, once.
+async function sendResource(s) {
+  if (s.sent) return;
+  s.sent = true;
+  const r = await fetch(`/api/view/${s.v.id}`, { headers: { "x-mcpkit-token": cfg.token } });
+  if (!r.ok) { teardown(s, `its document could not be had: ${r.status}`); return; }
+  const doc = await r.json();
+  s.csp = doc.csp ?? {};
+  post(s, { jsonrpc: "2.0", method: SANDBOX + "resource-ready", params: { html: doc.html, csp: s.csp } });
+  s.frame.dataset.resource = "sent";
 }
 
 function post(s, msg) {
@@ -241,13 +316,25 @@ function hostContext(s) {
   };
 }
 
-function teardown(s, why) {
-  if (s.gone) return;
-  s.gone = true;
+const TEARDOWN_WAIT = 3000;     // ms a view has to answer ui/resource-teardown
+
+// teardown closes a view: an initialized view is told (ui/resource-teardown)
+// and, unless now is set, has TEARDOWN_WAIT ms to answer before it goes.
+function teardown(s, why, now = false) {
+  if (s.gone || s.closing) return;
+  const end = () => {
+    if (s.gone) return;
+    s.gone = true;
+    views.delete(s.frame.contentWindow);
+    s.box.replaceChildren(el("div", "note", "view closed: " + why));
+  };
+  // The view hears nothing before it said it is initialized (spec).
+  if (!s.initialized) { end(); return; }
   const id = s.nextID++;
   try { post(s, { jsonrpc: "2.0", id, method: "ui/resource-teardown", params: { reason: why } }); } catch {}
-  views.delete(s.frame.contentWindow);
-  s.box.replaceChildren(el("div", "note", "view closed: " + why));
+  if (now) { end(); return; }
+  s.closing = { id, end };
+  setTimeout(end, TEARDOWN_WAIT);
 }
 
 window.addEventListener("message", (ev) => {
@@ -257,14 +344,21 @@ window.addEventListener("message", (ev) => {
   const now = Math.floor(performance.now() / 1000);
   if (now !== s.window) { s.window = now; s.count = 0; }
   if (++s.count > FLOOD_PER_SECOND) {
-    if (++s.dropped >= FLOOD_STOP) teardown(s, "it sent too many messages");
+    if (++s.dropped >= FLOOD_STOP) teardown(s, "it sent too many messages", true);
     s.card.dataset.dropped = String(s.dropped);
     return;
   }
   const m = ev.data;
   if (!m || typeof m !== "object" || m.jsonrpc !== "2.0") return;
   window.mcpkitLog.push({ dir: "view→host", method: m.method ?? null, id: m.id ?? null, params: m.method === "ui/notifications/size-changed" ? m.params : undefined });
-  if (m.method === undefined) return; // answers to our requests (teardown): nothing waits for them
+  if (m.method === undefined) { // answers to our requests: only teardown's is waited for
+    if (s.closing && m.id === s.closing.id) s.closing.end();
+    return;
+  }
+  if (typeof m.method === "string" && m.method.startsWith(SANDBOX)) {
+    if (m.method === SANDBOX + "proxy-ready") sendResource(s).catch((e) => teardown(s, String(e.message ?? e)));
+    return; // the proxy's own messages are never the view's
+  }
   handle(s, m).catch((e) => { if (m.id !== undefined) fail(s, m.id, -32603, String(e.message ?? e)); });
 });
 
@@ -275,14 +369,17 @@ async function handle(s, m) {
     return reply(s, m.id, {
       protocolVersion: typeof p.protocolVersion === "string" ? p.protocolVersion : "2026-01-26",
       hostInfo: { name: "mcpkit host", version: "1" },
-      hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } },
+      hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} },
+        sandbox: { permissions: {}, csp: s.csp ?? {} } },
       hostContext: hostContext(s),
     });
   case "ui/notifications/initialized":
     if (s.initialized) return;
     s.initialized = true;
-    post(s, { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: s.v.input } });
-    post(s, { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: s.v.result });
+    tell(s.call);
+    return;
+  case "ui/notifications/request-teardown":
+    teardown(s, "the view asked to close");
     return;
   case "ui/notifications/size-changed":
     if (typeof p.height === "number" && p.height > 0) s.frame.style.height = Math.min(Math.ceil(p.height), 2000) + "px";
@@ -328,7 +425,7 @@ function contextChanged() {
 addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(contextChanged, 200); });
 matchMedia("(prefers-color-scheme: dark)").addEventListener("change", contextChanged);
 
-addEventListener("pagehide", () => { for (const s of views.values()) teardown(s, "the page closed"); });
+addEventListener("pagehide", () => { for (const s of views.values()) teardown(s, "the page closed", true); });
 
 // --- start ------------------------------------------------------------------
 
@@ -345,6 +442,9 @@ addEventListener("pagehide", () => { for (const s of views.values()) teardown(s,
   });
   $("input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("composer").requestSubmit(); }
+  });
+  $("stop").addEventListener("click", async () => {
+    try { await api("/api/stop", {}); } catch (e) { append(el("div", "msg error", "not stopped: " + e.message)); }
   });
   $("attach").addEventListener("change", (e) => { const v = e.target.value; e.target.value = ""; if (v !== "") choose(+v); });
   loadCatalog().catch(() => {});

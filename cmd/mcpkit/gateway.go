@@ -101,7 +101,12 @@ The configuration is reloaded when the file changes (checked every --watch) and 
 added servers start, removed ones stop (their tools, prompts and resources are withdrawn),
 changed ones restart, and the others keep their sessions and calls in flight; clients
 hear list_changed. A file that does not parse keeps the running configuration, and the
-gateway logs why in one line.`,
+gateway logs why in one line.
+
+` + telemetryHelp + `
+The gateway also reports each server's state (mcpkit.upstream.servers) and
+restarts (mcpkit.upstream.restarts), and its calls to them
+(mcp.client.operation.duration).`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -162,6 +167,22 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if sopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
 		return err
 	}
+	tel, err := startTelemetry(ctx, &f.telemetry, "mcpkit gateway")
+	if err != nil {
+		return err
+	}
+	defer tel.closeLogged(logger)
+	observed, err := tel.middleware(transportOf(f.http))
+	if err != nil {
+		return err
+	}
+	sopts.Middleware = append(observed, sopts.Middleware...)
+	// The servers' transports differ (stdio, HTTP): their calls are measured
+	// without network attributes.
+	upstreamObserved, err := tel.middleware("")
+	if err != nil {
+		return err
+	}
 	var gw *gateway.Gateway
 	if f.access != "" {
 		rules, err := loadAccess(f.access)
@@ -179,7 +200,12 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage},
 		RequiredServers: f.require,
 		Naming:          naming,
+
+		UpstreamMiddleware: upstreamObserved,
 	})
+	if err := tel.observeUpstreams(func() []upstream.Status { return gw.Supervisor().Statuses() }); err != nil {
+		return err
+	}
 	gw.Start(ctx)
 	defer gw.Close()
 	sctx, cancel := context.WithTimeout(ctx, f.startTimeout)

@@ -41,6 +41,7 @@ type hostFlags struct {
 	web           string
 	session       string
 	toolSearch    string
+	telemetry     telemetryFlags // --metrics-addr; OTLP from OTEL_* (telemetry.go)
 }
 
 func newHostCmd(g *globalFlags) *cobra.Command {
@@ -134,6 +135,7 @@ that an app renders is shown as text, with a note that its view needs --web.`,
 	fl.StringVar(&f.session, "session", "", "keep the conversation in this file, going on from it when it exists (the same file for the terminal and --web)")
 	fl.StringVar(&f.session, "resume", "", "the same as --session: go on from the conversation saved in this file, and keep saving it there")
 	fl.StringVar(&f.toolSearch, "tool-search", "auto", "offer the model a search over the tools instead of every definition: on, off, or auto (on when the definitions would cost over 3,000 tokens)")
+	f.telemetry.register(fl)
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }

@@ -2,7 +2,9 @@ package otelmcp
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -116,10 +118,11 @@ type meters struct {
 	serverSession, clientSession metric.Float64Histogram
 	serverActive, clientActive   metric.Int64UpDownCounter
 	network                      []attribute.KeyValue
+	sets                         setCache
 }
 
 func newMeters(meter metric.Meter) (*meters, error) {
-	m := &meters{}
+	m := &meters{sets: setCache{m: make(map[string]metric.MeasurementOption)}}
 	var err error
 	hist := func(name, desc string) metric.Float64Histogram {
 		if err != nil {
@@ -185,11 +188,11 @@ func (m *meters) measure(ctx context.Context, call *mcp.Call, next mcp.Invoker) 
 	case call.Method == methodToolsCall && toolFailed(res, incoming):
 		attrs = append(attrs, errorTypeKey.String(errorTypeToolError))
 	}
-	set := attribute.NewSet(attrs...)
+	opt := m.sets.option(attrs)
 	if incoming {
-		m.serverOp.Record(ctx, elapsed, metric.WithAttributeSet(set))
+		m.serverOp.Record(ctx, elapsed, opt)
 	} else {
-		m.clientOp.Record(ctx, elapsed, metric.WithAttributeSet(set))
+		m.clientOp.Record(ctx, elapsed, opt)
 	}
 	if err == nil && call.Method == protocol.MethodInitialize {
 		m.sessionStarted(call.Session, incoming)
@@ -239,4 +242,43 @@ func (m *meters) sessionStarted(s mcp.Session, server bool) {
 		active.Add(context.Background(), -1, set)
 		duration.Record(context.Background(), time.Since(start).Seconds(), set)
 	}()
+}
+
+// maxCachedSets bounds setCache: past it, a new combination of attributes is
+// made for each measurement instead of kept.
+const maxCachedSets = 1024
+
+// setCache keeps the measurement option of each combination of operation
+// attributes seen, so that a measurement whose combination was seen before
+// builds no attribute set (which sorts and copies the attributes, and boxes
+// the option): most operations repeat a handful of methods and tools.
+type setCache struct {
+	mu sync.RWMutex
+	m  map[string]metric.MeasurementOption
+}
+
+// option returns the option carrying attrs, whose values are all strings.
+func (c *setCache) option(attrs []attribute.KeyValue) metric.MeasurementOption {
+	var buf [256]byte
+	key := buf[:0]
+	for _, a := range attrs { // lengths first: a peer's name may hold any byte
+		v := a.Value.AsString()
+		key = binary.AppendUvarint(key, uint64(len(a.Key)))
+		key = append(key, a.Key...)
+		key = binary.AppendUvarint(key, uint64(len(v)))
+		key = append(key, v...)
+	}
+	c.mu.RLock()
+	opt, ok := c.m[string(key)]
+	c.mu.RUnlock()
+	if ok {
+		return opt
+	}
+	opt = metric.WithAttributeSet(attribute.NewSet(attrs...))
+	c.mu.Lock()
+	if len(c.m) < maxCachedSets {
+		c.m[string(key)] = opt
+	}
+	c.mu.Unlock()
+	return opt
 }

@@ -167,15 +167,11 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if sopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
 		return err
 	}
-	tel, err := startTelemetry(ctx, &f.telemetry, "mcpkit gateway")
+	tel, observed, err := f.startTelemetry(ctx, "mcpkit gateway")
 	if err != nil {
 		return err
 	}
 	defer tel.closeLogged(logger)
-	observed, err := tel.middleware(transportOf(f.http))
-	if err != nil {
-		return err
-	}
 	sopts.Middleware = append(observed, sopts.Middleware...)
 	// The servers' transports differ (stdio, HTTP): their calls are measured
 	// without network attributes.

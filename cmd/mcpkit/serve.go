@@ -98,15 +98,11 @@ down: the replica still serves stateless requests and answers the others itself)
 			if dopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
 				return err
 			}
-			tel, err := startTelemetry(cmd.Context(), &f.telemetry, "mcpkit serve")
+			tel, observed, err := f.startTelemetry(cmd.Context(), "mcpkit serve")
 			if err != nil {
 				return err
 			}
 			defer tel.closeLogged(logger)
-			observed, err := tel.middleware(transportOf(f.http))
-			if err != nil {
-				return err
-			}
 			dopts.Middleware = append(observed, dopts.Middleware...)
 			if url := f.redisURL(); url != "" {
 				if f.http == "" {

@@ -268,11 +268,20 @@ func (t *telemetry) closeLogged(logger *slog.Logger) {
 	}
 }
 
-// transportOf is the network.transport of a command serving over HTTP (addr
-// set) or stdio.
-func transportOf(httpAddr string) string {
-	if httpAddr != "" {
-		return otelmcp.TransportTCP
+// startTelemetry starts the telemetry of serve or gateway and returns the
+// middleware their server puts first (nil when nothing is exported).
+func (f *serveFlags) startTelemetry(ctx context.Context, service string) (*telemetry, []mcp.Middleware, error) {
+	tel, err := startTelemetry(ctx, &f.telemetry, service)
+	if err != nil {
+		return nil, nil, err
 	}
-	return otelmcp.TransportPipe
+	transport := otelmcp.TransportPipe
+	if f.http != "" {
+		transport = otelmcp.TransportTCP
+	}
+	observed, err := tel.middleware(transport)
+	if err != nil {
+		return nil, nil, errors.Join(err, tel.close())
+	}
+	return tel, observed, nil
 }

@@ -90,7 +90,11 @@ first) and load_tools (the full definitions of the tools it picked, offered from
 the next request on) instead. auto turns it on when the definitions would cost
 over 3,000 tokens (about two servers). Tools that an MCP App keeps for its view
 (_meta.ui.visibility without "model") are never offered to the model; a result
-that an app renders is shown as text, with a note that its view needs --web.`,
+that an app renders is shown as text, with a note that its view needs --web.
+
+` + telemetryHelp + `
+The host measures its calls to the servers (mcp.client.operation.duration) and
+their states (mcpkit.upstream.servers, mcpkit.upstream.restarts).`,
 		Example: `  # chat with GPT-4o over the demo server's tools
   mcpkit host --model openai:gpt-4o --server 'mcpkit serve'
   # one turn, two named servers (their tools become demo__echo, more__echo, ...)

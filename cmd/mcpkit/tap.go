@@ -89,8 +89,9 @@ HTTP it takes the terminal and quitting it stops the tap; a stdio tap draws it o
 ADDR serves the same views to a browser (loopback unless a host is named; Host and
 Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.
 
-` + telemetryHelp + ` The tap's metrics are its counts: mcpkit.tap.messages by
-direction, mcpkit.tap.jsonrpc.messages by type, mcpkit.tap.problems by kind.`,
+` + telemetryHelp + `
+The tap's metrics are its counts: mcpkit.tap.messages by direction,
+mcpkit.tap.jsonrpc.messages by type, mcpkit.tap.problems by kind.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTap(cmd.Context(), f, cmd.ArgsLenAtDash(), args)

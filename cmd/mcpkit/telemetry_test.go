@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/otelmcp"
 )
 
 // metricsURL returns the Prometheus endpoint a process announced on stderr.
@@ -325,5 +326,57 @@ func TestTapMetrics(t *testing.T) {
 		if v := line[strings.LastIndexByte(line, ' ')+1:]; v == "0" {
 			t.Errorf("%s: 0 after a call", line)
 		}
+	}
+}
+
+// clearOTelEnv unsets the variables that turn the OTLP export on.
+func clearOTelEnv(t *testing.T) {
+	for _, k := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER",
+		"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"} {
+		t.Setenv(k, "")
+	}
+}
+
+// Without OTEL_* and --metrics-addr nothing is installed: the server keeps
+// the mcp package's path without middleware (nothing is paid when off).
+func TestTelemetryOffInstallsNothing(t *testing.T) {
+	clearOTelEnv(t)
+	tel, err := startTelemetry(t.Context(), &telemetryFlags{}, "mcpkit test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mws, err := tel.middleware(otelmcp.TransportTCP)
+	if err != nil || mws != nil || tel.meter() != nil {
+		t.Fatalf("telemetry off: %d middleware, meter %v, %v", len(mws), tel.meter(), err)
+	}
+	if err := tel.observeTap(nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The OTEL_* variables the CLI cannot honour are refused with a message
+// naming them, not ignored.
+func TestTelemetryEnvErrors(t *testing.T) {
+	for _, c := range []struct {
+		env   map[string]string
+		flags telemetryFlags
+		want  string
+	}{
+		{map[string]string{"OTEL_METRICS_EXPORTER": "console"}, telemetryFlags{}, "OTEL_METRICS_EXPORTER=console"},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, telemetryFlags{}, "OTEL_TRACES_EXPORTER=zipkin"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, telemetryFlags{}, `"http/json"`},
+		{map[string]string{"OTEL_SDK_DISABLED": "true"}, telemetryFlags{metricsAddr: "127.0.0.1:0"}, "OTEL_SDK_DISABLED"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			clearOTelEnv(t)
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			_, err := startTelemetry(t.Context(), &c.flags, "mcpkit test")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want it to name %s", err, c.want)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/otelmcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -77,11 +78,11 @@ func BenchmarkToolCall(b *testing.B) {
 			params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
 
 			b.ReportAllocs()
-			for b.Loop() {
+			testkit.LoopCPU(b, func() {
 				if _, err := cs.CallToolParams(ctx, params); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

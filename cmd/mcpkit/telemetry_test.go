@@ -21,6 +21,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpkit/mcpkit/internal/llmtest"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/otelmcp"
 )
@@ -378,5 +379,46 @@ func TestTelemetryEnvErrors(t *testing.T) {
 				t.Fatalf("err %v, want it to name %s", err, c.want)
 			}
 		})
+	}
+}
+
+// `mcpkit host` with OTEL_EXPORTER_OTLP_ENDPOINT exports, by the time it
+// exits, its tool call to the server (mcp.client.operation.duration, over a
+// pipe) and the server's state.
+func TestHostExportsClientMetrics(t *testing.T) {
+	recv, endpoint := newOTLPReceiver(t)
+	llm := llmtest.NewOpenAI(t, "sk-test",
+		llmtest.Reply{Body: llmtest.OpenAI("Adding.", llmtest.Call{ID: "c1", Name: "add", Args: `{"a":2,"b":3}`})},
+		llmtest.Reply{Body: llmtest.OpenAI("2 + 3 = 5")})
+	env := append(openAIEnv(llm), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_TRACES_EXPORTER=none")
+	if out, errOut, code := runHostCmd(t, env, "", "--model", "openai:gpt-4o", "--server", mcpkitBin+" serve", "-p", "add 2 and 3", "--yes"); code != 0 || out != "2 + 3 = 5\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	// The last export was sent before the host exited: every one is here.
+	var sawCall, sawState bool
+	for len(recv.metrics) > 0 {
+		for _, rm := range (<-recv.metrics).ResourceMetrics {
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					switch m.Name {
+					case "mcp.client.operation.duration":
+						for _, dp := range m.GetHistogram().GetDataPoints() {
+							a := attrs(dp.Attributes)
+							sawCall = sawCall || (a["gen_ai.tool.name"] == "add" && a["network.transport"] == "pipe" && dp.Count == 1)
+						}
+					case "mcpkit.upstream.servers":
+						for _, dp := range m.GetGauge().GetDataPoints() {
+							sawState = sawState || attrs(dp.Attributes)["mcpkit.upstream.name"] != ""
+						}
+					}
+				}
+			}
+		}
+	}
+	if !sawCall || !sawState {
+		t.Fatalf("exported: the tool call %v, the server's state %v", sawCall, sawState)
+	}
+	if len(recv.traces) > 0 {
+		t.Error("traces exported with OTEL_TRACES_EXPORTER=none")
 	}
 }

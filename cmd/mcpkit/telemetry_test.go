@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +20,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpkit/mcpkit/internal/llmtest"
@@ -420,5 +422,61 @@ func TestHostExportsClientMetrics(t *testing.T) {
 	}
 	if len(recv.traces) > 0 {
 		t.Error("traces exported with OTEL_TRACES_EXPORTER=none")
+	}
+}
+
+// grpcMetrics is an OTLP/gRPC metrics collector for a test.
+type grpcMetrics struct {
+	colmetricpb.UnimplementedMetricsServiceServer
+	got chan *colmetricpb.ExportMetricsServiceRequest
+}
+
+func (g *grpcMetrics) Export(_ context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
+	select {
+	case g.got <- req:
+	default:
+	}
+	return &colmetricpb.ExportMetricsServiceResponse{}, nil
+}
+
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the metrics reach a gRPC collector.
+func TestOTLPExportOverGRPC(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	collector := &grpcMetrics{got: make(chan *colmetricpb.ExportMetricsServiceRequest, 100)}
+	gs := grpc.NewServer()
+	colmetricpb.RegisterMetricsServiceServer(gs, collector)
+	go func() { _ = gs.Serve(ln) }()
+	t.Cleanup(gs.Stop)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	base, _ := startHTTPForTestEnv(t, []string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + ln.Addr().String(),
+		"OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
+		"OTEL_TRACES_EXPORTER=none",
+		"OTEL_METRIC_EXPORT_INTERVAL=200",
+	}, "serve", "--http", "127.0.0.1:0")
+	if out, errOut, code := runURL(t, base+"/mcp", "call", "echo", `{"message":"hi"}`); code != 0 || out != "hello hi\n" {
+		t.Fatalf("call: %q %q %d", out, errOut, code)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no mcp.server.operation.duration of the call reached the gRPC collector")
+		case req := <-collector.got:
+			for _, rm := range req.ResourceMetrics {
+				for _, sm := range rm.ScopeMetrics {
+					for _, m := range sm.Metrics {
+						for _, dp := range m.GetHistogram().GetDataPoints() {
+							if m.Name == "mcp.server.operation.duration" && attrs(dp.Attributes)["gen_ai.tool.name"] == "echo" {
+								return
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -193,6 +193,16 @@ func TestPrometheusScrapesGatewayMetrics(t *testing.T) {
 	}
 }
 
+// serveAndCallEcho starts `mcpkit serve --http` with env added to its
+// environment (stopped when the test ends) and calls its echo tool once.
+func serveAndCallEcho(t *testing.T, env ...string) {
+	t.Helper()
+	base, _ := startHTTPForTestEnv(t, env, "serve", "--http", "127.0.0.1:0")
+	if out, errOut, code := runURL(t, base+"/mcp", "call", "echo", `{"message":"hi"}`); code != 0 || out != "hello hi\n" {
+		t.Fatalf("call: %q %q %d", out, errOut, code)
+	}
+}
+
 // otlpReceiver is an OTLP/HTTP collector for a test: it decodes the official
 // protobufs of each export and hands them over.
 type otlpReceiver struct {
@@ -250,15 +260,8 @@ func TestOTLPExportReachesCollector(t *testing.T) {
 	recv, endpoint := newOTLPReceiver(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	base, _ := startHTTPForTestEnv(t, []string{
-		"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint,
-		"OTEL_SERVICE_NAME=otlp-test",
-		"OTEL_METRIC_EXPORT_INTERVAL=200",
-		"OTEL_BSP_SCHEDULE_DELAY=100",
-	}, "serve", "--http", "127.0.0.1:0")
-	if out, errOut, code := runURL(t, base+"/mcp", "call", "echo", `{"message":"hi"}`); code != 0 || out != "hello hi\n" {
-		t.Fatalf("call: %q %q %d", out, errOut, code)
-	}
+	serveAndCallEcho(t, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_SERVICE_NAME=otlp-test",
+		"OTEL_METRIC_EXPORT_INTERVAL=200", "OTEL_BSP_SCHEDULE_DELAY=100")
 
 	var sawMetric, sawSpan bool
 	for !sawMetric || !sawSpan {
@@ -452,15 +455,8 @@ func TestOTLPExportOverGRPC(t *testing.T) {
 	t.Cleanup(gs.Stop)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	base, _ := startHTTPForTestEnv(t, []string{
-		"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + ln.Addr().String(),
-		"OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
-		"OTEL_TRACES_EXPORTER=none",
-		"OTEL_METRIC_EXPORT_INTERVAL=200",
-	}, "serve", "--http", "127.0.0.1:0")
-	if out, errOut, code := runURL(t, base+"/mcp", "call", "echo", `{"message":"hi"}`); code != 0 || out != "hello hi\n" {
-		t.Fatalf("call: %q %q %d", out, errOut, code)
-	}
+	serveAndCallEcho(t, "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+ln.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
+		"OTEL_TRACES_EXPORTER=none", "OTEL_METRIC_EXPORT_INTERVAL=200")
 	for {
 		select {
 		case <-ctx.Done():

@@ -127,6 +127,7 @@ var errNoClient = errors.New("no client request of the gateway is in progress on
 func (g *Gateway) clientOptions(name string) *mcp.ClientOptions {
 	u := g.upServers()[name]
 	return &mcp.ClientOptions{
+		Middleware:        g.upMW,
 		Extensions:        upstreamExtensions(),
 		SamplingWithTools: true,
 		URLElicitation:    true,

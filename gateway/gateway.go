@@ -44,6 +44,10 @@ type Options struct {
 	// to forward to the servers that declare the extension (the gateway
 	// knows those of ExtensionMethods).
 	ExtensionMethods map[string][]string
+	// UpstreamMiddleware wraps every request and notification between the
+	// gateway and its servers (the clients of the supervisor), first element
+	// outermost: client-side tracing or metrics of each server, say.
+	UpstreamMiddleware []mcp.Middleware
 }
 
 // Gateway serves the servers of a configuration as one MCP server. Create it
@@ -55,6 +59,7 @@ type Gateway struct {
 	info protocol.Implementation
 
 	required   []string            // Options.RequiredServers
+	upMW       []mcp.Middleware    // Options.UpstreamMiddleware
 	naming     Naming              // Options.Naming
 	extMethods map[string][]string // ExtensionMethods and Options.ExtensionMethods
 
@@ -174,6 +179,7 @@ func New(cfg *upstream.Config, opts *Options) *Gateway {
 	if sopts.Logger == nil {
 		sopts.Logger = g.log
 	}
+	g.upMW = o.UpstreamMiddleware
 	sopts.ClientOptions = g.clientOptions
 	sopts.Redactor = red
 	g.sup = upstream.NewSupervisor(cfg, &sopts)

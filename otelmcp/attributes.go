@@ -115,30 +115,43 @@ func appendRequestID(attrs []attribute.KeyValue, ctx context.Context) []attribut
 	return attrs
 }
 
-// recordError marks span as failed. A JSON-RPC error gives error.type and
-// rpc.response.status_code its code and the status its message. Any other error of
-// an incoming request reaches the peer as an internal error (-32603), so it is
-// recorded as one; an outgoing request that failed without an answer (timeout,
-// cancellation, closed connection) has no code.
-func recordError(span trace.Span, err error, incoming bool) {
+// classifyError returns the error.type of a failed call and, when the failure
+// has a JSON-RPC code, rpc.response.status_code (else ""). A JSON-RPC error gives
+// both its code. Any other error of an incoming request reaches the peer as an
+// internal error (-32603), so it is classified as one; an outgoing request that
+// failed without an answer (timeout, cancellation, closed connection) has no code.
+func classifyError(err error, incoming bool) (errType, status string) {
 	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.As(err, &rpcErr):
 		code := errorCode(rpcErr.Code)
-		span.SetAttributes(errorTypeKey.String(code), statusCodeKey.String(code))
-		span.SetStatus(codes.Error, rpcErr.Message)
-		return
+		return code, code
 	case errors.Is(err, context.DeadlineExceeded):
-		span.SetAttributes(errorTypeKey.String(errorTypeTimeout))
+		return errorTypeTimeout, ""
 	case errors.Is(err, context.Canceled):
-		span.SetAttributes(errorTypeKey.String(errorTypeCancelled))
+		return errorTypeCancelled, ""
 	case incoming:
 		code := errorCode(jsonrpc.CodeInternalError)
-		span.SetAttributes(errorTypeKey.String(code), statusCodeKey.String(code))
-	default:
-		span.SetAttributes(errorTypeKey.String(errorTypeOther))
+		return code, code
 	}
-	span.SetStatus(codes.Error, err.Error())
+	return errorTypeOther, ""
+}
+
+// recordError marks span as failed, with the attributes classifyError gives and
+// the error's message (a JSON-RPC error's own message) as the status.
+func recordError(span trace.Span, err error, incoming bool) {
+	errType, status := classifyError(err, incoming)
+	if status != "" {
+		span.SetAttributes(errorTypeKey.String(errType), statusCodeKey.String(status))
+	} else {
+		span.SetAttributes(errorTypeKey.String(errType))
+	}
+	msg := err.Error()
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		msg = rpcErr.Message
+	}
+	span.SetStatus(codes.Error, msg)
 }
 
 // errorCode is a JSON-RPC error code as error.type and rpc.response.status_code

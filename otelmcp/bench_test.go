@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/otelmcp"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -30,10 +32,18 @@ func passthrough(next mcp.Invoker) mcp.Invoker { return next }
 // BenchmarkToolCall measures one tools/call round trip over an in-memory pair:
 // without middleware (the default), with do-nothing middleware on both sides, with
 // the tracing middleware on both sides and every span sampled, and with the
-// tracing middleware but a no-op TracerProvider.
+// tracing middleware but a no-op TracerProvider, and with the metrics middleware
+// (alone and with tracing) on the SDK's meter provider.
 func BenchmarkToolCall(b *testing.B) {
 	sampled := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
 	b.Cleanup(func() { _ = sampled.Shutdown(context.Background()) })
+	reader := sdkmetric.NewManualReader()
+	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	b.Cleanup(func() { _ = meters.Shutdown(context.Background()) })
+	metrics, err := otelmcp.Metrics(&otelmcp.MetricsOptions{MeterProvider: meters, Transport: otelmcp.TransportPipe})
+	if err != nil {
+		b.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		mws  []mcp.Middleware
@@ -42,6 +52,8 @@ func BenchmarkToolCall(b *testing.B) {
 		{"passthrough-middleware", []mcp.Middleware{passthrough}},
 		{"traced", []mcp.Middleware{otelmcp.Middleware(&otelmcp.Options{TracerProvider: sampled})}},
 		{"noop-provider", []mcp.Middleware{otelmcp.Middleware(&otelmcp.Options{TracerProvider: noop.NewTracerProvider()})}},
+		{"metrics", []mcp.Middleware{metrics}},
+		{"traced+metrics", []mcp.Middleware{otelmcp.Middleware(&otelmcp.Options{TracerProvider: sampled}), metrics}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -66,11 +78,11 @@ func BenchmarkToolCall(b *testing.B) {
 			params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
 
 			b.ReportAllocs()
-			for b.Loop() {
+			testkit.LoopCPU(b, func() {
 				if _, err := cs.CallToolParams(ctx, params); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

@@ -1,4 +1,4 @@
-// Package otelmcp traces MCP traffic with OpenTelemetry.
+// Package otelmcp traces and measures MCP traffic with OpenTelemetry.
 //
 // Middleware returns an mcp.Middleware for a Server, a Client or both. Installed, it
 //
@@ -20,6 +20,14 @@
 // JSON-RPC error sets the span's status to Error with the error's message; so does a
 // tools/call result with isError: true, with error.type "tool_error".
 //
-// Tracing is off by default and costs nothing until installed: without middleware
-// the mcp package takes a path that never builds a Call.
+// Metrics returns middleware that records the metrics of the same conventions:
+// mcp.server.operation.duration and mcp.client.operation.duration (by method,
+// tool or prompt, outcome, protocol version and transport), the sessions'
+// durations (mcp.server.session.duration, mcp.client.session.duration) and the
+// sessions open. It records through the OpenTelemetry API: the program chooses
+// the MeterProvider and its exporters (mcpkit's CLI: OTLP from the OTEL_*
+// variables, Prometheus with --metrics-addr).
+//
+// Tracing and metrics are off by default and cost nothing until installed:
+// without middleware the mcp package takes a path that never builds a Call.
 package otelmcp

@@ -16,6 +16,8 @@ command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(
 # Headless Chromium for the tap's web view test (tap/view/web), tmux for its terminal UI test.
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tmux >/dev/null || missing+=(tmux)
+# Prometheus for the metrics test (cmd/mcpkit: it scrapes a gateway; under CI=true a missing one fails it).
+command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "== installing Debian packages: ${missing[*]}"
 	apt-get update -qq
@@ -24,6 +26,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	if [[ " ${missing[*]} " == *" nginx "* ]]; then service nginx stop >/dev/null 2>&1 || true; fi
 	# Likewise the default Redis on port 6379: the tests start their own on free ports.
 	if [[ " ${missing[*]} " == *" redis-server "* ]]; then service redis-server stop >/dev/null 2>&1 || true; fi
+	# And the default Prometheus on port 9090: the test starts its own.
+	if [[ " ${missing[*]} " == *" prometheus "* ]]; then service prometheus stop >/dev/null 2>&1 || true; fi
 fi
 redis-server --version 2>/dev/null || true
 export PATH="$PATH:/usr/sbin"

@@ -1,17 +1,24 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/auth/resource"
 	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/internal/ratelimit"
+	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/otelmcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 	"github.com/mcpkit/mcpkit/upstream"
@@ -20,15 +27,24 @@ import (
 // BenchmarkGatewayFront measures a tools/call through the gateway over HTTP,
 // as `mcpkit gateway --http` serves it, with its inbound options off and on
 // (a static token checked by the resource middleware, a per-client limit and
-// a per-tool limit, both high enough never to refuse): what authentication
-// and rate limiting add to a call.
+// a per-tool limit, both high enough never to refuse), and with metrics on
+// (what --metrics-addr installs: the Prometheus reader, the gateway's server
+// and upstream middleware): what authentication, rate limiting and metrics
+// add to a call. Besides the wall time it reports the process's CPU time per
+// call (the gateway, its in-process server and the client): the figure to
+// compare on a shared machine.
 func BenchmarkGatewayFront(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		name := "off"
-		if on {
-			name = "auth+limits"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name        string
+		on, metrics bool
+	}{
+		{"off", false, false},
+		{"auth+limits", true, false},
+		{"metrics", false, true},
+		{"auth+metrics+limits", true, true},
+	} {
+		on := c.on
+		b.Run(c.name, func(b *testing.B) {
 			ctx := b.Context()
 			srv, err := demo.NewServer(nil)
 			if err != nil {
@@ -53,7 +69,20 @@ func BenchmarkGatewayFront(b *testing.B) {
 				sopts.Middleware = []mcp.Middleware{ratelimit.ToolMiddleware(map[string]*ratelimit.Keyed{"demo__echo": ratelimit.NewKeyed(l, 0)}, nil)}
 				header.Set("Authorization", "Bearer "+tok)
 			}
-			gw := gateway.New(cfg, &gateway.Options{Server: sopts, Logger: slog.New(slog.DiscardHandler)})
+			gopts := &gateway.Options{Logger: slog.New(slog.DiscardHandler)}
+			if c.metrics {
+				tel := benchTelemetry(b)
+				observed, err := tel.middleware(otelmcp.TransportTCP)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sopts.Middleware = append(observed, sopts.Middleware...)
+				if gopts.UpstreamMiddleware, err = tel.middleware(""); err != nil {
+					b.Fatal(err)
+				}
+			}
+			gopts.Server = sopts
+			gw := gateway.New(cfg, gopts)
 			gw.Start(ctx)
 			b.Cleanup(func() { _ = gw.Close() })
 			if err := gw.WaitStarted(ctx); err != nil {
@@ -68,12 +97,26 @@ func BenchmarkGatewayFront(b *testing.B) {
 			b.Cleanup(func() { _ = cs.Close() })
 			args := map[string]any{"message": "hi"}
 			b.ReportAllocs()
-			for b.Loop() {
+			testkit.LoopCPU(b, func() {
 				res, err := cs.CallTool(ctx, "demo__echo", args)
 				if err != nil || res.IsError {
 					b.Fatal(err, res)
 				}
-			}
+			})
 		})
 	}
+}
+
+// benchTelemetry is the telemetry of --metrics-addr without its listener: a
+// meter provider read by the Prometheus exporter on a registry of its own
+// (collection happens at scrape time, so the calls pay only for recording).
+func benchTelemetry(b *testing.B) *telemetry {
+	b.Helper()
+	exp, err := otelprom.New(otelprom.WithRegisterer(prometheus.NewRegistry()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+	b.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	return &telemetry{meters: mp}
 }

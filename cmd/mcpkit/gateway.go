@@ -102,7 +102,12 @@ added servers start, removed ones stop (their tools, prompts and resources are w
 changed ones restart, and the others keep their sessions and calls in flight; clients
 hear list_changed. The --access file is reloaded the same way: the clients whose view
 changed hear list_changed, and only they. A file that does not parse keeps the running
-configuration (or rules), and the gateway logs why in one line.`,
+configuration (or rules), and the gateway logs why in one line.
+
+` + telemetryHelp + `
+The gateway also reports each server's state (mcpkit.upstream.servers) and
+restarts (mcpkit.upstream.restarts), and its calls to them
+(mcp.client.operation.duration).`,
 		Example: gatewayExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -166,6 +171,18 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 	if sopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
 		return err
 	}
+	tel, observed, err := f.startTelemetry(ctx, "mcpkit gateway")
+	if err != nil {
+		return err
+	}
+	defer tel.closeLogged(logger)
+	sopts.Middleware = append(observed, sopts.Middleware...)
+	// The servers' transports differ (stdio, HTTP): their calls are measured
+	// without network attributes.
+	upstreamObserved, err := tel.middleware("")
+	if err != nil {
+		return err
+	}
 	var gw *gateway.Gateway
 	var access *liveAccess
 	if f.access != "" {
@@ -183,7 +200,12 @@ func runGateway(ctx context.Context, g *globalFlags, f *gatewayFlags, stdout io.
 		Supervisor:      upstream.Options{HTTPClientFor: withIdentity(f.identityHeader, oauth.client), MaxMessageSize: f.maxMessage, Redactor: redactor},
 		RequiredServers: f.require,
 		Naming:          naming,
+
+		UpstreamMiddleware: upstreamObserved,
 	})
+	if err := tel.observeUpstreams(func() []upstream.Status { return gw.Supervisor().Statuses() }); err != nil {
+		return err
+	}
 	gw.Start(ctx)
 	defer gw.Close()
 	sctx, cancel := context.WithTimeout(ctx, f.startTimeout)

@@ -41,6 +41,7 @@ type hostFlags struct {
 	web           string
 	session       string
 	toolSearch    string
+	telemetry     telemetryFlags // --metrics-addr; OTLP from OTEL_* (telemetry.go)
 }
 
 func newHostCmd(g *globalFlags) *cobra.Command {
@@ -89,7 +90,11 @@ first) and load_tools (the full definitions of the tools it picked, offered from
 the next request on) instead. auto turns it on when the definitions would cost
 over 3,000 tokens (about two servers). Tools that an MCP App keeps for its view
 (_meta.ui.visibility without "model") are never offered to the model; a result
-that an app renders is shown as text, with a note that its view needs --web.`,
+that an app renders is shown as text, with a note that its view needs --web.
+
+` + telemetryHelp + `
+The host measures its calls to the servers (mcp.client.operation.duration) and
+their states (mcpkit.upstream.servers, mcpkit.upstream.restarts).`,
 		Example: `  # chat with GPT-4o over the demo server's tools
   mcpkit host --model openai:gpt-4o --server 'mcpkit serve'
   # one turn, two named servers (their tools become demo__echo, more__echo, ...)
@@ -134,6 +139,7 @@ that an app renders is shown as text, with a note that its view needs --web.`,
 	fl.StringVar(&f.session, "session", "", "keep the conversation in this file, going on from it when it exists (the same file for the terminal and --web)")
 	fl.StringVar(&f.session, "resume", "", "the same as --session: go on from the conversation saved in this file, and keep saving it there")
 	fl.StringVar(&f.toolSearch, "tool-search", "auto", "offer the model a search over the tools instead of every definition: on, off, or auto (on when the definitions would cost over 3,000 tokens)")
+	f.telemetry.register(fl)
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpkit/mcpkit/host"
 	"github.com/mcpkit/mcpkit/llm"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/otelmcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/upstream"
 )
@@ -81,6 +82,15 @@ func startServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI,
 		timeouts[name] = f.timeout
 	}
 	names = append(names, given...)
+	tel, err := startTelemetry(ctx, &f.telemetry, "mcpkit host")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = tel.close()
+		}
+	}()
 	opts := make(map[string]*mcp.ClientOptions, len(names))
 	for _, name := range names {
 		sg := &globalFlags{verbose: g.verbose, timeout: timeouts[name], roots: f.roots, elicitAnswers: f.elicitAnswers}
@@ -88,6 +98,15 @@ func startServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI,
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		transport := otelmcp.TransportPipe
+		if cfg.Servers[name].URL != "" {
+			transport = otelmcp.TransportTCP
+		}
+		observed, err := tel.middleware(transport)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		o.Middleware = append(observed, o.Middleware...)
 		opts[name] = o
 	}
 	level := slog.LevelWarn
@@ -110,9 +129,15 @@ func startServers(ctx context.Context, g *globalFlags, f *hostFlags, ui *hostUI,
 		})
 	}
 	sup.Start(ctx)
+	if err := tel.observeUpstreams(sup.Statuses); err != nil {
+		_ = sup.Close()
+		oauth.close()
+		return nil, nil, nil, err
+	}
 	stop = func() {
 		_ = sup.Close()
 		oauth.close()
+		tel.closeLogged(logger)
 	}
 	wctx, cancel := context.WithTimeout(ctx, hostStartTimeout)
 	err = sup.WaitStarted(wctx)

@@ -32,6 +32,7 @@ type serveFlags struct {
 	auth           inboundAuthFlags   // inbound auth: --auth-issuer, --auth-token-file, ... (inbound_auth.go)
 	debugAddr      string             // --debug-addr: runtime profiles (serve_debug.go)
 	rate           rateFlags          // --rate-limit, --tool-rate-limit (ratelimit.go)
+	telemetry      telemetryFlags     // --metrics-addr; OTLP from OTEL_* (telemetry.go)
 	// conformance adds the fixtures of the official conformance suite.
 	conformance bool
 }
@@ -78,7 +79,9 @@ being served. --single-use-state also records each requestState a replica accept
 Redis, so that a replayed state is refused (-32602) on every replica. GET /healthz
 answers while the process runs, GET /readyz until shutdown begins (not when Redis is
 down: the replica still serves stateless requests and answers the others itself);
-?verbose on either lists Redis's state.`,
+?verbose on either lists Redis's state.
+
+` + telemetryHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := slog.LevelWarn
@@ -95,6 +98,12 @@ down: the replica still serves stateless requests and answers the others itself)
 			if dopts.Middleware, err = f.rate.toolMiddleware(); err != nil {
 				return err
 			}
+			tel, observed, err := f.startTelemetry(cmd.Context(), "mcpkit serve")
+			if err != nil {
+				return err
+			}
+			defer tel.closeLogged(logger)
+			dopts.Middleware = append(observed, dopts.Middleware...)
 			if url := f.redisURL(); url != "" {
 				if f.http == "" {
 					return errRedisNeedsHTTP
@@ -151,6 +160,7 @@ func (f *serveFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.opts.ConnIdleTimeout, "conn-idle-timeout", mcpkit.DefaultConnIdleTimeout, "close a kept-alive connection idle this long (0: never)")
 	registerDebugFlag(fl, &f.debugAddr)
 	f.rate.register(fl)
+	f.telemetry.register(fl)
 }
 
 // stateKeysEnv names the environment variable holding the requestState keys

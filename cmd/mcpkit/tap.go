@@ -34,6 +34,8 @@ type tapFlags struct {
 	oauth    oauthFlags
 	noOAuth  bool
 	maxBody  int64 // HTTP tap: the largest request body relayed
+	// telemetry: --metrics-addr; OTLP from OTEL_* (telemetry.go)
+	telemetry telemetryFlags
 }
 
 func newTapCmd() *cobra.Command {
@@ -85,7 +87,11 @@ dropped.
 HTTP it takes the terminal and quitting it stops the tap; a stdio tap draws it on
 /dev/tty (standard input and output carry MCP), and fails without a terminal. --web
 ADDR serves the same views to a browser (loopback unless a host is named; Host and
-Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
+Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.
+
+` + telemetryHelp + `
+The tap's metrics are its counts: mcpkit.tap.messages by direction,
+mcpkit.tap.jsonrpc.messages by type, mcpkit.tap.problems by kind.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTap(cmd.Context(), f, cmd.ArgsLenAtDash(), args)
@@ -101,6 +107,7 @@ Origin are checked). "mcpkit tap view FILE" opens them on a saved capture.`,
 	cmd.Flags().BoolVar(&f.noOAuth, "no-oauth", false, "HTTP tap: do not authorize to the upstream; relay the client's Authorization as it is")
 	cmd.Flags().Int64Var(&f.maxBody, "max-body-bytes", tap.DefaultMaxBody, "HTTP tap: largest request body relayed (413 beyond)")
 	f.oauth.register(cmd.Flags())
+	f.telemetry.register(cmd.Flags())
 	cmd.AddCommand(newTapExportCmd(), newTapStatsCmd(), newTapViewCmd(), newTapReplayServerCmd(), newTapReplayCmd(), newTapInstallCmd(), newTapUninstallCmd())
 	return cmd
 }
@@ -131,6 +138,25 @@ func runTap(ctx context.Context, f *tapFlags, dash int, args []string) error {
 	if err != nil {
 		return err
 	}
+	tel, err := startTelemetry(ctx, &f.telemetry, "mcpkit tap")
+	if err == nil {
+		if err = tel.observeTap(rec); err != nil {
+			_ = tel.close()
+		}
+	}
+	if err != nil {
+		_ = rec.Close()
+		if file != nil {
+			_ = file.Close()
+		}
+		return err
+	}
+	// After the summary below: the last export has the final counts.
+	defer func() {
+		if err := tel.close(); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpkit tap: telemetry: the last export failed: %v\n", err)
+		}
+	}()
 	views, err := startTapViews(ctx, f, httpMode, header, rec)
 	if err != nil {
 		_ = rec.Close()

@@ -236,13 +236,10 @@ func (o *configAdd) values() (registry.Values, error) {
 // ask asks for each value not given; secrets are read without echo on a
 // terminal.
 func ask(in io.Reader, w io.Writer, tty bool, needs []registry.Need, vals registry.Values) error {
-	var readSecret func() (string, error)
+	var readSecret func(prompt string) (string, error)
 	if tty {
-		fd := int(in.(*os.File).Fd())
-		readSecret = func() (string, error) {
-			b, err := xterm.ReadPassword(fd)
-			return string(b), err
-		}
+		f := in.(*os.File)
+		readSecret = func(prompt string) (string, error) { return readSecretLine(f, w, prompt) }
 	}
 	for _, n := range needs {
 		m := vals.Vars
@@ -375,4 +372,21 @@ func escapeError(err error) error {
 		lines[i] = term.Escape(l)
 	}
 	return errors.New(strings.Join(lines, "\n"))
+}
+
+// readSecretLine turns the terminal's echo off (raw mode) before it prints
+// prompt, so that nothing typed after the prompt is shown, and reads one line
+// with x/term's line editor, which echoes nothing in a password read.
+func readSecretLine(f *os.File, w io.Writer, prompt string) (string, error) {
+	fd := int(f.Fd())
+	old, err := xterm.MakeRaw(fd)
+	if err != nil {
+		return "", err
+	}
+	defer xterm.Restore(fd, old)
+	t := xterm.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{f, w}, "")
+	return t.ReadPassword(prompt)
 }

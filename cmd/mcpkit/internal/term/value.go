@@ -29,8 +29,10 @@ var ErrNoAnswer = errors.New("no answer")
 // that nothing after the line is consumed (a secret may be read next from the
 // same terminal). Enter alone takes the default, or leaves an optional value
 // out (ok false); an answer that is not one of the choices is asked again. A
-// secret is read with readSecret (a terminal's no-echo read) when it is not nil.
-func AskValue(in io.Reader, w io.Writer, q Question, readSecret func() (string, error)) (value string, ok bool, err error) {
+// secret is read with readSecret (a terminal's no-echo read) when it is not nil;
+// readSecret prints the prompt itself, after it has turned echo off, so that
+// nothing typed after the prompt appears.
+func AskValue(in io.Reader, w io.Writer, q Question, readSecret func(prompt string) (string, error)) (value string, ok bool, err error) {
 	fmt.Fprintf(w, "%s — %s", q.Label, q.For)
 	if q.Description != "" {
 		fmt.Fprintf(w, ": %s", Escape(q.Description))
@@ -53,13 +55,14 @@ func AskValue(in io.Reader, w io.Writer, q Question, readSecret func() (string, 
 	}
 	fmt.Fprintln(w)
 	for {
-		fmt.Fprintf(w, "%s: ", q.Label)
+		prompt := q.Label + ": "
 		var line string
 		var err error
 		if q.Secret && readSecret != nil {
-			line, err = readSecret()
+			line, err = readSecret(prompt)
 			fmt.Fprintln(w)
 		} else {
+			fmt.Fprint(w, prompt)
 			line, err = readLine(in)
 		}
 		line = strings.TrimSpace(line)

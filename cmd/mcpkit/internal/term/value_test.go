@@ -38,11 +38,14 @@ func TestAskValueSecretAndEscapes(t *testing.T) {
 	var out strings.Builder
 	in := strings.NewReader("not this\n")
 	got, ok, err := AskValue(in, &out, Question{Label: "TOKEN", For: "environment variable", Description: "the \x1b[31mtoken", Secret: true, Required: true},
-		func() (string, error) { return "s3cret", nil })
+		func(prompt string) (string, error) {
+			out.WriteString(prompt)
+			return "s3cret", nil
+		})
 	if err != nil || !ok || got != "s3cret" {
 		t.Fatalf("got %q %v %v", got, ok, err)
 	}
-	if strings.Contains(out.String(), "s3cret") || strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), `\x1b[31mtoken`) {
+	if !strings.Contains(out.String(), "TOKEN: ") || strings.Contains(out.String(), "s3cret") || strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), `\x1b[31mtoken`) {
 		t.Fatalf("output %q", out.String())
 	}
 	if in.Len() != len("not this\n") {

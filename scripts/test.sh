@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every mcpkit test on a fresh machine: installs what the tests need (Go
-# modules, the pinned npm peers, Node.js and nginx from Debian if missing), then
+# modules, the pinned npm peers, and its Debian packages if missing), then
 # vets, tests with -race, runs each benchmark briefly so a broken one shows up, and
 # fuzzes every fuzz target for a short budget (scripts/fuzz.sh).
 set -euo pipefail

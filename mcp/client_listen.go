@@ -47,7 +47,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter protocol.Subscriptio
 	m.mu.Lock()
 	version, level := m.version, m.logLevel
 	m.mu.Unlock()
-	params := &protocol.SubscriptionsListenParams{Meta: cs.client.requestMeta(nil, version, m.caps, level), Notifications: filter}
+	params := &protocol.SubscriptionsListenParams{Meta: cs.client.requestMeta(nil, version, m.capsRaw, level), Notifications: filter}
 	sub := &Subscription{cs: cs, acked: make(chan struct{}), done: make(chan struct{})}
 	// The stream outlives ctx, keeping its values; Close or the session's end
 	// stops it.
@@ -165,6 +165,14 @@ func withRequestID(ctx context.Context, f func(jsonrpc.ID)) context.Context {
 // request that asked (withRequestID) the id it is written with.
 type idConn struct {
 	transport.Conn
+}
+
+// SetReplyHandler passes the handler on to a connection that takes one
+// (rpcconn.ReplyStream).
+func (c *idConn) SetReplyHandler(f func(msg []byte) bool) {
+	if s, ok := c.Conn.(interface{ SetReplyHandler(func([]byte) bool) }); ok {
+		s.SetReplyHandler(f)
+	}
 }
 
 // Write writes msg, first reporting its id when ctx asks for it.

@@ -164,8 +164,9 @@ type ClientConn struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	incoming chan []byte   // messages for Read
-	switched chan struct{} // closed when a fallback Conn takes over
+	incoming chan []byte                           // messages for Read
+	reply    atomic.Pointer[func(msg []byte) bool] // see SetReplyHandler
+	switched chan struct{}                         // closed when a fallback Conn takes over
 	fallback atomic.Pointer[clientFallback]
 
 	reinitMu sync.Mutex // serializes re-initializations

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // errHandedOff is exchange's result when a request's reply is an SSE stream that a
@@ -123,6 +125,32 @@ func (c *callContext) Value(key any) any {
 		return v
 	}
 	return c.conn.Value(key)
+}
+
+// SetReplyHandler sets f to receive the response that is the JSON reply of a
+// single request, on the Write's goroutine before Write returns, instead of
+// through Read; f reports whether it took the message (otherwise Read returns
+// it). The JSON-RPC layer sets it (rpcconn.ReplyStream) to spare each call the
+// hand-over to its read loop. Set it before the first Write.
+func (c *ClientConn) SetReplyHandler(f func(msg []byte) bool) {
+	c.reply.Store(&f)
+}
+
+// deliverReply delivers the JSON reply of an inline call: a response goes to
+// the reply handler, if one is set, in place of Read.
+func (c *ClientConn) deliverReply(data []byte) bool {
+	f := c.reply.Load()
+	if f == nil || jsonrpc.IsBatch(data) {
+		return c.deliver(data)
+	}
+	var m jsonrpc.Message
+	if jsonrpc.DecodeInto(data, &m) != nil || !m.IsResponse() {
+		return c.enqueue(data) // the JSON-RPC layer's to judge
+	}
+	if !c.claim(&m) {
+		return true
+	}
+	return (*f)(data) || c.enqueue(data)
 }
 
 // handOff passes a request's SSE reply to a background goroutine, which follows it

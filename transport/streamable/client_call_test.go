@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
@@ -137,5 +138,32 @@ func TestClientCallBackgroundStreamCancelled(t *testing.T) {
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
 	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(6) {
 		t.Fatalf("got %+v, want only the ping response", m)
+	}
+}
+
+// With a reply handler set, a single request's JSON response goes to it before
+// Write returns, and not through Read; a handler that declines leaves it to Read.
+func TestClientCallReplyHandler(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, clientBasic(nil))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	var got []string
+	take := true
+	c.SetReplyHandler(func(msg []byte) bool {
+		got = append(got, string(msg))
+		return take
+	})
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if len(got) != 1 || !strings.Contains(got[0], `"id":8`) {
+		t.Fatalf("the handler got %q", got)
+	}
+	if n := len(c.incoming); n != 0 {
+		t.Fatalf("%d messages queued for Read as well", n)
+	}
+	take = false
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(9) || len(got) != 2 {
+		t.Fatalf("Read got %+v after the handler declined (%d calls)", m, len(got))
 	}
 }

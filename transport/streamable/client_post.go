@@ -315,7 +315,11 @@ func (c *ClientConn) readReply(ctx context.Context, k *clientCall, resp *http.Re
 			return err
 		}
 		if data = bytes.TrimSpace(data); len(data) > 0 {
-			c.deliver(data)
+			if k.inline {
+				c.deliverReply(data)
+			} else {
+				c.deliver(data)
+			}
 		}
 		return nil
 	}

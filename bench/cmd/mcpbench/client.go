@@ -28,6 +28,7 @@ var clientRows = []clientRow{
 	{"HTTP mcpkit, struct args", load.ModeClientHTTP, load.ClientMcpkitStruct, "mcpkit"},
 	{"HTTP mcpkit, map args", load.ModeClientHTTP, load.ClientMcpkitMap, "mcpkit"},
 	{"HTTP mcpkit, raw args", load.ModeClientHTTP, load.ClientMcpkitRaw, "mcpkit"},
+	{"HTTP net/http floor: hand-written on http.Client", load.ModeClientHTTP, load.ClientNetHTTP, "mcpkit"},
 	{"HTTP go-sdk client", load.ModeClientHTTP, load.ClientGoSDK, "mcpkit"},
 	{"stdio floor (hand-written, pipelined)", load.ModeClientStdio, load.ClientFloor, "mcpkit"},
 	{"stdio mcpkit, struct args", load.ModeClientStdio, load.ClientMcpkitStruct, "mcpkit"},

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,6 +45,9 @@ const (
 	ClientMcpkitMap    = "mcpkit-map"    // ... a map[string]any
 	ClientMcpkitRaw    = "mcpkit-raw"    // ... a json.RawMessage
 	ClientGoSDK        = "gosdk"         // the official go-sdk's client (HTTP only)
+	// ClientNetHTTP is a hand-written client on net/http's: the floor's wire work
+	// (a pooled body, encoding/json for the reply) through http.Client.Do.
+	ClientNetHTTP = "nethttp"
 )
 
 // echoArgs is the echo tool's input as a struct.
@@ -165,6 +169,8 @@ func dialClient(ctx context.Context, client, url string) (callFunc, func(), erro
 			return t.Text, nil
 		}
 		return call, func() { _ = cs.Close() }, nil
+	case ClientNetHTTP:
+		return dialNetHTTP(ctx, url)
 	case ClientMcpkitStruct, ClientMcpkitMap, ClientMcpkitRaw:
 		conn, err := streamable.NewClientConn(ctx, url, &streamable.ClientOptions{HTTPClient: ownHTTPClient(), DisableStandaloneStream: true})
 		if err != nil {
@@ -243,4 +249,72 @@ func onlyChild(pid int) (int, error) {
 		return 0, fmt.Errorf("the gateway (pid %d) has %d child processes, want 1", pid, len(kids))
 	}
 	return strconv.Atoi(kids[0])
+}
+
+// Header values of the net/http client.
+var (
+	netJSONType = []string{"application/json"}
+	netAccept   = []string{"application/json, text/event-stream"}
+	netVersion  = []string{protocolVersion}
+)
+
+// dialNetHTTP opens a session with net/http's client and returns its call
+// function: each call POSTs the request from a reused buffer and decodes the
+// reply with encoding/json, as the hand-written generator does.
+func dialNetHTTP(ctx context.Context, url string) (callFunc, func(), error) {
+	hc := ownHTTPClient()
+	var session []string
+	var buf bytes.Buffer
+	post := func(ctx context.Context, body []byte) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header["Content-Type"] = netJSONType
+		req.Header["Accept"] = netAccept
+		if session != nil {
+			req.Header["Mcp-Session-Id"] = session
+			req.Header["Mcp-Protocol-Version"] = netVersion
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		buf.Reset()
+		_, err = buf.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode/100 != 2 {
+			err = fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.Bytes())
+		}
+		return resp, err
+	}
+	resp, err := post(ctx, appendInitialize(nil, 1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("initialize: %w", err)
+	}
+	session = []string{resp.Header.Get("Mcp-Session-Id")}
+	if _, err := post(ctx, initializedNotification); err != nil {
+		return nil, nil, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	var body []byte
+	var msgs [][]byte
+	id := int64(1)
+	call := func(ctx context.Context, message []byte) (string, error) {
+		id++
+		body = appendCall(body[:0], id, message)
+		resp, err := post(ctx, body)
+		if err != nil {
+			return "", err
+		}
+		msgs = bodyMessages(msgs[:0], resp.Header.Get("Content-Type"), buf.Bytes())
+		r, err := findReply(msgs, id)
+		if err != nil {
+			return "", err
+		}
+		if r.Error != nil || r.Result == nil || len(r.Result.Content) != 1 {
+			return "", fmt.Errorf("reply %d: %+v", id, r)
+		}
+		return r.Result.Content[0].Text, nil
+	}
+	return call, hc.CloseIdleConnections, nil
 }

@@ -167,3 +167,26 @@ func TestClientCallReplyHandler(t *testing.T) {
 		t.Fatalf("Read got %+v after the handler declined (%d calls)", m, len(got))
 	}
 }
+
+// A POST that meets a redirect is sent again where it points, as http.Client
+// does (the client sends its POSTs to the transport directly otherwise).
+func TestClientPostFollowsRedirect(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+			return
+		}
+		clientBasic(nil)(w, r, msg)
+	})
+	c := clientDial(t, f.URL+"/old", &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(4) {
+		t.Fatalf("got %+v", m)
+	}
+	// Redirected, sent again through http.Client (redirected), answered.
+	if n := len(f.posts("ping")); n != 3 {
+		t.Errorf("the server saw %d pings, want 3", n)
+	}
+}

@@ -105,9 +105,6 @@ type Client struct {
 	eras sync.Map         // endpoint → protocol version it was found to speak
 
 	custom customMethods // custom methods the server may call (extensions_client.go)
-
-	infoOnce sync.Once
-	infoRaw  json.RawMessage // info encoded, for the _meta of stateless requests
 }
 
 // NewClient returns a client that introduces itself as info, configured by opts

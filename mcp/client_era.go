@@ -38,7 +38,6 @@ const maxProbeAttempts = 3
 // statelessState is what a stateless session knows beyond its connection.
 type statelessState struct {
 	caps     *protocol.ClientCapabilities // sent in every request's _meta
-	capsRaw  json.RawMessage              // caps encoded once, for that _meta
 	discover protocol.DiscoverResult      // the answer to the probe
 	cache    *resultCache                 // nil when ClientOptions.DisableCache
 
@@ -224,7 +223,6 @@ func (cs *ClientSession) startStateless(version string, res *discoverWire) {
 		version:  version,
 		params:   make(map[string][]protocol.ParamHeader),
 	}
-	m.capsRaw, _ = json.Marshal(m.caps) // a struct of plain fields: cannot fail
 	if !c.opts.DisableCache {
 		m.cache = newResultCache(c.now)
 	}
@@ -257,18 +255,15 @@ func (c *Client) statelessCapabilities(version string) *protocol.ClientCapabilit
 }
 
 // requestMeta returns the _meta of a stateless request: the caller's keys (base,
-// which is not modified) and the protocol's per-request ones. caps is the
-// capabilities as a *protocol.ClientCapabilities or, for every request of a
-// session, already encoded (statelessState.capsRaw); the client's info goes
-// encoded too: encoding/json would otherwise walk both structs on every request.
-func (c *Client) requestMeta(base protocol.Meta, version string, caps any, level protocol.LoggingLevel) protocol.Meta {
+// which is not modified) and the protocol's per-request ones.
+func (c *Client) requestMeta(base protocol.Meta, version string, caps *protocol.ClientCapabilities, level protocol.LoggingLevel) protocol.Meta {
 	m := make(protocol.Meta, len(base)+4)
 	for k, v := range base {
 		m[k] = v
 	}
 	m[protocol.MetaKeyProtocolVersion] = version
 	m[protocol.MetaKeyClientCapabilities] = caps
-	m[protocol.MetaKeyClientInfo] = c.infoJSON()
+	m[protocol.MetaKeyClientInfo] = &c.info
 	if level != "" {
 		m[protocol.MetaKeyLogLevel] = level
 	}
@@ -310,10 +305,4 @@ func unsupportedData(je *jsonrpc.Error) []string {
 		return nil
 	}
 	return d.Supported
-}
-
-// infoJSON returns the client's info encoded, once.
-func (c *Client) infoJSON() json.RawMessage {
-	c.infoOnce.Do(func() { c.infoRaw, _ = json.Marshal(&c.info) })
-	return c.infoRaw
 }

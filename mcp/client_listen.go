@@ -47,7 +47,7 @@ func (cs *ClientSession) Listen(ctx context.Context, filter protocol.Subscriptio
 	m.mu.Lock()
 	version, level := m.version, m.logLevel
 	m.mu.Unlock()
-	params := &protocol.SubscriptionsListenParams{Meta: cs.client.requestMeta(nil, version, m.capsRaw, level), Notifications: filter}
+	params := &protocol.SubscriptionsListenParams{Meta: cs.client.requestMeta(nil, version, m.caps, level), Notifications: filter}
 	sub := &Subscription{cs: cs, acked: make(chan struct{}), done: make(chan struct{})}
 	// The stream outlives ctx, keeping its values; Close or the session's end
 	// stops it.

@@ -88,7 +88,7 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 		version, level := m.version, m.logLevel
 		m.mu.Unlock()
 		if out.meta != nil {
-			*out.meta = cs.client.requestMeta(base, version, m.capsRaw, level)
+			*out.meta = cs.client.requestMeta(base, version, m.caps, level)
 		}
 		callCtx := ctx
 		if out.method == protocol.MethodToolsCall {

@@ -167,6 +167,14 @@ type idConn struct {
 	transport.Conn
 }
 
+// SetReplyHandler passes the handler on to a connection that takes one
+// (rpcconn.ReplyStream).
+func (c *idConn) SetReplyHandler(f func(msg []byte) bool) {
+	if s, ok := c.Conn.(interface{ SetReplyHandler(func([]byte) bool) }); ok {
+		s.SetReplyHandler(f)
+	}
+}
+
 // Write writes msg, first reporting its id when ctx asks for it.
 func (c *idConn) Write(ctx context.Context, msg []byte) error {
 	if f, ok := ctx.Value(requestIDKey{}).(func(jsonrpc.ID)); ok {

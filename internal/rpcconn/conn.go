@@ -149,7 +149,34 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 // contexts derived from ctx. The connection ends when the stream does, or on Close.
 func (c *Conn) Start(ctx context.Context) {
 	ctx, c.cancel = context.WithCancel(ctx)
+	if s, ok := c.stream.(ReplyStream); ok {
+		s.SetReplyHandler(c.takeReply)
+	}
 	go c.readLoop(ctx)
+}
+
+// ReplyStream is a Stream that can hand the reply to a request straight to the
+// connection, on the goroutine that wrote the request, instead of through Read
+// and the read loop (streamable.ClientConn does, for a JSON reply).
+type ReplyStream interface {
+	Stream
+	// SetReplyHandler sets the function that receives such a reply; it reports
+	// whether it took the message (a response), and otherwise the stream
+	// delivers it through Read. It is set once, before the first Write.
+	SetReplyHandler(func(msg []byte) bool)
+}
+
+// takeReply is the reply handler: it delivers a response to its waiting call.
+func (c *Conn) takeReply(data []byte) bool {
+	if jsonrpc.IsBatch(data) {
+		return false
+	}
+	msg, err := jsonrpc.Decode(data)
+	if err != nil || !msg.IsResponse() {
+		return false
+	}
+	c.deliver(msg)
+	return true
 }
 
 // Done is closed when the connection has ended.

@@ -99,11 +99,15 @@ type ClientOptions struct {
 // ClientConn is the client end of a Streamable HTTP connection (MCP 2025-03-26 and
 // later). It implements transport.Conn on top of HTTP requests to one MCP endpoint.
 //
-// Writing: each Write is one POST. For a request, Write returns as soon as the
-// request has been written to the network; its reply (a JSON body or an SSE stream)
-// is read in the background, and every message in it reaches Read in order. An
-// initialize request is the exception: its Write waits for the response status, so
-// that a refusal is returned by Write, or leads to ClientOptions.Fallback. For
+// Writing: each Write is one POST. For a single request, the POST runs on the
+// Write's goroutine: a JSON reply is read before Write returns, and a reply that is
+// an SSE stream is read in the background once its headers arrived; every message
+// in a reply reaches Read in order. If the Write's context ends while it waits, the
+// POST is abandoned and Write returns nil when the request went out (the caller then
+// cancels it as MCP says, with notifications/cancelled). A batch of requests is sent
+// in the background and its Write returns as soon as it has been written to the
+// network. An initialize request waits for the response status, so that a refusal
+// is returned by Write, or leads to ClientOptions.Fallback. For
 // notifications and responses Write waits for the status and returns an error for
 // anything but 2xx; a body the server sends anyway (a C# server answers
 // notifications/initialized with an event stream) is read in the background.
@@ -160,8 +164,9 @@ type ClientConn struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	incoming chan []byte   // messages for Read
-	switched chan struct{} // closed when a fallback Conn takes over
+	incoming chan []byte                           // messages for Read
+	reply    atomic.Pointer[func(msg []byte) bool] // see SetReplyHandler
+	switched chan struct{}                         // closed when a fallback Conn takes over
 	fallback atomic.Pointer[clientFallback]
 
 	reinitMu sync.Mutex // serializes re-initializations
@@ -360,8 +365,17 @@ func (c *ClientConn) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		sess := c.session
+		var inline []context.CancelFunc // requests exchanged on their Write's goroutine
+		for _, k := range c.pending {
+			if k.inline && k.cancel != nil {
+				inline = append(inline, k.cancel)
+			}
+		}
 		c.mu.Unlock()
 		c.cancel()
+		for _, cancel := range inline {
+			cancel()
+		}
 		if fb := c.fallbackConn(); fb != nil {
 			c.closeErr = fb.Close()
 		} else if sess.id != "" {

@@ -38,7 +38,7 @@ func (c *ClientConn) writeOneWay(ctx context.Context, msg []byte, out *clientOut
 		return nil
 	}
 
-	var calls []*clientCall
+	var calls []context.CancelFunc
 	c.mu.Lock()
 	c.answered = true
 	initialized := out.method == protocol.NotificationInitialized
@@ -48,14 +48,14 @@ func (c *ClientConn) writeOneWay(ctx context.Context, msg []byte, out *clientOut
 	for _, id := range out.cancels { // the caller gave up: drop the call and its reply
 		if k := c.pending[id]; k != nil {
 			delete(c.pending, id)
-			calls = append(calls, k)
+			if len(k.ids) == 1 && k.cancel != nil {
+				calls = append(calls, k.cancel)
+			}
 		}
 	}
 	c.mu.Unlock()
-	for _, k := range calls {
-		if len(k.ids) == 1 {
-			k.cancel()
-		}
+	for _, cancel := range calls {
+		cancel()
 	}
 	if initialized {
 		if answered := c.startStandalone(); answered != nil {

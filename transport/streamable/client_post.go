@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -100,9 +101,12 @@ type clientCall struct {
 	fallback   bool        // a 400, 404 or 405 answer calls for ClientOptions.Fallback
 	cancel     context.CancelFunc
 	trace      httptrace.ClientTrace // tells report when the POST is written (see post)
+	inline     bool                  // exchanged on the Write's goroutine (see writeCall)
+	written    bool                  // an inline call's POST got an answer
+	ctx        callContext           // an inline call's request context, when it needs no other
 
 	once     sync.Once
-	result   chan error // receives the first report, for Write
+	result   chan error // receives the first report, for Write; nil for an inline call
 	reported error      // the first report; read only after once.Do returned
 }
 
@@ -115,7 +119,9 @@ var errAbandoned = errors.New("streamable: write abandoned")
 func (k *clientCall) report(err error) (first bool) {
 	k.once.Do(func() {
 		k.reported = err
-		k.result <- err
+		if k.result != nil {
+			k.result <- err
+		}
 		first = true
 	})
 	return first
@@ -138,6 +144,9 @@ func (e *clientNeedFallback) Error() string {
 }
 
 func (c *ClientConn) writeRequest(ctx context.Context, msg []byte, out *clientOutgoing) error {
+	if out.nrequests == 1 && !out.initialize {
+		return c.writeCall(ctx, msg, out)
+	}
 	k := &clientCall{
 		body:       bytes.Clone(msg),
 		method:     out.method,
@@ -263,6 +272,7 @@ func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
 	if err != nil {
 		return err
 	}
+	k.written = true
 	if resp.StatusCode == http.StatusNotFound && sess.id != "" {
 		clientDiscard(resp)
 		if err := c.reinitialize(ctx, sess.gen); err != nil {
@@ -296,6 +306,9 @@ func (c *ClientConn) exchange(ctx context.Context, k *clientCall) error {
 func (c *ClientConn) readReply(ctx context.Context, k *clientCall, resp *http.Response) error {
 	switch clientContentType(resp) {
 	case clientSSE:
+		if k.inline {
+			return c.handOff(ctx, k, resp)
+		}
 		return c.followStream(ctx, k, resp.Body)
 	case clientJSON:
 		data, err := clientReadBody(resp, c.opts.MaxMessageSize)
@@ -303,7 +316,11 @@ func (c *ClientConn) readReply(ctx context.Context, k *clientCall, resp *http.Re
 			return err
 		}
 		if data = bytes.TrimSpace(data); len(data) > 0 {
-			c.deliver(data)
+			if k.inline {
+				c.deliverReply(data)
+			} else {
+				c.deliver(data)
+			}
 		}
 		return nil
 	}
@@ -337,7 +354,7 @@ func (c *ClientConn) currentSession() clientSession {
 // a request other than initialize, k learns through an HTTP trace when the request
 // has been written, which lets its Write return before the reply arrives.
 func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, k *clientCall, header http.Header) (*http.Response, error) {
-	if k != nil && !k.initialize {
+	if k != nil && !k.initialize && !k.inline { // an inline Write waits for the answer itself
 		if httptrace.ContextClientTrace(ctx) == nil {
 			// k's own trace, set once: a retry's POST uses it again. (With a
 			// trace of the caller's, WithClientTrace changes the trace it is
@@ -359,7 +376,40 @@ func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, 
 	}
 	req.Header["Content-Type"] = clientJSONType
 	req.Header["Accept"] = clientPostAccept
-	return c.hc.Do(req)
+	return c.do(req)
+}
+
+// do sends a POST. With an http.Client that adds nothing to a request (no
+// cookie jar, no timeout, no credentials in the URL), the request goes to its
+// transport's RoundTrip directly: Client.Do would copy the request's headers
+// for a redirect that (for a POST to an MCP endpoint) seldom comes. A redirect
+// that does come is followed by sending the request again with Client.Do.
+func (c *ClientConn) do(req *http.Request) (*http.Response, error) {
+	hc := c.hc
+	if hc.Jar != nil || hc.Timeout != 0 || req.URL.User != nil {
+		return hc.Do(req)
+	}
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		return nil, &url.Error{Op: "Post", URL: c.url, Err: err}
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		// Client.Do sends it again from the start and follows the redirect
+		// by its rules (which headers go to another host, CheckRedirect).
+		clientDiscard(resp)
+		again := req.Clone(req.Context())
+		if again.Body, err = req.GetBody(); err != nil {
+			return nil, &url.Error{Op: "Post", URL: c.url, Err: err}
+		}
+		return hc.Do(again)
+	}
+	return resp, nil
 }
 
 // newRequest builds a request carrying the custom headers and the session's.

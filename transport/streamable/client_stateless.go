@@ -81,7 +81,8 @@ func (c *ClientConn) cancelStateless(out *clientOutgoing) bool {
 	if len(out.cancels) == 0 || out.nrequests > 0 || out.method != protocol.NotificationCancelled {
 		return false
 	}
-	var calls []*clientCall
+	var calls []context.CancelFunc
+	found := false
 	c.mu.Lock()
 	for _, id := range out.cancels {
 		k := c.pending[id]
@@ -92,9 +93,12 @@ func (c *ClientConn) cancelStateless(out *clientOutgoing) bool {
 			c.mu.Unlock()
 			return false
 		}
-		calls = append(calls, k)
+		found = true
+		if k.cancel != nil {
+			calls = append(calls, k.cancel)
+		}
 	}
-	if len(calls) == 0 {
+	if !found {
 		c.mu.Unlock()
 		return false
 	}
@@ -102,8 +106,8 @@ func (c *ClientConn) cancelStateless(out *clientOutgoing) bool {
 		delete(c.pending, id)
 	}
 	c.mu.Unlock()
-	for _, k := range calls {
-		k.cancel()
+	for _, cancel := range calls {
+		cancel()
 	}
 	return true
 }

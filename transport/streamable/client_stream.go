@@ -93,7 +93,8 @@ func (c *ClientConn) deliver(data []byte) bool {
 		}
 		return true
 	}
-	if m, err := jsonrpc.Decode(data); err == nil && m.IsResponse() && !c.claim(m) {
+	var m jsonrpc.Message
+	if err := jsonrpc.DecodeInto(data, &m); err == nil && m.IsResponse() && !c.claim(&m) {
 		return true
 	}
 	// Anything else, malformed messages included, is the JSON-RPC layer's to judge.

@@ -12,6 +12,10 @@
 // The server runs pinned to CPU 0 and the load generator to CPU 1 (taskset),
 // GOMAXPROCS=1 each. See README.md for the flags and how to read the table.
 //
+// "mcpbench client" measures clients instead (issue 20): mcpkit's client with
+// struct, map and raw arguments and go-sdk's against the hand-written generator,
+// over HTTP and stdio, and the gateway's hop (see client.go).
+//
 // "mcpbench load -config JSON" is the load generator itself, which mcpbench runs
 // as a pinned child process for every run; it prints the run's result as JSON.
 package main
@@ -40,6 +44,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == "client" {
+		if err := clientMain(ctx, os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpbench client:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := benchMain(ctx, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)
 		os.Exit(1)

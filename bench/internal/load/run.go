@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -39,9 +40,10 @@ var AllModes = []string{ModeHTTPStateful, ModeHTTPSessionless, ModeStdioSerial, 
 
 // Config is one run's configuration.
 type Config struct {
-	Impl      string `json:"impl"`      // a label for the results
-	Mode      string `json:"mode"`      // one of the Mode constants
-	ServerBin string `json:"serverBin"` // the server binary (see package serverkit)
+	Impl      string `json:"impl"`             // a label for the results
+	Mode      string `json:"mode"`             // one of the Mode constants
+	ServerBin string `json:"serverBin"`        // the server binary (see package serverkit)
+	Client    string `json:"client,omitempty"` // the client under test in the client modes (client.go)
 
 	Warmup      time.Duration `json:"warmup"`      // load before measuring
 	Duration    time.Duration `json:"duration"`    // the measured window
@@ -91,7 +93,14 @@ type Result struct {
 	// the bottleneck.
 	LoadGenCPU    float64 `json:"loadGenCPU"`
 	AllocsPerCall float64 `json:"allocsPerCall"` // server heap allocations per call in the window
-	BytesPerCall  float64 `json:"bytesPerCall"`  // server bytes allocated per call in the window
+	// LoadGenAllocsPerCall is the load generator's own heap allocations per call
+	// in the window (the client's, in the client modes).
+	LoadGenAllocsPerCall float64 `json:"loadGenAllocsPerCall"`
+	// UpstreamCPUSeconds and UpstreamCPUPerCallUs are the CPU time of the server
+	// behind a gateway (ModeGateway).
+	UpstreamCPUSeconds   float64 `json:"upstreamCPUSeconds,omitempty"`
+	UpstreamCPUPerCallUs float64 `json:"upstreamCPUPerCallUs,omitempty"`
+	BytesPerCall         float64 `json:"bytesPerCall"` // server bytes allocated per call in the window
 
 	Sessions             int     `json:"sessions,omitempty"` // ModeIdle: sessions opened
 	RSSPerSession        float64 `json:"rssPerSession,omitempty"`
@@ -124,11 +133,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	spec := serverSpec{bin: cfg.ServerBin, pinCPU: cfg.PinServerCPU, gomaxprocs: cfg.ServerGOMAXPROCS, verbose: cfg.Verbose}
 	switch cfg.Mode {
-	case ModeHTTPStateful, ModeIdle, ModeRedis:
+	case ModeHTTPStateful, ModeIdle, ModeRedis, ModeClientHTTP, ModeGateway:
 		spec.args = []string{"-transport", "http"}
 	case ModeHTTPSessionless:
 		spec.args = []string{"-transport", "http", "-sessionless"}
-	case ModeStdioSerial, ModeStdioPipelined:
+	case ModeStdioSerial, ModeStdioPipelined, ModeClientStdio:
 		spec.args = []string{"-transport", "stdio"}
 		spec.stdio = true
 	default:
@@ -178,6 +187,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		err = runStdio(runCtx, cfg, p, res)
 	case ModeIdle:
 		err = runIdle(runCtx, cfg, p, res)
+	case ModeClientHTTP:
+		err = runClientHTTP(runCtx, cfg, p, res)
+	case ModeClientStdio:
+		err = runClientStdio(runCtx, cfg, p, res)
+	case ModeGateway:
+		err = runGateway(runCtx, cfg, p, res)
 	}
 	if err != nil {
 		res.Errors++
@@ -225,6 +240,8 @@ type window struct {
 	start time.Time
 	cpu0  float64
 	self0 float64 // the load generator's CPU time
+	mal0  uint64  // and its heap allocations
+	mal1  uint64
 	ms0   memStats
 	ms1   memStats // filled by end
 }
@@ -243,7 +260,7 @@ func beginWindow(p *serverProc) (*window, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &window{p: p, start: time.Now(), cpu0: cpu, self0: self, ms0: ms}, nil
+	return &window{p: p, start: time.Now(), cpu0: cpu, self0: self, mal0: selfMallocs(), ms0: ms}, nil
 }
 
 // end reads the counters again and fills the server's figures of res.
@@ -259,6 +276,7 @@ func (w *window) end(res *Result) error {
 		return err
 	}
 	res.LoadGenCPU = (self - w.self0) / res.Seconds
+	w.mal1 = selfMallocs()
 	if res.RSSBytes, err = procRSS(w.p.pid); err != nil {
 		return err
 	}
@@ -293,6 +311,7 @@ func finish(res *Result, recs []*recorder, w *window) {
 		res.CPUPerCallUs = res.CPUSeconds / float64(res.Calls) * 1e6
 		res.AllocsPerCall = float64(w.ms1.Mallocs-w.ms0.Mallocs) / float64(res.Calls)
 		res.BytesPerCall = float64(w.ms1.TotalAlloc-w.ms0.TotalAlloc) / float64(res.Calls)
+		res.LoadGenAllocsPerCall = float64(w.mal1-w.mal0) / float64(res.Calls)
 	}
 }
 
@@ -382,4 +401,11 @@ func runWorkers(ctx context.Context, cfg Config, p *serverProc, res *Result, n i
 		return errors.New("no call completed in the window")
 	}
 	return nil
+}
+
+// selfMallocs returns the load generator's heap allocations so far.
+func selfMallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
 }

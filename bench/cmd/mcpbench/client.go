@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/internal/load"
+)
+
+// clientRow is one configuration of `mcpbench client`: a client (or the
+// hand-written floor) in a mode against a server binary.
+type clientRow struct {
+	label  string // the table's row
+	mode   string
+	client string
+	server string // "mcpkit" (srv-mcpkit) or "gateway" (srv-gateway)
+}
+
+// clientRows are the rows of the client table, in order (issue 20).
+var clientRows = []clientRow{
+	{"HTTP floor: hand-written generator (= direct, for the gateway)", load.ModeClientHTTP, load.ClientFloor, "mcpkit"},
+	{"HTTP mcpkit, struct args", load.ModeClientHTTP, load.ClientMcpkitStruct, "mcpkit"},
+	{"HTTP mcpkit, map args", load.ModeClientHTTP, load.ClientMcpkitMap, "mcpkit"},
+	{"HTTP mcpkit, raw args", load.ModeClientHTTP, load.ClientMcpkitRaw, "mcpkit"},
+	{"HTTP net/http floor: hand-written on http.Client", load.ModeClientHTTP, load.ClientNetHTTP, "mcpkit"},
+	{"HTTP go-sdk client", load.ModeClientHTTP, load.ClientGoSDK, "mcpkit"},
+	{"stdio floor (hand-written, pipelined)", load.ModeClientStdio, load.ClientFloor, "mcpkit"},
+	{"stdio mcpkit, struct args", load.ModeClientStdio, load.ClientMcpkitStruct, "mcpkit"},
+	{"stdio mcpkit, map args", load.ModeClientStdio, load.ClientMcpkitMap, "mcpkit"},
+	{"stdio mcpkit, raw args", load.ModeClientStdio, load.ClientMcpkitRaw, "mcpkit"},
+	{"gateway: floor → srv-gateway → srv-mcpkit stdio", load.ModeGateway, "", "gateway"},
+}
+
+// clientMain is `mcpbench client`: the client path's figures (issue 20), each row
+// a pinned load generator child whose own CPU time is the client's.
+func clientMain(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("mcpbench client", flag.ContinueOnError)
+	d := fs.Duration("d", 5*time.Second, "measured duration of each run")
+	warmup := fs.Duration("warmup", time.Second, "load before each measured window")
+	repeats := fs.Int("repeats", 3, "runs of each row (interleaved)")
+	c := fs.Int("c", 16, "HTTP sessions (one connection each); calls in flight over stdio")
+	pin := fs.Bool("pin", true, "pin the server to CPU 0 and the client to CPU 1 (taskset), GOMAXPROCS=1 each")
+	binDir := fs.String("bin", "bin", "directory for the built server binaries")
+	verbose := fs.Bool("v", false, "copy the servers' standard error to ours")
+	profileDir := fs.String("profile", "", "write each server's CPU and allocation profiles into this directory")
+	only := fs.String("rows", "", "run only the rows whose label contains one of these comma-separated words")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *pin && !canPin() {
+		fmt.Fprintln(os.Stderr, "mcpbench: fewer than 2 CPUs or no taskset: running unpinned")
+		*pin = false
+	}
+	rows := clientRows
+	if *only != "" {
+		rows = nil
+		for _, r := range clientRows {
+			for w := range strings.SplitSeq(*only, ",") {
+				if w != "" && strings.Contains(r.label, w) {
+					rows = append(rows, r)
+					break
+				}
+			}
+		}
+	}
+	// srv-gateway runs srv-mcpkit from its own directory.
+	bins, err := buildServers(ctx, *binDir, []string{implMcpkit, "gateway"})
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	startLoad := loadAverage()
+	results := make(map[string][]*load.Result)
+	total := *repeats * len(rows)
+	n := 0
+	for r := range *repeats {
+		for k := range rows {
+			row := rows[(k+r)%len(rows)]
+			cfg := load.Config{
+				Impl: row.label, Mode: row.mode, Client: row.client, ServerBin: bins[row.server],
+				Warmup: *warmup, Duration: *d, Concurrency: *c, InFlight: *c,
+				RequireSession: true, Verbose: *verbose,
+			}
+			if *pin {
+				cfg.PinServerCPU, cfg.ServerGOMAXPROCS = "0", 1
+			}
+			if *profileDir != "" {
+				base := fmt.Sprintf("%s/%s-%s-%s-r%d", *profileDir, row.server, row.mode, row.client, r+1)
+				cfg.CPUProfile, cfg.MemProfile = base+".cpu.pprof", base+".alloc.pprof"
+			}
+			n++
+			start := time.Now()
+			res, err := runChild(ctx, self, cfg, *pin)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				res = &load.Result{Impl: cfg.Impl, Mode: cfg.Mode, Errors: 1, FirstError: err.Error()}
+			}
+			results[row.label] = append(results[row.label], res)
+			fmt.Fprintf(os.Stderr, "[%d/%d] %-48s %s  client %.1fµs/call (%.0f allocs) (%.1fs)\n", n, total, row.label, summary(res),
+				clientCPUPerCall(res), res.LoadGenAllocsPerCall, time.Since(start).Seconds())
+		}
+	}
+	printClientReport(os.Stdout, rows, results, *d, *warmup, *repeats, *c, *pin, startLoad)
+	return nil
+}
+
+// clientCPUPerCall is the load generator's (the client's) CPU µs per call.
+func clientCPUPerCall(r *load.Result) float64 {
+	if r.Calls == 0 {
+		return 0
+	}
+	return r.LoadGenCPU * r.Seconds / float64(r.Calls) * 1e6
+}
+
+// printClientReport writes the client table: medians over the repeats, (min–max).
+func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load.Result,
+	d, warmup time.Duration, repeats, c int, pin bool, startLoad string) {
+	fmt.Fprintf(w, "## mcpbench client results\n\n")
+	fmt.Fprintf(w, "- machine: %d CPUs, %s, %s; load average (1, 5, 15 min) %s at the start, %s at the end\n",
+		runtime.NumCPU(), cpuModel(), runtime.Version(), startLoad, loadAverage())
+	p := "server on CPU 0 (a gateway and its server both), client on CPU 1, GOMAXPROCS=1 each"
+	if !pin {
+		p = "not pinned"
+	}
+	fmt.Fprintf(w, "- settings: %s measured after %s warm-up, %d repeats interleaved, C=%d; %s\n", d, warmup, repeats, c, p)
+	fmt.Fprintf(w, "- figures are medians over the repeats; (min–max) in parentheses\n\n")
+	fmt.Fprintln(w, "| row | calls/s | client CPU µs/call | client allocs/call | server CPU µs/call | server allocs/call | behind the gateway: CPU µs/call | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, row := range rows {
+		g := &group{impl: row.label, mode: row.mode, runs: results[row.label]}
+		if len(g.runs) == 0 {
+			continue
+		}
+		up := "—"
+		if row.mode == load.ModeGateway {
+			up = fmtStat(g.figure(func(r *load.Result) float64 { return r.UpstreamCPUPerCallUs }), 1)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", row.label,
+			fmtStat(g.figure(callsPerSec), 0), fmtStat(g.figure(clientCPUPerCall), 1),
+			fmtStat(g.figure(func(r *load.Result) float64 { return r.LoadGenAllocsPerCall }), 1),
+			fmtStat(g.figure(cpuPerCall), 1), fmtStat(g.figure(allocsPerCall), 1), up, g.errors())
+		if e := g.firstError(); e != "" {
+			fmt.Fprintf(w, "|  ↳ first error: %s |||||||\n", e)
+		}
+	}
+}
+
+// fmtStat formats a median with its range.
+func fmtStat(s stat, prec int) string {
+	if s.n == 0 {
+		return "—"
+	}
+	if s.n == 1 {
+		return fmt.Sprintf("%.*f", prec, s.med)
+	}
+	return fmt.Sprintf("%.*f (%.*f–%.*f)", prec, s.med, prec, s.min, prec, s.max)
+}

@@ -1,0 +1,192 @@
+package streamable
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// A single request's JSON reply is read on the Write's goroutine: when Write
+// returns, the response is already queued for Read (before, Write returned once
+// the request was written and a goroutine of its own delivered the reply later).
+func TestClientCallJSONReplyQueuedWhenWriteReturns(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, clientBasic(nil))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	for i := range 20 {
+		for _, wctx := range []context.Context{ctx, context.Background()} { // both request contexts
+			clientWrite(t, wctx, c, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+			if n := len(c.incoming); n != 1 {
+				t.Fatalf("call %d: %d messages queued when Write returned, want the response", i, n)
+			}
+			if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(7) {
+				t.Fatalf("got %+v", m)
+			}
+		}
+	}
+}
+
+// A Write whose context ends while the server has not answered returns: nil for
+// a legacy request that went out (the caller then sends notifications/cancelled),
+// and the POST is abandoned (the server sees its request end). Nothing is delivered
+// for it.
+func TestClientCallContextEndsWhileWaiting(t *testing.T) {
+	ctx := testkit.Context(t)
+	arrived, gone := make(chan struct{}), make(chan struct{})
+	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		if msg.ID == jsonrpc.Int64ID(5) {
+			close(arrived)
+			clientWaitClosed(r)
+			close(gone)
+			return
+		}
+		clientReplyJSON(w, string(jsonrpc.AppendResult(nil, msg.ID, nil)))
+	}))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	wctx, cancel := context.WithCancel(ctx)
+	go func() { <-arrived; cancel() }()
+	if err := c.Write(wctx, []byte(`{"jsonrpc":"2.0","id":5,"method":"slow"}`)); err != nil {
+		t.Fatalf("Write of a request that went out returned %v, want nil", err)
+	}
+	select {
+	case <-gone:
+	case <-ctx.Done():
+		t.Fatal("the abandoned POST stayed open")
+	}
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(6) {
+		t.Fatalf("got %+v, want only the ping response", m)
+	}
+}
+
+// A 2026-07-28 request whose context ends while waiting is cancelled by closing
+// its POST: Write returns the context's error, and no notification is needed.
+func TestClientCallStatelessContextEnds(t *testing.T) {
+	ctx := testkit.Context(t)
+	arrived := make(chan struct{})
+	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		close(arrived)
+		clientWaitClosed(r)
+	}))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	wctx, cancel := context.WithCancel(ctx)
+	go func() { <-arrived; cancel() }()
+	err := c.Write(wctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+statelessMeta+`}}`))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write = %v, want context.Canceled", err)
+	}
+	if got := len(f.posts("notifications/cancelled")); got != 0 {
+		t.Errorf("%d notifications/cancelled posted", got)
+	}
+}
+
+// Close ends a Write waiting for its answer, also one whose context is never
+// cancelled (its request runs on the connection's cancellation alone).
+func TestClientCallCloseEndsWaitingWrite(t *testing.T) {
+	ctx := testkit.Context(t)
+	arrived := make(chan struct{})
+	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		close(arrived)
+		clientWaitClosed(r)
+	}))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	done := make(chan error, 1)
+	go func() { done <- c.Write(context.Background(), []byte(`{"jsonrpc":"2.0","id":3,"method":"slow"}`)) }()
+	<-arrived
+	_ = c.Close()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("Write still waiting after Close")
+	}
+}
+
+// An SSE reply to a request written with a context that is never cancelled is
+// read in the background, and a notifications/cancelled naming the request still
+// closes its stream.
+func TestClientCallBackgroundStreamCancelled(t *testing.T) {
+	ctx := testkit.Context(t)
+	started, gone := make(chan struct{}), make(chan struct{})
+	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		if msg.ID == jsonrpc.Int64ID(5) {
+			clientStartSSE(w)
+			close(started)
+			clientWaitClosed(r)
+			close(gone)
+			return
+		}
+		clientReplyJSON(w, string(jsonrpc.AppendResult(nil, msg.ID, nil)))
+	}))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	clientWrite(t, context.Background(), c, `{"jsonrpc":"2.0","id":5,"method":"slow"}`)
+	<-started
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	select {
+	case <-gone:
+	case <-ctx.Done():
+		t.Fatal("the cancelled request's stream stayed open")
+	}
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(6) {
+		t.Fatalf("got %+v, want only the ping response", m)
+	}
+}
+
+// With a reply handler set, a single request's JSON response goes to it before
+// Write returns, and not through Read; a handler that declines leaves it to Read.
+func TestClientCallReplyHandler(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, clientBasic(nil))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	var got []string
+	take := true
+	c.SetReplyHandler(func(msg []byte) bool {
+		got = append(got, string(msg))
+		return take
+	})
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if len(got) != 1 || !strings.Contains(got[0], `"id":8`) {
+		t.Fatalf("the handler got %q", got)
+	}
+	if n := len(c.incoming); n != 0 {
+		t.Fatalf("%d messages queued for Read as well", n)
+	}
+	take = false
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(9) || len(got) != 2 {
+		t.Fatalf("Read got %+v after the handler declined (%d calls)", m, len(got))
+	}
+}
+
+// A POST that meets a redirect is sent again where it points, as http.Client
+// does (the client sends its POSTs to the transport directly otherwise).
+func TestClientPostFollowsRedirect(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+			return
+		}
+		clientBasic(nil)(w, r, msg)
+	})
+	c := clientDial(t, f.URL+"/old", &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(4) {
+		t.Fatalf("got %+v", m)
+	}
+	// Redirected, sent again through http.Client (redirected), answered.
+	if n := len(f.posts("ping")); n != 3 {
+		t.Errorf("the server saw %d pings, want 3", n)
+	}
+}

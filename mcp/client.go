@@ -138,6 +138,7 @@ type ClientSession struct {
 	roots     []protocol.Root
 	listens   map[int64]*Subscription // open subscriptions/listen streams, by request id
 	outputs   outputChecks            // the listed tools' output schemas (client_output.go)
+	send      Invoker                 // the outgoing middleware around the connection; nil without middleware
 }
 
 // Connect opens a session over conn — after detecting the server's era, unless
@@ -154,6 +155,9 @@ func (c *Client) Connect(ctx context.Context, conn transport.Conn) (*ClientSessi
 		CallCancelled: cs.sendCancelled,
 		Logger:        c.log,
 	})
+	if mws := c.opts.Middleware; len(mws) > 0 {
+		cs.send = chain(mws, sendInvoker(cs.conn)) // once: a call pays only for running it
+	}
 	cs.conn.Start(context.WithoutCancel(ctx))
 	var endpoint string
 	if ec, ok := conn.(transport.EndpointConn); ok {
@@ -266,10 +270,10 @@ func (cs *ClientSession) SetRoots(ctx context.Context, roots []protocol.Root) er
 }
 
 func (cs *ClientSession) call(ctx context.Context, method string, params, result any) error {
-	if len(cs.client.opts.Middleware) == 0 {
+	if cs.send == nil {
 		return cs.conn.Call(ctx, method, params, result)
 	}
-	return callThrough(ctx, cs.client.opts.Middleware, cs.conn, cs, method, params, result)
+	return callThrough(ctx, cs.send, cs, method, params, result)
 }
 
 func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {

@@ -47,7 +47,9 @@ type Invoker func(ctx context.Context, call *Call) (result any, err error)
 // Middleware wraps an [Invoker]. The same middleware sees every method a server or
 // client receives and sends; it may inspect or change the [Call], short-circuit it,
 // time it, log it, or change the result. Install it with [ServerOptions].Middleware
-// or [ClientOptions].Middleware.
+// or [ClientOptions].Middleware. The SDK may wrap an Invoker once and use the
+// result for many calls (a client session wraps its sender once), so per-call
+// state belongs in the returned Invoker's body, not around it.
 type Middleware func(next Invoker) Invoker
 
 // chain applies middleware so that mws[0] is outermost.
@@ -58,8 +60,10 @@ func chain(mws []Middleware, last Invoker) Invoker {
 	return last
 }
 
-// callThrough sends a request through outgoing middleware.
-func callThrough(ctx context.Context, mws []Middleware, conn *rpcconn.Conn, s Session, method string, params, result any) error {
+// callThrough sends a request through out: outgoing middleware ending in
+// sendInvoker. The result is decoded as Conn.Call decodes it (a
+// *json.RawMessage gets the peer's JSON as is).
+func callThrough(ctx context.Context, out Invoker, s Session, method string, params, result any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
@@ -68,9 +72,7 @@ func callThrough(ctx context.Context, mws []Middleware, conn *rpcconn.Conn, s Se
 		p = nil
 	}
 	call := &Call{Direction: Outgoing, Method: method, Params: p, Session: s}
-	res, err := chain(mws, func(ctx context.Context, c *Call) (any, error) {
-		return conn.CallRaw(ctx, c.Method, c.Params)
-	})(ctx, call)
+	res, err := out(ctx, call)
 	if err != nil || result == nil {
 		return err
 	}
@@ -80,7 +82,19 @@ func callThrough(ctx context.Context, mws []Middleware, conn *rpcconn.Conn, s Se
 			return err
 		}
 	}
-	return json.Unmarshal(raw, result)
+	return rpcconn.DecodeResult(method, raw, result)
+}
+
+// sendInvoker is the last Invoker of outgoing middleware: it sends the call
+// on conn and returns the peer's raw result.
+func sendInvoker(conn *rpcconn.Conn) Invoker {
+	return func(ctx context.Context, c *Call) (any, error) {
+		raw, err := conn.CallJSON(ctx, c.Method, c.Params)
+		if err != nil {
+			return nil, err
+		}
+		return raw, nil
+	}
 }
 
 // notifyThrough sends a notification through outgoing middleware.

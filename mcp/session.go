@@ -182,7 +182,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	if len(ss.server.opts.Middleware) == 0 {
 		return ss.conn.Call(ctx, method, params, result)
 	}
-	return callThrough(ctx, ss.server.opts.Middleware, ss.conn, ss, method, params, result)
+	return callThrough(ctx, chain(ss.server.opts.Middleware, sendInvoker(ss.conn)), ss, method, params, result)
 }
 
 // Notify sends the notification method with params (any value encoding/json

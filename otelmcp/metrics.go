@@ -1,16 +1,19 @@
 package otelmcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -122,7 +125,7 @@ type meters struct {
 }
 
 func newMeters(meter metric.Meter) (*meters, error) {
-	m := &meters{sets: setCache{m: make(map[string]metric.MeasurementOption)}}
+	m := &meters{}
 	var err error
 	hist := func(name, desc string) metric.Float64Histogram {
 		if err != nil {
@@ -160,44 +163,98 @@ func (m *meters) measure(ctx context.Context, call *mcp.Call, next mcp.Invoker) 
 	res, err := next(ctx, call)
 	elapsed := time.Since(start).Seconds()
 
-	var buf [maxOperationAttrs]attribute.KeyValue
-	attrs := buf[:0]
-	attrs = append(attrs, methodNameKey.String(call.Method))
+	var op operation
+	op.incoming, op.method = incoming, call.Method
 	if t := targetOf(call.Method); t.name {
-		info := inspectParams(call.Params, true, false)
-		if info.name != "" && len(info.name) <= maxNameInSpanName {
-			attrs = append(attrs, t.nameKey.String(info.name))
+		op.name, op.nameKey = paramsName(call.Params), t.nameKey
+		if len(op.name) > maxNameInSpanName {
+			op.name = nil
 		}
-	}
-	if call.Method == methodToolsCall {
-		attrs = append(attrs, operationNameKey.String(operationExecute))
 	}
 	if call.Session != nil {
-		if v := call.Session.ProtocolVersion(); v != "" {
-			attrs = append(attrs, protocolVersionKey.String(v))
-		}
+		op.version = call.Session.ProtocolVersion()
 	}
-	attrs = append(attrs, m.network...)
 	switch {
 	case err != nil:
-		errType, status := classifyError(err, incoming)
-		attrs = append(attrs, errorTypeKey.String(errType))
-		if status != "" {
-			attrs = append(attrs, statusCodeKey.String(status))
-		}
+		op.errType, op.status = classifyError(err, incoming)
 	case call.Method == methodToolsCall && toolFailed(res, incoming):
-		attrs = append(attrs, errorTypeKey.String(errorTypeToolError))
+		op.errType = errorTypeToolError
 	}
-	opt := m.sets.option(attrs)
+	opts := m.sets.options(&op, m.network)
 	if incoming {
-		m.serverOp.Record(ctx, elapsed, opt)
+		m.serverOp.Record(ctx, elapsed, opts...)
 	} else {
-		m.clientOp.Record(ctx, elapsed, opt)
+		m.clientOp.Record(ctx, elapsed, opts...)
 	}
 	if err == nil && call.Method == protocol.MethodInitialize {
 		m.sessionStarted(call.Session, incoming)
 	}
 	return res, err
+}
+
+// operation is what the attributes of one measured operation are made of.
+type operation struct {
+	incoming        bool
+	method          string
+	name            []byte // the tool or prompt name (nil: none), with nameKey
+	nameKey         attribute.Key
+	version         string
+	errType, status string
+}
+
+// attributes returns op's attributes followed by network's.
+func (op *operation) attributes(network []attribute.KeyValue) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, maxOperationAttrs)
+	attrs = append(attrs, methodNameKey.String(op.method))
+	if op.name != nil && len(op.name) > 0 {
+		attrs = append(attrs, op.nameKey.String(string(op.name)))
+	}
+	if op.method == methodToolsCall {
+		attrs = append(attrs, operationNameKey.String(operationExecute))
+	}
+	if op.version != "" {
+		attrs = append(attrs, protocolVersionKey.String(op.version))
+	}
+	attrs = append(attrs, network...)
+	if op.errType != "" {
+		attrs = append(attrs, errorTypeKey.String(op.errType))
+	}
+	if op.status != "" {
+		attrs = append(attrs, statusCodeKey.String(op.status))
+	}
+	return attrs
+}
+
+// paramsName returns the string value of params.name as inspectParams reads
+// it (the last "name" wins; nil when absent, not a string, or the params are
+// not one valid object): the bytes inside params when the string has no
+// escapes, so that a repeated name costs no allocation.
+func paramsName(params []byte) []byte {
+	s := jsonscan.Scanner{Data: params}
+	s.SkipSpace()
+	if s.Peek() != '{' {
+		return nil
+	}
+	var name []byte
+	it := newMemberIter(params, s.Pos, 0)
+	for mb, ok := it.next(); ok; mb, ok = it.next() {
+		if !mb.keyIs(params, "name") {
+			continue
+		}
+		name = nil
+		if params[mb.valStart] != '"' {
+			continue
+		}
+		raw := params[mb.valStart+1 : mb.valEnd-1]
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			raw = []byte(unquote(params[mb.valStart:mb.valEnd]))
+		}
+		name = raw
+	}
+	if it.err != nil || !it.atEnd() {
+		return nil
+	}
+	return name
 }
 
 // toolFailed reports whether a tools/call result says isError: true: the Go
@@ -248,37 +305,58 @@ func (m *meters) sessionStarted(s mcp.Session, server bool) {
 // made for each measurement instead of kept.
 const maxCachedSets = 1024
 
-// setCache keeps the measurement option of each combination of operation
+// setCache keeps the record options of each combination of operation
 // attributes seen, so that a measurement whose combination was seen before
 // builds no attribute set (which sorts and copies the attributes, and boxes
-// the option): most operations repeat a handful of methods and tools.
+// the option) and no option slice: most operations repeat a handful of
+// methods and tools. Lookups read an immutable map without locking; a new
+// combination replaces the map with a copy that has it.
 type setCache struct {
-	mu sync.RWMutex
-	m  map[string]metric.MeasurementOption
+	m  atomic.Pointer[map[string][]metric.RecordOption]
+	mu sync.Mutex // serializes writers
 }
 
-// option returns the option carrying attrs, whose values are all strings.
-func (c *setCache) option(attrs []attribute.KeyValue) metric.MeasurementOption {
+// options returns the record options carrying op's attributes and network's.
+func (c *setCache) options(op *operation, network []attribute.KeyValue) []metric.RecordOption {
 	var buf [256]byte
-	key := buf[:0]
-	for _, a := range attrs { // lengths first: a peer's name may hold any byte
-		v := a.Value.AsString()
-		key = binary.AppendUvarint(key, uint64(len(a.Key)))
-		key = append(key, a.Key...)
+	key := append(buf[:0], 0)
+	if op.incoming {
+		key[0] = 1
+	}
+	// Lengths first: a peer's name may hold any byte.
+	for _, v := range [...]string{op.method, string(op.nameKey), op.version, op.errType, op.status} {
 		key = binary.AppendUvarint(key, uint64(len(v)))
 		key = append(key, v...)
 	}
-	c.mu.RLock()
-	opt, ok := c.m[string(key)]
-	c.mu.RUnlock()
-	if ok {
-		return opt
+	key = binary.AppendUvarint(key, uint64(len(op.name)))
+	key = append(key, op.name...)
+	if m := c.m.Load(); m != nil {
+		if opts, ok := (*m)[string(key)]; ok {
+			return opts
+		}
 	}
-	opt = metric.WithAttributeSet(attribute.NewSet(attrs...))
+	opts := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(op.attributes(network)...))}
 	c.mu.Lock()
-	if len(c.m) < maxCachedSets {
-		c.m[string(key)] = opt
+	defer c.mu.Unlock()
+	old := c.m.Load()
+	if old != nil && len(*old) >= maxCachedSets {
+		return opts
 	}
-	c.mu.Unlock()
-	return opt
+	next := make(map[string][]metric.RecordOption, 1+lenOf(old))
+	if old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	next[string(key)] = opts
+	c.m.Store(&next)
+	return opts
+}
+
+// lenOf is the length of *m, 0 for nil.
+func lenOf(m *map[string][]metric.RecordOption) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
 }

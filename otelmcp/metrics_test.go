@@ -2,6 +2,8 @@ package otelmcp_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +139,37 @@ func TestMetricsOperationsAndSessions(t *testing.T) {
 			}
 		}
 		tick.Stop()
+	}
+}
+
+// The name attribute is params.name as the peer meant it, whatever its
+// spelling, and a repeated operation records without allocating.
+func TestMetricsNamesAndAllocs(t *testing.T) {
+	reader, mw := metered(t, otelmcp.MetricsOptions{Transport: otelmcp.TransportTCP, NetworkProtocol: "http"})
+	var result any = json.RawMessage(`{"content":[]}`)
+	ok := mw(func(context.Context, *mcp.Call) (any, error) { return result, nil })
+	ctx := context.Background()
+	long := strings.Repeat("x", 129)
+	for _, params := range []string{`{"name":"e\u0063ho"}`, `{"name":"first","name":"dup"}`, `{"name":"` + long + `"}`, `{"name":7}`, `{"name":"broken"`} {
+		if _, err := ok(ctx, &mcp.Call{Direction: mcp.Outgoing, Method: protocol.MethodToolsCall, Params: json.RawMessage(params)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	points := histogramPoints(t, reader, otelmcp.ClientOperationDuration)
+	point(t, points, map[string]string{"gen_ai.tool.name": "echo", "network.transport": "tcp", "network.protocol.name": "http"})
+	point(t, points, map[string]string{"gen_ai.tool.name": "dup"})
+	nameless := 0
+	for _, p := range points {
+		if _, has := p.Attributes.Value("gen_ai.tool.name"); !has {
+			nameless += int(p.Count)
+		}
+	}
+	if len(points) != 3 || nameless != 3 {
+		t.Errorf("%d points, %d calls without a name; want 3 and 3 (too long, not a string, not valid)", len(points), nameless)
+	}
+
+	call := &mcp.Call{Direction: mcp.Outgoing, Method: protocol.MethodToolsCall, Params: json.RawMessage(`{"name":"echo","arguments":{}}`)}
+	if n := testing.AllocsPerRun(100, func() { _, _ = ok(ctx, call) }); n != 0 {
+		t.Errorf("a repeated tools/call: %v allocs, want 0", n)
 	}
 }

@@ -82,7 +82,7 @@ func (p *CallToolParams) member(key, value []byte) bool {
 		if !jsonscan.IsASCII(key) {
 			return false
 		}
-		for _, f := range [...]string{"name", "arguments", "requestState", "_meta", "task", "inputResponses"} {
+		for _, f := range callToolFields {
 			if bytes.EqualFold(key, []byte(f)) {
 				return false
 			}
@@ -133,3 +133,44 @@ func internName(name []byte) string {
 	slot.Store(&s)
 	return s
 }
+
+// ToolCallName returns the name that decoding params as CallToolParams would
+// give ("" when there is none), without decoding the other members: what a
+// middleware that only needs the name reads on every call. A name seen
+// recently is returned without allocating. Params the quick scan cannot
+// settle exactly as encoding/json would (an escaped or case-variant key, an
+// escaped name) are decoded in full, so the answer is always the decoder's.
+func ToolCallName(params []byte) string {
+	var name []byte
+	ok := jsonscan.EachMember(params, func(key []byte, escaped bool, value []byte) bool {
+		if escaped || !jsonscan.IsASCII(key) {
+			return false
+		}
+		if string(key) == "name" {
+			if string(value) == "null" {
+				return true
+			}
+			n, plain := plainStringBytes(value)
+			name = n
+			return plain
+		}
+		for _, f := range callToolFields {
+			if string(key) != f && bytes.EqualFold(key, []byte(f)) {
+				return false
+			}
+		}
+		return true
+	})
+	if ok {
+		if name == nil {
+			return ""
+		}
+		return internName(name)
+	}
+	var p CallToolParams
+	_ = json.Unmarshal(params, &p)
+	return p.Name
+}
+
+// callToolFields are the JSON names of CallToolParams' fields.
+var callToolFields = [...]string{"name", "arguments", "requestState", "_meta", "task", "inputResponses"}

@@ -98,11 +98,10 @@ func ToolMiddleware(tools map[string]*Keyed, now func() time.Time) mcp.Middlewar
 }
 
 // toolName reads the tool's name from a tools/call's params ("" when absent:
-// the call then fails on its own), with the decoder the server uses
-// (protocol.CallToolParams), so that no spelling of the params (a duplicate or
-// case-variant "name") names one tool here and another there.
+// the call then fails on its own) as the server's decoder does
+// (protocol.ToolCallName is protocol.CallToolParams' reading of the name), so
+// that no spelling of the params (a duplicate or case-variant "name") names
+// one tool here and another there; a known tool's name costs no allocation.
 func toolName(call *mcp.Call) string {
-	var p protocol.CallToolParams
-	_ = json.Unmarshal(call.Params, &p)
-	return p.Name
+	return protocol.ToolCallName(call.Params)
 }

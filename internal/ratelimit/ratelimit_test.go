@@ -185,3 +185,22 @@ func TestToolNameAsTheServerReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestToolMiddlewareAllocs: a call to a limited tool, under its limit, costs
+// the limiter no allocation (the name is read without decoding the params).
+func TestToolMiddlewareAllocs(t *testing.T) {
+	l, _ := ParseLimit("1000000/s")
+	mw := ToolMiddleware(map[string]*Keyed{"echo": NewKeyed(l, 0)}, nil)
+	var ran int
+	invoke := mw(func(context.Context, *mcp.Call) (any, error) { ran++; return nil, nil })
+	call := &mcp.Call{Direction: mcp.Incoming, Method: protocol.MethodToolsCall,
+		Params: json.RawMessage(`{"name":"echo","arguments":{"message":"hi"},"_meta":{"progressToken":1}}`)}
+	ctx := context.Background()
+	_, _ = invoke(ctx, call)
+	if n := testing.AllocsPerRun(100, func() { _, _ = invoke(ctx, call) }); n != 0 {
+		t.Errorf("%v allocs per call, want 0", n)
+	}
+	if ran != 102 {
+		t.Errorf("the tool ran %d times, want 102", ran)
+	}
+}

@@ -44,6 +44,18 @@ func DecodeResult(method string, raw json.RawMessage, result any) error {
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.callRaw(ctx, method, params, nil)
+}
+
+// CallJSON is CallRaw with params already encoded (nil: none): what
+// middleware forwards, sent without converting it to an interface value.
+func (c *Conn) CallJSON(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.callRaw(ctx, method, nil, params)
+}
+
+// callRaw sends a request whose params are raw when it is not nil, else
+// params, and waits for its result.
+func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.RawMessage) (json.RawMessage, error) {
 	var id jsonrpc.ID
 	if c.opts.NewID != nil {
 		id = c.opts.NewID()
@@ -65,7 +77,13 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	c.mu.Unlock()
 
 	e := encoders.Get().(*requestEncoder)
-	msg, err := e.request(id, method, params)
+	var msg []byte
+	var err error
+	if raw != nil {
+		msg = e.raw(id, method, raw)
+	} else {
+		msg, err = e.request(id, method, params)
+	}
 	if err != nil {
 		putEncoder(e)
 		c.forget(id)
@@ -218,6 +236,14 @@ func putEncoder(e *requestEncoder) {
 	}
 }
 
+// raw returns the request message for params already encoded, valid until e
+// is reused.
+func (e *requestEncoder) raw(id jsonrpc.ID, method string, params json.RawMessage) []byte {
+	e.buf.Reset()
+	e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, params))
+	return e.buf.Bytes()
+}
+
 // request returns the request message for params (nil, raw JSON, or a value
 // for encoding/json), valid until e is reused.
 func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]byte, error) {
@@ -227,11 +253,9 @@ func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]by
 		e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, nil))
 		return e.buf.Bytes(), nil
 	case json.RawMessage:
-		e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, p))
-		return e.buf.Bytes(), nil
+		return e.raw(id, method, p), nil
 	case []byte:
-		e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, p))
-		return e.buf.Bytes(), nil
+		return e.raw(id, method, p), nil
 	}
 	// AppendRequest's output with the params in place: the head, the params
 	// as encoding/json writes them (Encode adds a newline, dropped), the brace.

@@ -109,38 +109,6 @@ func TestClientCallCloseEndsWaitingWrite(t *testing.T) {
 	}
 }
 
-// An SSE reply to a request written with a context that is never cancelled is
-// read in the background, and a notifications/cancelled naming the request still
-// closes its stream.
-func TestClientCallBackgroundStreamCancelled(t *testing.T) {
-	ctx := testkit.Context(t)
-	started, gone := make(chan struct{}), make(chan struct{})
-	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
-		if msg.ID == jsonrpc.Int64ID(5) {
-			clientStartSSE(w)
-			close(started)
-			clientWaitClosed(r)
-			close(gone)
-			return
-		}
-		clientReplyJSON(w, string(jsonrpc.AppendResult(nil, msg.ID, nil)))
-	}))
-	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
-	clientHandshake(t, ctx, c)
-	clientWrite(t, context.Background(), c, `{"jsonrpc":"2.0","id":5,"method":"slow"}`)
-	<-started
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
-	select {
-	case <-gone:
-	case <-ctx.Done():
-		t.Fatal("the cancelled request's stream stayed open")
-	}
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
-	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(6) {
-		t.Fatalf("got %+v, want only the ping response", m)
-	}
-}
-
 // With a reply handler set, a single request's JSON response goes to it before
 // Write returns, and not through Read; a handler that declines leaves it to Read.
 func TestClientCallReplyHandler(t *testing.T) {

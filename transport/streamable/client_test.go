@@ -190,33 +190,45 @@ func TestClientBatchReplySplit(t *testing.T) {
 }
 
 // notifications/cancelled for a pending request stops its stream: no response (and
-// no synthesized error) is delivered for it.
+// no synthesized error) is delivered for it. This holds whether the request was
+// written with a cancellable context or with one never cancelled (its SSE reply
+// is then read in the background).
 func TestClientCancelledRequestDeliversNothing(t *testing.T) {
-	ctx := testkit.Context(t)
-	streamStarted, streamGone := make(chan struct{}), make(chan struct{})
-	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
-		if msg.ID == jsonrpc.Int64ID(5) {
-			clientStartSSE(w)
-			close(streamStarted)
-			clientWaitClosed(r)
-			close(streamGone)
-			return
-		}
-		clientReplyJSON(w, string(jsonrpc.AppendResult(nil, msg.ID, nil)))
-	}))
-	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
-	clientHandshake(t, ctx, c)
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":5,"method":"slow"}`)
-	<-streamStarted
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
-	select {
-	case <-streamGone:
-	case <-ctx.Done():
-		t.Fatal("the cancelled request's stream stayed open")
-	}
-	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
-	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(6) {
-		t.Fatalf("got %+v, want only the ping response", m)
+	for _, tc := range []struct {
+		name  string
+		write func(ctx context.Context) context.Context
+	}{
+		{"cancellable", func(ctx context.Context) context.Context { return ctx }},
+		{"never cancelled", func(context.Context) context.Context { return context.Background() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testkit.Context(t)
+			streamStarted, streamGone := make(chan struct{}), make(chan struct{})
+			f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+				if msg.ID == jsonrpc.Int64ID(5) {
+					clientStartSSE(w)
+					close(streamStarted)
+					clientWaitClosed(r)
+					close(streamGone)
+					return
+				}
+				clientReplyJSON(w, string(jsonrpc.AppendResult(nil, msg.ID, nil)))
+			}))
+			c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+			clientHandshake(t, ctx, c)
+			clientWrite(t, tc.write(ctx), c, `{"jsonrpc":"2.0","id":5,"method":"slow"}`)
+			<-streamStarted
+			clientWrite(t, ctx, c, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+			select {
+			case <-streamGone:
+			case <-ctx.Done():
+				t.Fatal("the cancelled request's stream stayed open")
+			}
+			clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+			if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(6) {
+				t.Fatalf("got %+v, want only the ping response", m)
+			}
+		})
 	}
 }
 

@@ -33,6 +33,7 @@ type Model struct {
 	filter  timeline.Filter
 	snap    *timeline.Snapshot
 	entries []*timeline.Entry // those the filter selects, oldest first
+	catalog view.Catalog      // duplicate tool names and MCP App views, remade when its version changes
 	changed <-chan struct{}   // closed at the model's next change
 
 	width, height int
@@ -101,6 +102,9 @@ func (m *Model) refresh() {
 	m.changed = m.hub.Model().Changed() // before the snapshot: no change is missed
 	m.snap = m.hub.Model().Snapshot()
 	m.entries = m.snap.Apply(m.filter)
+	if v := view.CatalogVersion(m.snap); v != m.catalog.Version {
+		m.catalog = view.CatalogOf(m.snap)
+	}
 	switch {
 	case m.follow || !hadSel:
 		m.cursor = max(len(m.entries)-1, 0)

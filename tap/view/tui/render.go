@@ -60,7 +60,7 @@ func (m *Model) header(b *strings.Builder) {
 	if st.Evicted > 0 {
 		line += fmt.Sprintf("  %d old entries evicted", st.Evicted)
 	}
-	b.WriteString(styleHeader.Render(fit(line, m.width)) + "\n")
+	m.headerLine(b, line)
 	b.WriteString(fit("filter: "+describeFilter(m.filter), m.width) + "\n")
 	switch m.screen {
 	case screenDetail:
@@ -334,6 +334,7 @@ func (m *Model) analysisPage(add func(string)) {
 	if p.FailuresOmitted > 0 {
 		add(styleMuted.Render(fmt.Sprintf("… and %d more", p.FailuresOmitted)))
 	}
+	m.catalogPage(add, linkTo)
 	for _, t := range p.Tables {
 		add("")
 		add(styleHeader.Render(t.Title))
@@ -427,7 +428,7 @@ func (m *Model) footer(b *strings.Builder) {
 	case m.screen == screenList:
 		b.WriteString(styleMuted.Render(fit("↑↓ move  enter detail  space fold  / method  s session  d dir  e errors  > latency  t text  c clear  a analysis  T tokens  q quit", m.width)))
 	case m.screen == screenAnalysis:
-		b.WriteString(styleMuted.Render(fit("↑↓ scroll  n/N select a failure or row  enter show its entry  T tokens  esc back  ctrl+c quit", m.width)))
+		b.WriteString(styleMuted.Render(fit("↑↓ scroll  n/N select a failure, duplicate, view or row  enter show its entry  T tokens  esc back  ctrl+c quit", m.width)))
 	case m.screen == screenTokens:
 		b.WriteString(styleMuted.Render(fit("↑↓ scroll  f format  o encoding  a analysis  esc back  ctrl+c quit", m.width)))
 	default:

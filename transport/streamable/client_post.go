@@ -407,6 +407,9 @@ func (c *ClientConn) do(req *http.Request) (*http.Response, error) {
 		if again.Body, err = req.GetBody(); err != nil {
 			return nil, &url.Error{Op: "Post", URL: c.url, Err: err}
 		}
+		if c.h1 != nil {
+			hc = http.DefaultClient // redirects go through net/http, as without h1
+		}
 		return hc.Do(again)
 	}
 	return resp, nil

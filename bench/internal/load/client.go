@@ -47,7 +47,7 @@ const (
 	// ClientMcpkitRawNetHTTP is mcpkit-raw with an http.Client of its own, so on
 	// net/http's transport instead of the streamable client's default (internal/h1).
 	ClientMcpkitRawNetHTTP = "mcpkit-raw-nethttp"
-	ClientGoSDK        = "gosdk"         // the official go-sdk's client (HTTP only)
+	ClientGoSDK            = "gosdk" // the official go-sdk's client (HTTP only)
 	// ClientNetHTTP is a hand-written client on net/http's: the floor's wire work
 	// (a pooled body, encoding/json for the reply) through http.Client.Do.
 	ClientNetHTTP = "nethttp"

@@ -166,6 +166,7 @@ type ClientOptions struct {
 // so is the standalone stream (see ClientOptions.MaxReconnects).
 type ClientConn struct {
 	url  string
+	u    *url.URL // url parsed, shared by every request (read only)
 	hc   *http.Client
 	h1   *h1.Transport // the default transport, when it applies: see ClientOptions.HTTPClient
 	hdr  http.Header
@@ -291,6 +292,9 @@ func NewClientConn(ctx context.Context, rawURL string, opts *ClientOptions) (*Cl
 	}
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	if c.u, err = url.Parse(c.url); err != nil {
+		return nil, fmt.Errorf("streamable: invalid URL: %w", err)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return c, nil

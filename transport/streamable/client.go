@@ -36,12 +36,13 @@ type ClientOptions struct {
 	// Nil means the client's own synchronous HTTP/1.1 transport for an http://
 	// URL that no proxy from the environment (http.ProxyFromEnvironment) applies
 	// to: each request is written and its response read on the calling goroutine,
-	// over a small pool of keep-alive connections that Close closes; a redirect,
-	// and any https:// or proxied request, goes through http.DefaultClient. It
-	// costs about half the CPU of net/http's client per request. For any other
-	// URL, nil means http.DefaultClient. To keep net/http for every request (its
-	// HTTP/2, compression, tracing hooks, connection sharing between clients),
-	// pass http.DefaultClient or a client of your own.
+	// over a small pool of keep-alive connections of this ClientConn that Close
+	// closes; a redirect, and any https:// or proxied request, goes through
+	// net/http. A call then costs about 0.7 of the client CPU it costs on
+	// net/http's transport (bench/RESULTS.md, "Client path, part 3"). For any
+	// other URL, nil means http.DefaultClient. To keep net/http for every request
+	// (its HTTP/2, compression, every httptrace hook, connections shared between
+	// clients), pass http.DefaultClient or a client of your own.
 	HTTPClient *http.Client
 
 	// Header is added to every request (POST, GET and DELETE), for example an

@@ -68,11 +68,12 @@ type Transport struct {
 	o      Options
 	dialer net.Dialer
 
-	mu    sync.Mutex
-	idle  map[string][]*conn // most recently used last
-	nidle int
-	timer *time.Timer // closes connections idle for too long; one per Transport
-	armed bool
+	mu     sync.Mutex
+	idle   map[string][]*conn // most recently used last
+	nidle  int
+	timer  *time.Timer // closes connections idle for too long; one per Transport
+	armed  bool
+	closed bool // Close was called: connections given back are closed
 
 	noPeek bool // tests: reuse idle connections without checking them
 }
@@ -211,7 +212,7 @@ func (t *Transport) put(c *conn) {
 	c.idleAt = time.Now()
 	t.mu.Lock()
 	list := t.idle[c.key]
-	if len(list) >= t.o.MaxIdleConnsPerHost {
+	if t.closed || len(list) >= t.o.MaxIdleConnsPerHost {
 		t.mu.Unlock()
 		c.close()
 		return
@@ -287,6 +288,16 @@ func (t *Transport) CloseIdleConnections() {
 	if cl, ok := t.o.Fallback.(interface{ CloseIdleConnections() }); ok && t.o.Fallback != http.DefaultTransport {
 		cl.CloseIdleConnections()
 	}
+}
+
+// Close closes the idle connections, and those in use when their responses
+// end: nothing stays open once they have. Requests may still be sent; their
+// connections are closed after them.
+func (t *Transport) Close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.CloseIdleConnections()
 }
 
 // IdleConns returns how many idle connections the pool holds.

@@ -487,6 +487,19 @@ func TestIdleCapTimeoutAndClose(t *testing.T) {
 	}
 	// The server sees every connection closed.
 	waitFor(t, func() bool { return s.closed.Load() == n })
+
+	// After Close, a connection in use is closed when its response ends.
+	req, _ := http.NewRequest(http.MethodGet, s.URL, nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if got := tr.IdleConns(); got != 0 {
+		t.Fatalf("%d idle connections after Close", got)
+	}
 }
 
 // waitFor waits for cond, which another goroutine makes true, up to the test's

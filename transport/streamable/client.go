@@ -409,7 +409,7 @@ func (c *ClientConn) Close() error {
 		}
 		c.wg.Wait()
 		if c.h1 != nil {
-			c.h1.CloseIdleConnections()
+			c.h1.Close()
 		}
 	})
 	return c.closeErr

@@ -27,9 +27,11 @@ type ConnectOptions struct {
 	// header.
 	Header http.Header
 
-	// HTTPClient sends every request. Nil means http.DefaultClient. Its
-	// Timeout, if any, must allow for SSE streams that stay open as long as a
-	// tool runs.
+	// HTTPClient sends every request. Nil means each transport's default:
+	// over Streamable HTTP, its own HTTP/1.1 transport for a plain http:// URL
+	// without a proxy, else http.DefaultClient (see
+	// streamable.ClientOptions.HTTPClient). Its Timeout, if any, must allow for
+	// SSE streams that stay open as long as a tool runs.
 	HTTPClient *http.Client
 
 	// Logger receives the transports' diagnostics. Nil means slog.Default().

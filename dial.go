@@ -52,9 +52,12 @@ type Target struct {
 
 // DialOptions configures Dial. The zero value (and nil) is usable.
 type DialOptions struct {
-	// HTTPClient sends the requests to a URL. Nil means http.DefaultClient.
-	// Its Timeout, if any, must allow for SSE streams that stay open as long as
-	// a tool runs.
+	// HTTPClient sends the requests to a URL. Nil means each transport's
+	// default: over Streamable HTTP, its own HTTP/1.1 transport for a plain
+	// http:// URL without a proxy, else http.DefaultClient (see
+	// streamable.ClientOptions.HTTPClient); pass http.DefaultClient to use
+	// net/http for every request. Its Timeout, if any, must allow for SSE
+	// streams that stay open as long as a tool runs.
 	HTTPClient *http.Client
 
 	// Logger receives the transports' diagnostics. Nil means slog.Default().

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/internal/h1"
 	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/transport/legacysse"
@@ -345,8 +346,11 @@ type recordingTransport struct {
 // newRecordingClient returns an HTTP client of its own (closed at cleanup) that
 // records its exchanges.
 func newRecordingClient(t *testing.T) (*http.Client, *recordingTransport) {
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	t.Cleanup(base.CloseIdleConnections)
+	// The transport the Streamable HTTP client uses by default for an http://
+	// URL (internal/h1), so that the peers meet it (legacysse's requests go
+	// through it too here).
+	base := h1.New(nil)
+	t.Cleanup(base.Close)
 	rt := &recordingTransport{base: base}
 	return &http.Client{Transport: rt}, rt
 }

@@ -404,24 +404,42 @@ func (c *ClientConn) do(req *http.Request) (*http.Response, error) {
 		// by its rules (which headers go to another host, CheckRedirect).
 		clientDiscard(resp)
 		again := req.Clone(req.Context())
+		if req.GetBody == nil { // a body of newRequest's, sent by h1
+			if b, ok := req.Body.(*clientBody); ok {
+				req.GetBody = func() (io.ReadCloser, error) { _, err := b.Seek(0, io.SeekStart); return b, err }
+				again.GetBody = req.GetBody
+			}
+		}
 		if again.Body, err = req.GetBody(); err != nil {
 			return nil, &url.Error{Op: "Post", URL: c.url, Err: err}
+		}
+		if c.h1 != nil {
+			hc = http.DefaultClient // redirects go through net/http, as without h1
 		}
 		return hc.Do(again)
 	}
 	return resp, nil
 }
 
-// newRequest builds a request carrying the custom headers and the session's.
+// newRequest builds a request carrying the custom headers and the session's. It
+// is what http.NewRequestWithContext(ctx, method, c.url, bytes.NewReader(body))
+// builds, without parsing the URL again (requests share c.u, which nothing
+// modifies) and with one allocation for the body.
 func (c *ClientConn) newRequest(ctx context.Context, method string, body []byte, sess clientSession) (*http.Request, error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
+	tmpl := http.Request{ // on the stack: WithContext copies it
+		Method: method, URL: c.u, Host: c.u.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, len(c.hdr)+4),
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
-	if err != nil {
-		return nil, fmt.Errorf("streamable: %w", err)
+	if len(body) > 0 {
+		tmpl.Body, tmpl.ContentLength = newClientBody(body), int64(len(body))
+		if c.h1 == nil { // net/http's transport needs it to retry; h1 keeps the bytes
+			tmpl.GetBody = func() (io.ReadCloser, error) { return newClientBody(body), nil }
+		}
+	} else if body != nil {
+		tmpl.Body, tmpl.GetBody = http.NoBody, clientNoBody
 	}
+	req := tmpl.WithContext(ctx)
 	for k, v := range c.hdr {
 		req.Header[k] = v
 	}
@@ -433,6 +451,20 @@ func (c *ClientConn) newRequest(ctx context.Context, method string, body []byte,
 	}
 	return req, nil
 }
+
+// clientBody is a request body: the bytes of a message.
+type clientBody struct{ bytes.Reader }
+
+func newClientBody(b []byte) *clientBody {
+	r := new(clientBody)
+	r.Reset(b)
+	return r
+}
+
+// Close does nothing: the bytes stay the caller's.
+func (*clientBody) Close() error { return nil }
+
+func clientNoBody() (io.ReadCloser, error) { return http.NoBody, nil }
 
 // Kinds of reply bodies.
 const (

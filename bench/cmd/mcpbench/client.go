@@ -28,6 +28,7 @@ var clientRows = []clientRow{
 	{"HTTP mcpkit, struct args", load.ModeClientHTTP, load.ClientMcpkitStruct, "mcpkit"},
 	{"HTTP mcpkit, map args", load.ModeClientHTTP, load.ClientMcpkitMap, "mcpkit"},
 	{"HTTP mcpkit, raw args", load.ModeClientHTTP, load.ClientMcpkitRaw, "mcpkit"},
+	{"HTTP mcpkit on net/http (own http.Client), raw args", load.ModeClientHTTP, load.ClientMcpkitRawNetHTTP, "mcpkit"},
 	{"HTTP net/http floor: hand-written on http.Client", load.ModeClientHTTP, load.ClientNetHTTP, "mcpkit"},
 	{"HTTP go-sdk client", load.ModeClientHTTP, load.ClientGoSDK, "mcpkit"},
 	{"stdio floor (hand-written, pipelined)", load.ModeClientStdio, load.ClientFloor, "mcpkit"},

@@ -44,7 +44,10 @@ const (
 	ClientMcpkitStruct = "mcpkit-struct" // mcpkit's CallTool with a struct
 	ClientMcpkitMap    = "mcpkit-map"    // ... a map[string]any
 	ClientMcpkitRaw    = "mcpkit-raw"    // ... a json.RawMessage
-	ClientGoSDK        = "gosdk"         // the official go-sdk's client (HTTP only)
+	// ClientMcpkitRawNetHTTP is mcpkit-raw with an http.Client of its own, so on
+	// net/http's transport instead of the streamable client's default (internal/h1).
+	ClientMcpkitRawNetHTTP = "mcpkit-raw-nethttp"
+	ClientGoSDK            = "gosdk" // the official go-sdk's client (HTTP only)
 	// ClientNetHTTP is a hand-written client on net/http's: the floor's wire work
 	// (a pooled body, encoding/json for the reply) through http.Client.Do.
 	ClientNetHTTP = "nethttp"
@@ -171,8 +174,15 @@ func dialClient(ctx context.Context, client, url string) (callFunc, func(), erro
 		return call, func() { _ = cs.Close() }, nil
 	case ClientNetHTTP:
 		return dialNetHTTP(ctx, url)
-	case ClientMcpkitStruct, ClientMcpkitMap, ClientMcpkitRaw:
-		conn, err := streamable.NewClientConn(ctx, url, &streamable.ClientOptions{HTTPClient: ownHTTPClient(), DisableStandaloneStream: true})
+	case ClientMcpkitStruct, ClientMcpkitMap, ClientMcpkitRaw, ClientMcpkitRawNetHTTP:
+		// The mcpkit rows use the client's default transport, as a user who
+		// gives no HTTPClient gets it (for this http:// URL, internal/h1, a
+		// pool per session); the net/http row gives it a transport of its own.
+		var hc *http.Client
+		if client == ClientMcpkitRawNetHTTP {
+			hc = ownHTTPClient()
+		}
+		conn, err := streamable.NewClientConn(ctx, url, &streamable.ClientOptions{HTTPClient: hc, DisableStandaloneStream: true})
 		if err != nil {
 			return nil, nil, err
 		}

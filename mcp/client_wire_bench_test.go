@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -96,10 +97,24 @@ func clientCallVariants() []struct {
 // BenchmarkClientCallToolHTTP measures CallTool over Streamable HTTP against
 // the canned server, with struct, map and raw arguments, and the floor: the
 // same POST and response read with net/http and a pooled buffer.
+//
+// The "-cancellable" sub-benchmarks call with a context that can be cancelled
+// (and is not), as a program that bounds its calls does (mcpbench's client rows
+// run under one): the request's cancellation has to be armed.
 func BenchmarkClientCallToolHTTP(b *testing.B) {
 	srv := cannedHTTPServer(b)
-	ctx := context.Background()
-	for _, v := range clientCallVariants() {
+	cctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	variants := clientCallVariants()
+	for _, v := range variants {
+		v.name += "-cancellable"
+		variants = append(variants, v)
+	}
+	for _, v := range variants {
+		ctx := context.Background()
+		if strings.HasSuffix(v.name, "-cancellable") {
+			ctx = cctx
+		}
 		b.Run(v.name, func(b *testing.B) {
 			conn, err := streamable.NewClientConn(ctx, srv.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
 			if err != nil {
@@ -119,6 +134,7 @@ func BenchmarkClientCallToolHTTP(b *testing.B) {
 			}
 		})
 	}
+	ctx := context.Background()
 	b.Run("floor", func(b *testing.B) {
 		var pool sync.Pool
 		var id int64

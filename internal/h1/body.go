@@ -88,8 +88,11 @@ func (b *body) Read(p []byte) (int, error) {
 
 // cause replaces the error of a read that the request's context ended.
 func (b *body) cause(err error) error {
-	if b.c != nil && b.c.aborted.Load() && b.ctx.Err() != nil {
-		return b.ctx.Err()
+	if b.c != nil && b.c.aborted.Load() {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("h1: reading the response body: %w", errInterrupted)
 	}
 	if errors.Is(err, io.EOF) {
 		return io.ErrUnexpectedEOF
@@ -270,6 +273,21 @@ func (b *body) Close() error {
 	}
 	b.releaseLocked(b.err == nil && b.drain())
 	return nil
+}
+
+// DetachContext stops the request context from ending the body, for a body
+// that outlives it (a stream another goroutine reads on): Close, and the
+// request's Interrupter, still end it. It reports false when the context had
+// ended already; the connection is then aborted.
+func (b *body) DetachContext() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stop == nil {
+		return true
+	}
+	ok := b.stop()
+	b.stop = nil
+	return ok
 }
 
 // drain reads the rest of a short body so that the connection can be reused.

@@ -30,6 +30,7 @@ type conn struct {
 	peek    peeker // the liveness check of an idle connection
 	abortFn func() // c.abort, made once: what the request context's AfterFunc runs
 	aborted atomic.Bool
+	in      Interrupter // the request context's, while a request holds c
 	reused  bool
 	idleAt  time.Time
 }
@@ -62,9 +63,31 @@ func (c *conn) close() { _ = c.nc.Close() }
 // alive reports whether an idle connection is still open, without blocking.
 func (c *conn) alive() bool { return c.peek.alive() }
 
+// Interrupter is a request context that can end its request by other means
+// than its Done channel: the Streamable HTTP client's Close, without a
+// context.AfterFunc per request. Once RoundTrip holds a connection, before it
+// writes, it calls AttachAbort with the function that aborts the connection's
+// I/O (the context calls it, at most until DetachAbort returns, to end the
+// request); AttachAbort returns false when the request is to end already.
+// DetachAbort is called when the request gives the connection up: at the end
+// of its body, at Close, or when it failed.
+type Interrupter interface {
+	context.Context
+	AttachAbort(abort func()) bool
+	DetachAbort()
+}
+
+// errInterrupted is the error of a request its Interrupter ended.
+var errInterrupted = fmt.Errorf("request interrupted: %w", net.ErrClosed)
+
 // release ends a request on c: the connection goes back to the pool when reuse
-// holds and the context's hook had not run, else it is closed.
+// holds and neither the context's hook nor its Interrupter had run, else it is
+// closed.
 func (c *conn) release(stop func() bool, reuse bool) {
+	if c.in != nil { // first, so that no abort comes once c is back in the pool
+		c.in.DetachAbort()
+		c.in = nil
+	}
 	if stop != nil && !stop() {
 		reuse = false
 	}
@@ -95,6 +118,12 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 			return nil, false, err
 		}
 		stop = context.AfterFunc(ctx, c.abortFn)
+	}
+	if in, ok := ctx.(Interrupter); ok {
+		c.in = in
+		if !in.AttachAbort(c.abortFn) {
+			c.abort()
+		}
 	}
 	err := w.writeTo(c.nc)
 	if tr := httptrace.ContextClientTrace(ctx); tr != nil && tr.WroteRequest != nil {
@@ -167,8 +196,11 @@ func (c *conn) retryable(gotBytes bool, err error) bool {
 
 // fail returns the error of a failed exchange: the context's when it ended it.
 func (c *conn) fail(ctx context.Context, what string, err error) error {
-	if c.aborted.Load() && ctx.Err() != nil {
-		return ctx.Err()
+	if c.aborted.Load() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("h1: %s: %w", what, errInterrupted)
 	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF

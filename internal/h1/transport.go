@@ -176,6 +176,16 @@ func closeBody(req *http.Request) {
 	}
 }
 
+// peekAfter is how long a connection must have been idle for get to check it
+// with a peek before reuse. One given back more recently is reused unchecked:
+// a server closes a keep-alive connection when it has been idle for seconds
+// (or at once, answering with Connection: close, which is not kept), and in
+// the rare case that one crosses a request anyway the failure is the one that
+// RoundTrip retries on a new connection (see conn.retryable): not one byte of a
+// response arrived on a reused connection. The peek (a system call) is most of
+// what reuse costs beyond the write and read.
+const peekAfter = time.Second
+
 // get returns an idle connection of key that is still open, or dials a new one
 // (always, when fresh).
 func (t *Transport) get(ctx context.Context, key string, fresh bool) (*conn, error) {
@@ -193,7 +203,8 @@ func (t *Transport) get(ctx context.Context, key string, fresh bool) (*conn, err
 			t.idle[key] = list[:len(list)-1]
 			t.nidle--
 			t.mu.Unlock()
-			if now.Sub(c.idleAt) < t.o.IdleTimeout && c.br.Buffered() == 0 && (t.noPeek || c.alive()) {
+			idle := now.Sub(c.idleAt)
+			if idle < t.o.IdleTimeout && c.br.Buffered() == 0 && (t.noPeek || idle < peekAfter || c.alive()) {
 				c.reused = true
 				return c, nil
 			}

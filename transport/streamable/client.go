@@ -396,6 +396,9 @@ func (c *ClientConn) Close() error {
 			if k.inline && k.cancel != nil {
 				inline = append(inline, k.cancel)
 			}
+			if k.abort != nil { // under c.mu: the call still holds its connection
+				k.abort()
+			}
 		}
 		c.mu.Unlock()
 		c.cancel()

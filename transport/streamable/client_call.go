@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mcpkit/mcpkit/internal/h1"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -39,15 +40,26 @@ func (c *ClientConn) writeCall(ctx context.Context, msg []byte, out *clientOutgo
 	k.ids = k.one[:]
 	// The request context keeps ctx's values and is cancelled by Close. While
 	// this Write waits it also ends with ctx; an SSE stream handed off outlives
-	// ctx, until a notifications/cancelled naming the request. A context that is
-	// never cancelled (the common case) needs no context of its own: the
-	// connection's cancellation is all there is (see callContext).
+	// ctx, until a notifications/cancelled naming the request.
+	//
+	// On the default transport (internal/h1) the request context is k.ctx with
+	// ctx's cancellation, and Close ends the request through it (it is an
+	// h1.Interrupter): h1 arms one AfterFunc on ctx only when ctx can be
+	// cancelled, and none when it cannot (the common case); handOff detaches it
+	// from a stream that outlives the Write. Elsewhere, a context that is never
+	// cancelled needs no context of its own: the connection's cancellation is
+	// all there is (see callContext); a cancellable one gets one of its own,
+	// cancelled by ctx while the Write waits.
 	var reqCtx context.Context
 	var stop func() bool
-	if ctx.Done() == nil {
-		k.ctx = callContext{Context: ctx, conn: c.ctx}
+	switch {
+	case c.h1 != nil:
+		k.ctx = callContext{Context: ctx, conn: c.ctx, done: ctx, cc: c, call: k}
 		reqCtx = &k.ctx
-	} else {
+	case ctx.Done() == nil:
+		k.ctx = callContext{Context: ctx, conn: c.ctx, done: c.ctx}
+		reqCtx = &k.ctx
+	default:
 		var cancel context.CancelFunc
 		reqCtx, cancel = context.WithCancel(context.WithoutCancel(ctx))
 		k.cancel = cancel
@@ -71,7 +83,10 @@ func (c *ClientConn) writeCall(ctx context.Context, msg []byte, out *clientOutgo
 	if !handed && k.cancel != nil {
 		defer k.cancel()
 	}
-	if stop != nil && !stop() { // ctx ended: the POST was (or is being) abandoned
+	// ctx ended while the POST was in flight: it was (or is being) abandoned.
+	// (A stream handed off on h1 was detached from ctx: it lives on.)
+	ended := stop != nil && !stop() || k.ctx.call != nil && !handed && ctx.Err() != nil
+	if ended {
 		ids := c.forget(k)
 		if len(ids) == 0 && !handed && err == nil {
 			return nil // the response arrived and was delivered
@@ -103,21 +118,29 @@ func (c *ClientConn) writeCall(ctx context.Context, msg []byte, out *clientOutgo
 	return nil
 }
 
-// callContext is the request context of a call whose Write context is never
-// cancelled: ctx's values (then the connection's), and the connection's
-// cancellation. It costs no allocation of its own; net/http's transport ties
-// the request to the connection's context through it (its Value finds the
+// callContext is the request context of an inline call that needs no
+// context of its own: ctx's values (then the connection's), and the
+// cancellation of done: the connection's context when the Write's context is
+// never cancelled, or, on the default transport, the Write's context (see
+// writeCall). It costs no allocation of its own; net/http's transport ties the
+// request to the connection's context through it (its Value finds the
 // connection context's cancellation), without a goroutine.
 type callContext struct {
 	context.Context // the Write's context, for its values
 	conn            context.Context
+	done            context.Context // whose Done and Err are the request's
+
+	// On the default transport, what Close ends the request with (see
+	// AttachAbort); nil elsewhere.
+	cc   *ClientConn
+	call *clientCall
 }
 
 // Done implements context.Context.
-func (c *callContext) Done() <-chan struct{} { return c.conn.Done() }
+func (c *callContext) Done() <-chan struct{} { return c.done.Done() }
 
 // Err implements context.Context.
-func (c *callContext) Err() error { return c.conn.Err() }
+func (c *callContext) Err() error { return c.done.Err() }
 
 // Value implements context.Context.
 func (c *callContext) Value(key any) any {
@@ -125,6 +148,33 @@ func (c *callContext) Value(key any) any {
 		return v
 	}
 	return c.conn.Value(key)
+}
+
+var _ h1.Interrupter = (*callContext)(nil)
+
+// AttachAbort implements h1.Interrupter: Close aborts the request's I/O with
+// abort until DetachAbort. It returns false when the connection is closed.
+func (c *callContext) AttachAbort(abort func()) bool {
+	if c.cc == nil {
+		return true
+	}
+	c.cc.mu.Lock()
+	defer c.cc.mu.Unlock()
+	if c.cc.closed {
+		return false
+	}
+	c.call.abort = abort
+	return true
+}
+
+// DetachAbort implements h1.Interrupter.
+func (c *callContext) DetachAbort() {
+	if c.cc == nil {
+		return
+	}
+	c.cc.mu.Lock()
+	c.call.abort = nil
+	c.cc.mu.Unlock()
 }
 
 // SetReplyHandler sets f to receive the response that is the JSON reply of a
@@ -158,6 +208,13 @@ func (c *ClientConn) deliverReply(data []byte) bool {
 func (c *ClientConn) handOff(ctx context.Context, k *clientCall, resp *http.Response) error {
 	k.body = nil // the Write's message: not to be used once Write returns
 	stop := func() bool { return true }
+	if k.ctx.call != nil { // on h1: the stream outlives the Write's context
+		if d, ok := resp.Body.(interface{ DetachContext() bool }); ok && !d.DetachContext() {
+			resp.Body.Close()
+			return ctx.Err()
+		}
+		ctx = &callContext{Context: k.ctx.Context, conn: c.ctx, done: c.ctx} // k.ctx is not changed: others may read it
+	}
 	if k.cancel == nil { // a callContext: give the stream a cancellation of its own
 		sctx, cancel := context.WithCancel(ctx)
 		body := resp.Body

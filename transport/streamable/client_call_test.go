@@ -2,7 +2,9 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,25 +89,34 @@ func TestClientCallStatelessContextEnds(t *testing.T) {
 	}
 }
 
-// Close ends a Write waiting for its answer, also one whose context is never
-// cancelled (its request runs on the connection's cancellation alone).
+// Close ends a Write waiting for its answer, whether its context can be
+// cancelled or not (on the default transport, Close interrupts the request
+// through its request context; elsewhere the connection's cancellation ends it).
 func TestClientCallCloseEndsWaitingWrite(t *testing.T) {
-	ctx := testkit.Context(t)
-	arrived := make(chan struct{})
-	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
-		close(arrived)
-		clientWaitClosed(r)
-	}))
-	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
-	clientHandshake(t, ctx, c)
-	done := make(chan error, 1)
-	go func() { done <- c.Write(context.Background(), []byte(`{"jsonrpc":"2.0","id":3,"method":"slow"}`)) }()
-	<-arrived
-	_ = c.Close()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		t.Fatal("Write still waiting after Close")
+	for _, cancellable := range []bool{false, true} {
+		ctx := testkit.Context(t)
+		arrived := make(chan struct{})
+		f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+			close(arrived)
+			clientWaitClosed(r)
+		}))
+		c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+		clientHandshake(t, ctx, c)
+		wctx := context.Background()
+		if cancellable {
+			var cancel context.CancelFunc
+			wctx, cancel = context.WithCancel(wctx)
+			defer cancel()
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Write(wctx, []byte(`{"jsonrpc":"2.0","id":3,"method":"slow"}`)) }()
+		<-arrived
+		_ = c.Close()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Fatalf("cancellable=%v: Write still waiting after Close", cancellable)
+		}
 	}
 }
 
@@ -156,5 +167,42 @@ func TestClientPostFollowsRedirect(t *testing.T) {
 	// Redirected, sent again through http.Client (redirected), answered.
 	if n := len(f.posts("ping")); n != 3 {
 		t.Errorf("the server saw %d pings, want 3", n)
+	}
+}
+
+// A request whose reply is an SSE stream handed off to a background reader
+// outlives the Write's context: cancelling it after Write returned does not
+// end the stream, whose response still arrives.
+func TestClientCallHandedStreamOutlivesWriteContext(t *testing.T) {
+	ctx := testkit.Context(t)
+	next := make(chan struct{})
+	f := newClientFake(t, clientBasic(func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		if msg.ID == jsonrpc.Int64ID(8) { // after the cancellation: the stream may go on
+			clientReplyJSON(w, string(jsonrpc.AppendResult(nil, msg.ID, nil)))
+			close(next)
+			return
+		}
+		clientStartSSE(w)
+		<-next
+		clientDataEvent(w, "", string(jsonrpc.AppendResult(nil, msg.ID, json.RawMessage(`{"ok":true}`))))
+	}))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	wctx, cancel := context.WithCancel(ctx)
+	if err := c.Write(wctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"slow"}`)); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":8,"method":"ping"}`) // a round trip for the cancellation to land
+	got := map[string]string{}
+	for range 2 { // the ping's response and the stream's, in either order
+		m := clientReadMsg(t, ctx, c)
+		got[fmt.Sprint(m.ID.Raw())] = string(m.Result)
+		if m.Error != nil {
+			t.Fatalf("got %+v", m)
+		}
+	}
+	if got["7"] != `{"ok":true}` {
+		t.Fatalf("responses %q, want the stream's to id 7", got)
 	}
 }

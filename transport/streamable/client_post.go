@@ -104,6 +104,7 @@ type clientCall struct {
 	inline     bool                  // exchanged on the Write's goroutine (see writeCall)
 	written    bool                  // an inline call's POST got an answer
 	ctx        callContext           // an inline call's request context, when it needs no other
+	abort      func()                // on h1, ends the inline call's I/O (see callContext.AttachAbort); under ClientConn.mu
 
 	once     sync.Once
 	result   chan error // receives the first report, for Write; nil for an inline call

@@ -49,7 +49,7 @@ func clientMain(ctx context.Context, args []string) error {
 	pin := fs.Bool("pin", true, "pin the server to CPU 0 and the client to CPU 1 (taskset), GOMAXPROCS=1 each")
 	binDir := fs.String("bin", "bin", "directory for the built server binaries")
 	verbose := fs.Bool("v", false, "copy the servers' standard error to ours")
-	profileDir := fs.String("profile", "", "write each server's CPU and allocation profiles into this directory")
+	profileDir := fs.String("profile", "", "write each server's CPU and allocation profiles, and each client's CPU profile of the measured window, into this directory")
 	only := fs.String("rows", "", "run only the rows whose label contains one of these comma-separated words")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -97,6 +97,7 @@ func clientMain(ctx context.Context, args []string) error {
 			if *profileDir != "" {
 				base := fmt.Sprintf("%s/%s-%s-%s-r%d", *profileDir, row.server, row.mode, row.client, r+1)
 				cfg.CPUProfile, cfg.MemProfile = base+".cpu.pprof", base+".alloc.pprof"
+				cfg.ClientCPUProfile = base + ".client.cpu.pprof"
 			}
 			n++
 			start := time.Now()

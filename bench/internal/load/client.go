@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -85,6 +86,7 @@ func ownHTTPClient() *http.Client {
 // runClientHTTP measures a client library over Streamable HTTP: one session per
 // worker, each calling the echo tool in a loop.
 func runClientHTTP(ctx context.Context, cfg Config, p *serverProc, res *Result) error {
+	profileClient(&cfg)
 	if cfg.Client == ClientFloor {
 		cfg.Mode = ModeHTTPStateful
 		return runHTTP(ctx, cfg, p, p.addr, res)
@@ -104,6 +106,7 @@ func runClientHTTP(ctx context.Context, cfg Config, p *serverProc, res *Result) 
 // runClientStdio measures mcpkit's client over the server's stdio with
 // cfg.InFlight calls in flight on one session.
 func runClientStdio(ctx context.Context, cfg Config, p *serverProc, res *Result) error {
+	profileClient(&cfg)
 	if cfg.Client == ClientFloor {
 		cfg.Mode = ModeStdioPipelined
 		return runStdio(ctx, cfg, p, res)
@@ -119,6 +122,26 @@ func runClientStdio(ctx context.Context, cfg Config, p *serverProc, res *Result)
 	return runWorkers(ctx, cfg, p, res, cfg.InFlight, func(ctx context.Context, w int, phase *atomic.Int32, rec *recorder) {
 		loopCalls(ctx, w, phase, rec, mcpkitCall(cs, cfg.Client))
 	})
+}
+
+// profileClient makes the load generator write its own CPU profile of the
+// measured window to cfg.ClientCPUProfile, if set.
+func profileClient(cfg *Config) {
+	if cfg.ClientCPUProfile == "" {
+		return
+	}
+	var f *os.File
+	cfg.windowHook = func(begin bool) error {
+		if begin {
+			var err error
+			if f, err = os.Create(cfg.ClientCPUProfile); err != nil {
+				return err
+			}
+			return pprof.StartCPUProfile(f)
+		}
+		pprof.StopCPUProfile()
+		return f.Close()
+	}
 }
 
 // callFunc calls the echo tool with message and returns the text it answered.

@@ -59,6 +59,9 @@ type Config struct {
 	ServerGOMAXPROCS int    `json:"serverGOMAXPROCS"` // 0: leave alone
 	CPUProfile       string `json:"cpuProfile"`       // passed to the server as -cpuprofile
 	MemProfile       string `json:"memProfile"`       // passed to the server as -memprofile
+	// ClientCPUProfile, in the client modes, is where the load generator (the
+	// client under test) writes its own CPU profile of the measured window.
+	ClientCPUProfile string `json:"clientCPUProfile,omitempty"`
 
 	// Store ("memory", "redis" or "redis-strict") and Replicas configure ModeRedis.
 	Store    string `json:"store,omitempty"`

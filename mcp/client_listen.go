@@ -175,6 +175,26 @@ func (c *idConn) SetReplyHandler(f func(msg []byte) bool) {
 	}
 }
 
+// SetDecodedReplyHandler passes the handler on to a connection that takes one
+// (rpcconn.DecodedReplyStream), or, decoding the replies for it, to one that
+// takes raw replies.
+func (c *idConn) SetDecodedReplyHandler(f func(m *jsonrpc.Message) bool) {
+	switch s := c.Conn.(type) {
+	case interface {
+		SetDecodedReplyHandler(func(*jsonrpc.Message) bool)
+	}:
+		s.SetDecodedReplyHandler(f)
+	case interface{ SetReplyHandler(func([]byte) bool) }:
+		s.SetReplyHandler(func(data []byte) bool {
+			if jsonrpc.IsBatch(data) {
+				return false
+			}
+			m, err := jsonrpc.Decode(data)
+			return err == nil && f(m)
+		})
+	}
+}
+
 // Write writes msg, first reporting its id when ctx asks for it.
 func (c *idConn) Write(ctx context.Context, msg []byte) error {
 	if f, ok := ctx.Value(requestIDKey{}).(func(jsonrpc.ID)); ok {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
 
@@ -31,14 +33,14 @@ func (cs *ClientSession) CallTool(ctx context.Context, name string, args any, op
 	if err != nil {
 		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
 	}
-	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, opts)
+	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, opts, true)
 }
 
 // CallToolParams is [ClientSession.CallTool] with params the caller builds:
 // they are sent as they are (Arguments unchecked), with the client's own
 // _meta keys added in the stateless era.
 func (cs *ClientSession) CallToolParams(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	return cs.callTool(ctx, *p, opts)
+	return cs.callTool(ctx, *p, opts, false)
 }
 
 // CallToolRaw is [ClientSession.CallToolParams] returning the result as the
@@ -60,10 +62,24 @@ func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolPa
 }
 
 // callTool sends a tools/call; params is the session's own copy, which the
-// request may change (_meta, input responses, request state).
-func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption) (*protocol.CallToolResult, error) {
+// request may change (_meta, input responses, request state). checked says
+// that params.Arguments is known to be a valid JSON object (CallTool checked
+// it), which lets a plain call be encoded by hand (see callToolPlain).
+func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption, checked bool) (*protocol.CallToolResult, error) {
 	var raw json.RawMessage
-	if err := cs.request(ctx, toolCallOut(&params), &raw, opts); err != nil {
+	var err error
+	if checked && len(opts) == 0 && cs.send == nil && cs.stateless == nil && params.Meta == nil &&
+		params.Task == nil && params.InputResponses == nil && params.RequestState == "" {
+		raw, err = cs.callToolPlain(ctx, params.Name, params.Arguments)
+	} else {
+		// Only this branch hands the params and the result on as interface
+		// values: params and raw stay on the stack.
+		p := params
+		var r json.RawMessage
+		err = cs.request(ctx, toolCallOut(&p), &r, opts)
+		raw = r
+	}
+	if err != nil {
 		return nil, err
 	}
 	var res protocol.CallToolResult
@@ -75,6 +91,41 @@ func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolP
 	}
 	return &res, nil
 }
+
+// callToolPlain sends a legacy-era tools/call with only a name and arguments
+// (a valid JSON object, or nil), with no middleware and no request options:
+// its params are written by hand, as encoding/json would write them (the
+// arguments as the caller gave them, where encoding/json would compact them),
+// into a pooled buffer, and the result comes back raw.
+func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if d := cs.client.opts.RequestTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	bp := toolParamBufs.Get().(*[]byte)
+	b := appendToolCallParams((*bp)[:0], name, args)
+	raw, err := cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
+	if cap(b) <= 64<<10 {
+		*bp = b
+		toolParamBufs.Put(bp)
+	}
+	return raw, err
+}
+
+// appendToolCallParams appends the params of a tools/call with only a name
+// and arguments (a valid JSON object, or nil), as encoding/json writes
+// protocol.CallToolParams but with the arguments as they are.
+func appendToolCallParams(b []byte, name string, args json.RawMessage) []byte {
+	b = jsonrpc.AppendString(append(b, `{"name":`...), name)
+	if len(args) > 0 {
+		b = append(append(b, `,"arguments":`...), args...)
+	}
+	return append(b, '}')
+}
+
+// toolParamBufs holds the buffers callToolPlain writes params into.
+var toolParamBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // toolCallOut describes a tools/call with params, the session's own copy.
 func toolCallOut(params *protocol.CallToolParams) *outgoing {

@@ -149,7 +149,9 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 // contexts derived from ctx. The connection ends when the stream does, or on Close.
 func (c *Conn) Start(ctx context.Context) {
 	ctx, c.cancel = context.WithCancel(ctx)
-	if s, ok := c.stream.(ReplyStream); ok {
+	if s, ok := c.stream.(DecodedReplyStream); ok {
+		s.SetDecodedReplyHandler(c.takeDecoded)
+	} else if s, ok := c.stream.(ReplyStream); ok {
 		s.SetReplyHandler(c.takeReply)
 	}
 	go c.readLoop(ctx)
@@ -164,6 +166,25 @@ type ReplyStream interface {
 	// whether it took the message (a response), and otherwise the stream
 	// delivers it through Read. It is set once, before the first Write.
 	SetReplyHandler(func(msg []byte) bool)
+}
+
+// DecodedReplyStream is a ReplyStream that hands the reply over decoded (it
+// decodes it anyway, to match it to its request), sparing a second decode.
+type DecodedReplyStream interface {
+	Stream
+	// SetDecodedReplyHandler is SetReplyHandler for a handler that takes the
+	// decoded response, which it may keep.
+	SetDecodedReplyHandler(func(m *jsonrpc.Message) bool)
+}
+
+// takeDecoded is the decoded reply handler: it delivers a response to its
+// waiting call.
+func (c *Conn) takeDecoded(m *jsonrpc.Message) bool {
+	if !m.IsResponse() {
+		return false
+	}
+	c.deliver(m)
+	return true
 }
 
 // takeReply is the reply handler: it delivers a response to its waiting call.

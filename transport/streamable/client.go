@@ -178,9 +178,10 @@ type ClientConn struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	incoming chan []byte                           // messages for Read
-	reply    atomic.Pointer[func(msg []byte) bool] // see SetReplyHandler
-	switched chan struct{}                         // closed when a fallback Conn takes over
+	incoming chan []byte                                   // messages for Read
+	reply    atomic.Pointer[func(msg []byte) bool]         // see SetReplyHandler
+	replyMsg atomic.Pointer[func(m *jsonrpc.Message) bool] // see SetDecodedReplyHandler
+	switched chan struct{}                                 // closed when a fallback Conn takes over
 	fallback atomic.Pointer[clientFallback]
 
 	reinitMu sync.Mutex // serializes re-initializations

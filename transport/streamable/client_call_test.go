@@ -206,3 +206,31 @@ func TestClientCallHandedStreamOutlivesWriteContext(t *testing.T) {
 		t.Fatalf("responses %q, want the stream's to id 7", got)
 	}
 }
+
+// A decoded reply handler gets the response decoded, in place of the raw
+// reply handler, and a declined one goes to Read.
+func TestClientCallDecodedReplyHandler(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, clientBasic(nil))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	c.SetReplyHandler(func([]byte) bool { t.Error("the raw reply handler was called"); return false })
+	var got []*jsonrpc.Message
+	take := true
+	c.SetDecodedReplyHandler(func(m *jsonrpc.Message) bool {
+		got = append(got, m)
+		return take
+	})
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if len(got) != 1 || got[0].ID != jsonrpc.Int64ID(8) || !got[0].IsResponse() {
+		t.Fatalf("the handler got %+v", got)
+	}
+	if n := len(c.incoming); n != 0 {
+		t.Fatalf("%d messages queued for Read as well", n)
+	}
+	take = false
+	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(9) || len(got) != 2 {
+		t.Fatalf("Read got %+v after the handler declined (%d calls)", m, len(got))
+	}
+}

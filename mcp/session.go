@@ -26,9 +26,8 @@ type ServerSession struct {
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
-	state       atomic.Pointer[sessionState] // set by initialize
-	presetState sessionState                 // the state of a pre-initialized (sessionless) connection
-	ready       atomic.Bool                  // notifications/initialized received
+	state atomic.Pointer[sessionState] // set by initialize, or preset (see presetState)
+	ready atomic.Bool                  // notifications/initialized received
 
 	mu            sync.Mutex
 	logLevel      protocol.LoggingLevel   // "" until the client sets one
@@ -37,11 +36,34 @@ type ServerSession struct {
 	view          *sessionView            // what it was shown under a VisibleFunc (visibility.go); nil until it lists
 }
 
-// sessionState is what initialize negotiated; it never changes afterwards.
+// sessionState is what initialize negotiated; it never changes afterwards, so
+// sessions may share one.
 type sessionState struct {
 	version    string
 	clientInfo protocol.Implementation
 	clientCaps protocol.ClientCapabilities
+}
+
+// presetStates are the states of pre-initialized (sessionless) connections, one
+// per legacy version, shared by every such connection: a sessionless request
+// allocates none, and a session does not carry room for one.
+var presetStates = func() []*sessionState {
+	var sts []*sessionState
+	for _, v := range protocol.LegacyVersions() {
+		sts = append(sts, &sessionState{version: v})
+	}
+	return sts
+}()
+
+// presetState returns the shared state of a connection pre-initialized at the
+// legacy version v, or nil if v is not one.
+func presetState(v string) *sessionState {
+	for _, st := range presetStates {
+		if st.version == v {
+			return st
+		}
+	}
+	return nil
 }
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
@@ -92,6 +114,8 @@ func (ss *ServerSession) ProtocolVersion() string {
 }
 
 // ClientInfo returns the client's name and version as it sent them in initialize.
+// Its slices are shared with other sessions of the same client: do not change
+// them.
 func (ss *ServerSession) ClientInfo() protocol.Implementation {
 	if st := ss.state.Load(); st != nil {
 		return st.clientInfo
@@ -99,7 +123,9 @@ func (ss *ServerSession) ClientInfo() protocol.Implementation {
 	return protocol.Implementation{}
 }
 
-// ClientCapabilities returns what the client declared in initialize.
+// ClientCapabilities returns what the client declared in initialize. Its maps
+// and pointers are shared with other sessions of the same client: do not change
+// what they point to.
 func (ss *ServerSession) ClientCapabilities() protocol.ClientCapabilities {
 	if st := ss.state.Load(); st != nil {
 		return st.clientCaps

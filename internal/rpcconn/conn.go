@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/lazydone"
 	"github.com/mcpkit/mcpkit/internal/rpcshared"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -107,27 +108,34 @@ type Conn struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]chan *jsonrpc.Message // outgoing calls awaiting a response
 	running inflight                             // incoming requests being handled
+	cause   error                                // what the stream said of its end, beyond a bare io.EOF; set with closed
 	closed  bool
-	cause   error       // what the stream said of its end, beyond a bare io.EOF; set with closed
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
-
-	handlers sync.WaitGroup // incoming requests running
-	workers  sync.WaitGroup // handler goroutines, running a request or waiting for one
-	// idle hands a request to a handler goroutine waiting for work. The read loop
-	// alone uses these two fields: it makes the channel at the second request, so a
-	// connection that serves one request (stateless HTTP) keeps no goroutine waiting.
-	idle     chan func()
-	requests int
 	// readEnded is set when the read loop has stopped reading: a handler goroutine
 	// that finishes then exits instead of waiting for work (a connection that served
 	// a single request, as in stateless HTTP, arms no idle timer).
 	readEnded atomic.Bool
 
-	done   chan struct{}
-	err    error // why the read loop ended; set before done is closed
+	handlers sync.WaitGroup // incoming requests running
+	loop     *readLoop      // made by Start: a pushed connection has none
+
+	done   lazydone.Done // closed when the connection has ended; a channel only for those who wait
+	err    error         // why the read loop ended; set before done is closed
 	cancel context.CancelFunc
 
 	push pushState // see StartPush
+}
+
+// readLoop is what a connection started with Start adds: the handler goroutines
+// its read loop hands requests to. A pushed connection (an idle HTTP session)
+// does without.
+type readLoop struct {
+	workers sync.WaitGroup // handler goroutines, running a request or waiting for one
+	// idle hands a request to a handler goroutine waiting for work. The read loop
+	// alone uses these two fields: it makes the channel at the second request, so a
+	// connection that serves one request keeps no goroutine waiting.
+	idle     chan func()
+	requests int
 }
 
 // NewConn returns a connection over s. Call Start to begin reading.
@@ -136,7 +144,6 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		stream: s,
 		opts:   opts,
 		log:    opts.Logger,
-		done:   make(chan struct{}),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -149,6 +156,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 // contexts derived from ctx. The connection ends when the stream does, or on Close.
 func (c *Conn) Start(ctx context.Context) {
 	ctx, c.cancel = context.WithCancel(ctx)
+	c.loop = &readLoop{}
 	if s, ok := c.stream.(ReplyStream); ok {
 		s.SetReplyHandler(c.takeReply)
 	}
@@ -180,17 +188,15 @@ func (c *Conn) takeReply(data []byte) bool {
 }
 
 // Done is closed when the connection has ended.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.done.Wait() }
 
 // Err returns why the connection ended: nil for a clean end of stream or Close, the
 // read error otherwise. It is meaningful once Done is closed.
 func (c *Conn) Err() error {
-	select {
-	case <-c.done:
+	if c.done.IsClosed() {
 		return c.err
-	default:
-		return nil
 	}
+	return nil
 }
 
 // handlerGrace bounds how long Close waits for handlers to return after their
@@ -206,12 +212,14 @@ func (c *Conn) Close() error {
 	if c.push.on {
 		c.End(nil) // the transport may already have
 	}
-	<-c.done
+	<-c.done.Wait()
 	if !c.waitHandlers() {
 		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
 		return err
 	}
-	c.workers.Wait() // idle handler goroutines leave as soon as done is closed
+	if c.loop != nil {
+		c.loop.workers.Wait() // idle handler goroutines leave as soon as done is closed
+	}
 	return err
 }
 
@@ -327,7 +335,7 @@ func (c *Conn) shutdown(err error) {
 	} else if c.opts.Hooks != nil {
 		c.opts.Hooks.OnDone()
 	}
-	close(c.done)
+	c.done.Close()
 }
 
 func (c *Conn) replyDecodeError(ctx context.Context, msg *jsonrpc.Message, err error) {
@@ -438,22 +446,23 @@ const handlerIdleTimeout = time.Second
 // stack costs more than the rest of the goroutine's start.
 // It is called by the read loop only.
 func (c *Conn) goHandler(run func()) {
-	c.requests++
-	if c.idle == nil && c.requests > 1 {
-		c.idle = make(chan func())
+	l := c.loop
+	l.requests++
+	if l.idle == nil && l.requests > 1 {
+		l.idle = make(chan func())
 	}
 	select {
-	case c.idle <- run: // never ready while idle is nil
+	case l.idle <- run: // never ready while idle is nil
 	default:
-		c.workers.Add(1)
-		go c.handlerLoop(run, c.idle)
+		l.workers.Add(1)
+		go c.handlerLoop(run, l.idle)
 	}
 }
 
 // handlerLoop runs requests, taking the next from idle, until none comes for
 // handlerIdleTimeout or the connection ends. With a nil idle it runs one request.
 func (c *Conn) handlerLoop(run func(), idle chan func()) {
-	defer c.workers.Done()
+	defer c.loop.workers.Done()
 	var t *time.Timer
 	for {
 		run()
@@ -470,7 +479,7 @@ func (c *Conn) handlerLoop(run func(), idle chan func()) {
 		case run = <-idle:
 		case <-t.C:
 			return
-		case <-c.done:
+		case <-c.done.Wait():
 			t.Stop()
 			return
 		}

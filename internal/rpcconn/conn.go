@@ -99,10 +99,8 @@ type ConnHooks interface {
 // Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
 // to outgoing calls and runs the handler for incoming requests.
 type Conn struct {
-	stream  Stream
-	opts    ConnOptions
-	log     *slog.Logger
-	ordered OrderedHandler // opts.Handler, when it has requests to run in arrival order
+	stream Stream
+	opts   ConnOptions // opts.Logger is never nil
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -119,18 +117,19 @@ type Conn struct {
 	handlers sync.WaitGroup // incoming requests running
 	loop     *readLoop      // made by Start: a pushed connection has none
 
-	done   lazydone.Done // closed when the connection has ended; a channel only for those who wait
-	err    error         // why the read loop ended; set before done is closed
-	cancel context.CancelFunc
+	done lazydone.Done // closed when the connection has ended; a channel only for those who wait
+	err  error         // why the read loop ended; set before done is closed
 
 	push pushState // see StartPush
 }
 
-// readLoop is what a connection started with Start adds: the handler goroutines
-// its read loop hands requests to. A pushed connection (an idle HTTP session)
-// does without.
+// readLoop is what a connection started with Start adds: the base context of
+// its handlers and the handler goroutines its read loop hands requests to. A
+// pushed connection (an idle HTTP session) does without.
 type readLoop struct {
-	workers sync.WaitGroup // handler goroutines, running a request or waiting for one
+	cancel  context.CancelFunc // cancels the handlers' base context
+	ordered OrderedHandler     // opts.Handler, when it has requests to run in arrival order
+	workers sync.WaitGroup     // handler goroutines, running a request or waiting for one
 	// idle hands a request to a handler goroutine waiting for work. The read loop
 	// alone uses these two fields: it makes the channel at the second request, so a
 	// connection that serves one request keeps no goroutine waiting.
@@ -143,20 +142,20 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	c := &Conn{
 		stream: s,
 		opts:   opts,
-		log:    opts.Logger,
 	}
-	if c.log == nil {
-		c.log = slog.Default()
+	if c.opts.Logger == nil {
+		c.opts.Logger = slog.Default()
 	}
-	c.ordered, _ = opts.Handler.(OrderedHandler)
 	return c
 }
 
 // Start begins reading in a goroutine owned by the connection (or see StartPush). Handlers receive
 // contexts derived from ctx. The connection ends when the stream does, or on Close.
 func (c *Conn) Start(ctx context.Context) {
-	ctx, c.cancel = context.WithCancel(ctx)
-	c.loop = &readLoop{}
+	l := &readLoop{}
+	ctx, l.cancel = context.WithCancel(ctx)
+	l.ordered, _ = c.opts.Handler.(OrderedHandler)
+	c.loop = l
 	if s, ok := c.stream.(ReplyStream); ok {
 		s.SetReplyHandler(c.takeReply)
 	}
@@ -214,7 +213,7 @@ func (c *Conn) Close() error {
 	}
 	<-c.done.Wait()
 	if !c.waitHandlers() {
-		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
+		c.opts.Logger.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
 		return err
 	}
 	if c.loop != nil {
@@ -312,7 +311,7 @@ func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
 		c.writeError(ctx, id, e)
 	default:
 		// No id before the cut: a notification, or a request whose id comes late.
-		c.log.Warn("jsonrpc: dropped an oversized message", "error", err)
+		c.opts.Logger.Warn("jsonrpc: dropped an oversized message", "error", err)
 		c.writeError(ctx, jsonrpc.NullID(), e)
 	}
 }
@@ -328,7 +327,9 @@ func (c *Conn) closedErrorLocked(method string) error {
 
 func (c *Conn) shutdown(err error) {
 	c.failPending(err)
-	c.cancel()
+	if c.loop != nil {
+		c.loop.cancel()
+	}
 	c.err = err
 	if c.opts.OnDone != nil {
 		c.opts.OnDone()
@@ -346,7 +347,7 @@ func (c *Conn) replyDecodeError(ctx context.Context, msg *jsonrpc.Message, err e
 	id := jsonrpc.NullID()
 	if msg != nil {
 		if msg.IsResponse() {
-			c.log.Warn("jsonrpc: dropping malformed response", "id", msg.ID, "error", e.Message)
+			c.opts.Logger.Warn("jsonrpc: dropping malformed response", "id", msg.ID, "error", e.Message)
 			return
 		}
 		if msg.ID.IsValid() {
@@ -364,12 +365,12 @@ func (c *Conn) dispatch(ctx context.Context, msg *jsonrpc.Message, collect func(
 		c.deliver(msg)
 	case msg.IsNotification():
 		if _, err := c.invoke(ctx, msg); err != nil {
-			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
+			c.opts.Logger.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
 		}
 	default:
 		// A request that must take effect in arrival order runs here, on the read
 		// loop, before the next message is read.
-		inOrder := collect == nil && c.ordered != nil && c.ordered.InOrder(msg)
+		inOrder := collect == nil && c.loop != nil && c.loop.ordered != nil && c.loop.ordered.InOrder(msg)
 		c.startRequest(ctx, msg, collect, inOrder)
 	}
 }
@@ -380,7 +381,7 @@ func (c *Conn) deliver(msg *jsonrpc.Message) {
 	delete(c.pending, msg.ID)
 	c.mu.Unlock()
 	if !ok {
-		c.log.Warn("jsonrpc: response to no pending call", "id", msg.ID)
+		c.opts.Logger.Warn("jsonrpc: response to no pending call", "id", msg.ID)
 		return
 	}
 	ch <- msg
@@ -506,7 +507,7 @@ func (c *Conn) invoke(ctx context.Context, msg *jsonrpc.Message) (result any, er
 	defer func() {
 		if p := recover(); p != nil {
 			// The value and stack go to the log only (see StackAttr).
-			c.log.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, StackAttr())
+			c.opts.Logger.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, StackAttr())
 			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: the handler of %q failed", msg.Method)}
 		}
 	}()
@@ -603,6 +604,6 @@ func (c *Conn) writeError(ctx context.Context, id jsonrpc.ID, e *jsonrpc.Error) 
 
 func (c *Conn) write(ctx context.Context, data []byte) {
 	if err := c.stream.Write(ctx, data); err != nil {
-		c.log.Debug("jsonrpc: write failed", "error", err)
+		c.opts.Logger.Debug("jsonrpc: write failed", "error", err)
 	}
 }

@@ -181,7 +181,8 @@ func printReport(w io.Writer, o *options, results []*load.Result) {
 	printRedis(w, gs)
 }
 
-// printTargets writes mcpkit's ratios against the targets of issue 5. Throughput
+// printTargets writes mcpkit's ratios against the targets of issue 5, and
+// against issue 20's for idle sessions (mcpkit / ceiling per session). Throughput
 // ratios are given twice: from calls/s, and from server CPU time per call (the
 // other's µs/call over mcpkit's), which other load on the machine disturbs less.
 func printTargets(w io.Writer, gs []*group) {

@@ -62,14 +62,14 @@ type session struct {
 	endOnce sync.Once
 
 	mu         sync.Mutex
+	open       int32       // HTTP requests in progress on this session
 	remote     string      // the network address of the client's latest request
 	inbox      chan []byte // client messages for conn.Read; made at first use
-	version    string      // negotiated protocol version; "" until known
+	version    string      // negotiated protocol version; "" until known (a one-request session's: from its headers)
 	routes     routeTable  // request id → the stream owing its response
 	streams    streamSet   // resumable streams still expecting events
 	standalone *stream     // the GET stream, once the client opened one
 	nextStream uint64
-	open       int       // HTTP requests in progress on this session
 	lastActive time.Time // when a request ended, or the server last wrote while none was open
 
 	// rep is set, before the session is shared, when the handler keeps its
@@ -98,11 +98,11 @@ func (s *session) principal() string {
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
 type sessionConn struct{ s *session }
 
-// sessionlessConn adds transport.SessionlessConn to a sessionConn.
+// sessionlessConn adds transport.SessionlessConn to a sessionConn. Its
+// protocol version is its session's version, set before the session is shared.
 type sessionlessConn struct {
 	sessionConn
-	version string
-	header  http.Header // the POST's headers (a stateless request's)
+	header http.Header // the POST's headers (a stateless request's)
 }
 
 // statelessConn is the transport.Conn of one 2026-07-28 request: a
@@ -166,8 +166,11 @@ func (c *sessionConn) RemoteAddr() string {
 }
 
 // ProtocolVersion returns the version of a sessionless request: its
-// MCP-Protocol-Version header, or DefaultProtocolVersion.
-func (c *sessionlessConn) ProtocolVersion() string { return c.version }
+// MCP-Protocol-Version header, or DefaultProtocolVersion. It is the session's
+// version, set when the session was made and not changed afterwards (only an
+// initialize changes it, and a POST that carries one is served as a plain
+// sessionConn).
+func (c *sessionlessConn) ProtocolVersion() string { return c.s.version }
 
 // newSessionID returns a fresh, cryptographically random session id: 26 characters
 // of base32 (A-Z, 2-7), 130 bits of randomness, all visible ASCII as the

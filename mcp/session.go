@@ -21,19 +21,42 @@ type ServerSession struct {
 	server    *Server
 	conn      *rpcconn.Conn
 	transport transport.Conn
-	legacy    bool // the transport carries the legacy era only (transport.LegacyConn)
-	tracked   bool // registered in the server's sessions (not a one-request connection)
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
-	state atomic.Pointer[sessionState] // set by initialize, or preset (see presetState)
-	ready atomic.Bool                  // notifications/initialized received
+	state   atomic.Pointer[sessionState] // set by initialize, or preset (see presetState)
+	ready   atomic.Bool                  // notifications/initialized received
+	legacy  bool                         // the transport carries the legacy era only (transport.LegacyConn)
+	tracked bool                         // registered in the server's sessions (not a one-request connection)
 
 	mu            sync.Mutex
-	logLevel      protocol.LoggingLevel   // "" until the client sets one
-	subscriptions map[string]struct{}     // resource URIs; nil until the first subscribe
-	applied       *transport.SessionState // the shared state logLevel and subscriptions reflect (see syncSharedLocked)
-	view          *sessionView            // what it was shown under a VisibleFunc (visibility.go); nil until it lists
+	logLevel      protocol.LoggingLevel // "" until the client sets one
+	subscriptions map[string]struct{}   // resource URIs; nil until the first subscribe
+	rare          *sessionRare          // nil until needed
+}
+
+// sessionRare is what few sessions need, kept out of the others: an idle
+// session keeps neither. Read and written under the session's mu.
+type sessionRare struct {
+	applied *transport.SessionState // the shared state logLevel and subscriptions reflect (see syncSharedLocked)
+	view    *sessionView            // what it was shown under a VisibleFunc (visibility.go); nil until it lists
+}
+
+// rareLocked returns the session's sessionRare, making it the first time.
+// ss.mu is held.
+func (ss *ServerSession) rareLocked() *sessionRare {
+	if ss.rare == nil {
+		ss.rare = &sessionRare{}
+	}
+	return ss.rare
+}
+
+// viewLocked returns what the session was shown, or nil. ss.mu is held.
+func (ss *ServerSession) viewLocked() *sessionView {
+	if ss.rare == nil {
+		return nil
+	}
+	return ss.rare.view
 }
 
 // sessionState is what initialize negotiated; it never changes afterwards, so

@@ -47,7 +47,7 @@ func (ss *ServerSession) restore(st *transport.SessionState) error {
 // applyLocked takes the log level and subscriptions of a shared state. ss.mu
 // is held (or the session is not yet shared).
 func (ss *ServerSession) applyLocked(st *transport.SessionState) {
-	ss.applied = st
+	ss.rareLocked().applied = st
 	ss.logLevel = protocol.LoggingLevel(st.LogLevel)
 	if ss.logLevel.Severity() < 0 {
 		ss.logLevel = ""
@@ -71,7 +71,7 @@ func (ss *ServerSession) syncSharedLocked() {
 	if !ok {
 		return
 	}
-	if st := sc.RestoredState(); st != nil && st != ss.applied {
+	if st := sc.RestoredState(); st != nil && (ss.rare == nil || st != ss.rare.applied) {
 		ss.applyLocked(st)
 	}
 }

@@ -218,7 +218,7 @@ func TestConcurrentRequestsInOneSession(t *testing.T) {
 
 // maxIdleSessionHeap bounds the heap an idle legacy session keeps, its map
 // entries included (the connection is net/http's). It was 1,601 bytes in 12
-// objects before issue 20; it is 801 in 5: the session, the rpcconn.Conn, the
+// objects before issue 20; it is 789 in 5: the session, the rpcconn.Conn, the
 // mcp.ServerSession, the id and a route slice.
 const maxIdleSessionHeap = 1024
 

@@ -72,6 +72,7 @@ func initialize(ctx context.Context, r *Request, raw json.RawMessage) (any, erro
 	}
 	ss := r.Session
 	st := &sessionState{version: protocol.Negotiate(p.ProtocolVersion), clientInfo: p.ClientInfo, clientCaps: p.Capabilities}
+	st = ss.server.states.share(raw, st) // the same params negotiate the same state
 	if !ss.state.CompareAndSwap(nil, st) {
 		return nil, errorf(CodeInvalidRequest, "invalid request: the session is already initialized")
 	}

@@ -108,6 +108,7 @@ type Server struct {
 	prompts     registry[*serverPrompt]
 	completions map[completionKey]CompleteFunc
 	sessions    map[*ServerSession]struct{}
+	states      sharedStates // what initialize negotiated, shared by sessions (session_state.go)
 	methods     map[string]serverMethod
 	stateless   map[string]featureFunc
 	keyring     *requeststate.Keyring
@@ -190,9 +191,9 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 		// A legacy version means sessionless HTTP: served as if initialize
 		// had negotiated it. Otherwise (no version, or a stateless one) each
 		// request declares itself in _meta.
-		if v := sc.ProtocolVersion(); protocol.IsLegacy(v) {
-			ss.presetState = sessionState{version: v} // in the session: no allocation of its own
-			ss.state.Store(&ss.presetState)
+		v := sc.ProtocolVersion()
+		if st := presetState(v); st != nil {
+			ss.state.Store(st) // shared: no allocation of its own
 			ss.ready.Store(true)
 		} else if v != "" && !isStatelessVersion(v) {
 			return nil, fmt.Errorf("mcp: sessionless connection with unsupported protocol version %q", v)

@@ -21,27 +21,72 @@ type ServerSession struct {
 	server    *Server
 	conn      *rpcconn.Conn
 	transport transport.Conn
-	legacy    bool // the transport carries the legacy era only (transport.LegacyConn)
-	tracked   bool // registered in the server's sessions (not a one-request connection)
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
 
-	state       atomic.Pointer[sessionState] // set by initialize
-	presetState sessionState                 // the state of a pre-initialized (sessionless) connection
-	ready       atomic.Bool                  // notifications/initialized received
+	state   atomic.Pointer[sessionState] // set by initialize, or preset (see presetState)
+	ready   atomic.Bool                  // notifications/initialized received
+	legacy  bool                         // the transport carries the legacy era only (transport.LegacyConn)
+	tracked bool                         // registered in the server's sessions (not a one-request connection)
 
 	mu            sync.Mutex
-	logLevel      protocol.LoggingLevel   // "" until the client sets one
-	subscriptions map[string]struct{}     // resource URIs; nil until the first subscribe
-	applied       *transport.SessionState // the shared state logLevel and subscriptions reflect (see syncSharedLocked)
-	view          *sessionView            // what it was shown under a VisibleFunc (visibility.go); nil until it lists
+	logLevel      protocol.LoggingLevel // "" until the client sets one
+	subscriptions map[string]struct{}   // resource URIs; nil until the first subscribe
+	rare          *sessionRare          // nil until needed
 }
 
-// sessionState is what initialize negotiated; it never changes afterwards.
+// sessionRare is what few sessions need, kept out of the others: an idle
+// session keeps neither. Read and written under the session's mu.
+type sessionRare struct {
+	applied *transport.SessionState // the shared state logLevel and subscriptions reflect (see syncSharedLocked)
+	view    *sessionView            // what it was shown under a VisibleFunc (visibility.go); nil until it lists
+}
+
+// rareLocked returns the session's sessionRare, making it the first time.
+// ss.mu is held.
+func (ss *ServerSession) rareLocked() *sessionRare {
+	if ss.rare == nil {
+		ss.rare = &sessionRare{}
+	}
+	return ss.rare
+}
+
+// viewLocked returns what the session was shown, or nil. ss.mu is held.
+func (ss *ServerSession) viewLocked() *sessionView {
+	if ss.rare == nil {
+		return nil
+	}
+	return ss.rare.view
+}
+
+// sessionState is what initialize negotiated; it never changes afterwards, so
+// sessions may share one.
 type sessionState struct {
 	version    string
 	clientInfo protocol.Implementation
 	clientCaps protocol.ClientCapabilities
+}
+
+// presetStates are the states of pre-initialized (sessionless) connections, one
+// per legacy version, shared by every such connection: a sessionless request
+// allocates none, and a session does not carry room for one.
+var presetStates = func() []*sessionState {
+	var sts []*sessionState
+	for _, v := range protocol.LegacyVersions() {
+		sts = append(sts, &sessionState{version: v})
+	}
+	return sts
+}()
+
+// presetState returns the shared state of a connection pre-initialized at the
+// legacy version v, or nil if v is not one.
+func presetState(v string) *sessionState {
+	for _, st := range presetStates {
+		if st.version == v {
+			return st
+		}
+	}
+	return nil
 }
 
 func newServerSession(s *Server, conn transport.Conn) *ServerSession {
@@ -92,6 +137,8 @@ func (ss *ServerSession) ProtocolVersion() string {
 }
 
 // ClientInfo returns the client's name and version as it sent them in initialize.
+// Its slices are shared with other sessions of the same client: do not change
+// them.
 func (ss *ServerSession) ClientInfo() protocol.Implementation {
 	if st := ss.state.Load(); st != nil {
 		return st.clientInfo
@@ -99,7 +146,9 @@ func (ss *ServerSession) ClientInfo() protocol.Implementation {
 	return protocol.Implementation{}
 }
 
-// ClientCapabilities returns what the client declared in initialize.
+// ClientCapabilities returns what the client declared in initialize. Its maps
+// and pointers are shared with other sessions of the same client: do not change
+// what they point to.
 func (ss *ServerSession) ClientCapabilities() protocol.ClientCapabilities {
 	if st := ss.state.Load(); st != nil {
 		return st.clientCaps

@@ -23,14 +23,14 @@ func (ss *ServerSession) restore(st *transport.SessionState) error {
 	if !protocol.IsLegacy(st.ProtocolVersion) {
 		return fmt.Errorf("mcp: restored session with unsupported protocol version %q", st.ProtocolVersion)
 	}
-	ss.presetState = sessionState{version: st.ProtocolVersion}
+	preset := &sessionState{version: st.ProtocolVersion}
 	if len(st.ClientInfo) > 0 {
-		if err := json.Unmarshal(st.ClientInfo, &ss.presetState.clientInfo); err != nil {
+		if err := json.Unmarshal(st.ClientInfo, &preset.clientInfo); err != nil {
 			return fmt.Errorf("mcp: restored session: client info: %w", err)
 		}
 	}
 	if len(st.ClientCapabilities) > 0 {
-		if err := json.Unmarshal(st.ClientCapabilities, &ss.presetState.clientCaps); err != nil {
+		if err := json.Unmarshal(st.ClientCapabilities, &preset.clientCaps); err != nil {
 			return fmt.Errorf("mcp: restored session: client capabilities: %w", err)
 		}
 	}
@@ -39,7 +39,7 @@ func (ss *ServerSession) restore(st *transport.SessionState) error {
 		return fmt.Errorf("mcp: restored session: unknown logging level %q", st.LogLevel)
 	}
 	ss.applyLocked(st) // not yet shared: no lock needed
-	ss.state.Store(&ss.presetState)
+	ss.state.Store(preset)
 	ss.ready.Store(st.Initialized)
 	return nil
 }
@@ -47,7 +47,7 @@ func (ss *ServerSession) restore(st *transport.SessionState) error {
 // applyLocked takes the log level and subscriptions of a shared state. ss.mu
 // is held (or the session is not yet shared).
 func (ss *ServerSession) applyLocked(st *transport.SessionState) {
-	ss.applied = st
+	ss.rareLocked().applied = st
 	ss.logLevel = protocol.LoggingLevel(st.LogLevel)
 	if ss.logLevel.Severity() < 0 {
 		ss.logLevel = ""
@@ -71,7 +71,7 @@ func (ss *ServerSession) syncSharedLocked() {
 	if !ok {
 		return
 	}
-	if st := sc.RestoredState(); st != nil && st != ss.applied {
+	if st := sc.RestoredState(); st != nil && (ss.rare == nil || st != ss.rare.applied) {
 		ss.applyLocked(st)
 	}
 }

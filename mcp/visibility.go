@@ -152,11 +152,12 @@ func (ss *ServerSession) recordView(ctx context.Context, kind FeatureKind, fp ui
 	vctx := context.WithoutCancel(ctx)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.view == nil {
-		ss.view = &sessionView{}
+	r := ss.rareLocked()
+	if r.view == nil {
+		r.view = &sessionView{}
 	}
-	ss.view.ctx = vctx
-	ss.view.known[kind-1], ss.view.fp[kind-1] = true, fp
+	r.view.ctx = vctx
+	r.view.known[kind-1], r.view.fp[kind-1] = true, fp
 }
 
 // forgetView notes that the session was told the lists of method changed:
@@ -164,12 +165,13 @@ func (ss *ServerSession) recordView(ctx context.Context, kind FeatureKind, fp ui
 func (ss *ServerSession) forgetView(method string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.view == nil {
+	view := ss.viewLocked()
+	if view == nil {
 		return
 	}
-	for i := range ss.view.known {
+	for i := range view.known {
 		if listChangedMethod(FeatureKind(i+1)) == method {
-			ss.view.known[i] = false
+			view.known[i] = false
 		}
 	}
 }
@@ -178,20 +180,21 @@ func (ss *ServerSession) forgetView(method string) {
 // the ones that changed.
 func (ss *ServerSession) refreshView() {
 	ss.mu.Lock()
-	if ss.view == nil {
+	view := ss.viewLocked()
+	if view == nil {
 		ss.mu.Unlock()
 		return
 	}
-	v := *ss.view
+	v := *view
 	ss.mu.Unlock()
 	fp := ss.server.fingerprints(v.ctx, &Request{Session: ss}, v.known)
 	var send []string
 	ss.mu.Lock()
 	for i, ok := range v.known {
-		if ok && ss.view.known[i] && fp[i] != ss.view.fp[i] {
+		if ok && view.known[i] && fp[i] != view.fp[i] {
 			// Told: it lists again (recording its new view) before it is
 			// told again.
-			ss.view.known[i] = false
+			view.known[i] = false
 			if m := listChangedMethod(FeatureKind(i + 1)); !slices.Contains(send, m) {
 				send = append(send, m)
 			}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/lazydone"
 	"github.com/mcpkit/mcpkit/internal/rpcshared"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -98,36 +99,42 @@ type ConnHooks interface {
 // Conn is one JSON-RPC connection: it reads messages from a Stream, matches responses
 // to outgoing calls and runs the handler for incoming requests.
 type Conn struct {
-	stream  Stream
-	opts    ConnOptions
-	log     *slog.Logger
-	ordered OrderedHandler // opts.Handler, when it has requests to run in arrival order
+	stream Stream
+	opts   ConnOptions // opts.Logger is never nil
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]chan *jsonrpc.Message // outgoing calls awaiting a response
 	running inflight                             // incoming requests being handled
+	cause   error                                // what the stream said of its end, beyond a bare io.EOF; set with closed
 	closed  bool
-	cause   error       // what the stream said of its end, beyond a bare io.EOF; set with closed
 	closing atomic.Bool // Close was called: an end of stream is ours, not the peer's
-
-	handlers sync.WaitGroup // incoming requests running
-	workers  sync.WaitGroup // handler goroutines, running a request or waiting for one
-	// idle hands a request to a handler goroutine waiting for work. The read loop
-	// alone uses these two fields: it makes the channel at the second request, so a
-	// connection that serves one request (stateless HTTP) keeps no goroutine waiting.
-	idle     chan func()
-	requests int
 	// readEnded is set when the read loop has stopped reading: a handler goroutine
 	// that finishes then exits instead of waiting for work (a connection that served
 	// a single request, as in stateless HTTP, arms no idle timer).
 	readEnded atomic.Bool
 
-	done   chan struct{}
-	err    error // why the read loop ended; set before done is closed
-	cancel context.CancelFunc
+	handlers sync.WaitGroup // incoming requests running
+	loop     *readLoop      // made by Start: a pushed connection has none
+
+	done lazydone.Done // closed when the connection has ended; a channel only for those who wait
+	err  error         // why the read loop ended; set before done is closed
 
 	push pushState // see StartPush
+}
+
+// readLoop is what a connection started with Start adds: the base context of
+// its handlers and the handler goroutines its read loop hands requests to. A
+// pushed connection (an idle HTTP session) does without.
+type readLoop struct {
+	cancel  context.CancelFunc // cancels the handlers' base context
+	ordered OrderedHandler     // opts.Handler, when it has requests to run in arrival order
+	workers sync.WaitGroup     // handler goroutines, running a request or waiting for one
+	// idle hands a request to a handler goroutine waiting for work. The read loop
+	// alone uses these two fields: it makes the channel at the second request, so a
+	// connection that serves one request keeps no goroutine waiting.
+	idle     chan func()
+	requests int
 }
 
 // NewConn returns a connection over s. Call Start to begin reading.
@@ -135,20 +142,20 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	c := &Conn{
 		stream: s,
 		opts:   opts,
-		log:    opts.Logger,
-		done:   make(chan struct{}),
 	}
-	if c.log == nil {
-		c.log = slog.Default()
+	if c.opts.Logger == nil {
+		c.opts.Logger = slog.Default()
 	}
-	c.ordered, _ = opts.Handler.(OrderedHandler)
 	return c
 }
 
 // Start begins reading in a goroutine owned by the connection (or see StartPush). Handlers receive
 // contexts derived from ctx. The connection ends when the stream does, or on Close.
 func (c *Conn) Start(ctx context.Context) {
-	ctx, c.cancel = context.WithCancel(ctx)
+	l := &readLoop{}
+	ctx, l.cancel = context.WithCancel(ctx)
+	l.ordered, _ = c.opts.Handler.(OrderedHandler)
+	c.loop = l
 	if s, ok := c.stream.(DecodedReplyStream); ok {
 		s.SetDecodedReplyHandler(c.takeDecoded)
 	} else if s, ok := c.stream.(ReplyStream); ok {
@@ -201,17 +208,15 @@ func (c *Conn) takeReply(data []byte) bool {
 }
 
 // Done is closed when the connection has ended.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.done.Wait() }
 
 // Err returns why the connection ended: nil for a clean end of stream or Close, the
 // read error otherwise. It is meaningful once Done is closed.
 func (c *Conn) Err() error {
-	select {
-	case <-c.done:
+	if c.done.IsClosed() {
 		return c.err
-	default:
-		return nil
 	}
+	return nil
 }
 
 // handlerGrace bounds how long Close waits for handlers to return after their
@@ -227,12 +232,14 @@ func (c *Conn) Close() error {
 	if c.push.on {
 		c.End(nil) // the transport may already have
 	}
-	<-c.done
+	<-c.done.Wait()
 	if !c.waitHandlers() {
-		c.log.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
+		c.opts.Logger.Warn("jsonrpc: Close gave up waiting for handlers that ignore their context")
 		return err
 	}
-	c.workers.Wait() // idle handler goroutines leave as soon as done is closed
+	if c.loop != nil {
+		c.loop.workers.Wait() // idle handler goroutines leave as soon as done is closed
+	}
 	return err
 }
 
@@ -325,7 +332,7 @@ func (c *Conn) rejectTooLarge(ctx context.Context, err error) {
 		c.writeError(ctx, id, e)
 	default:
 		// No id before the cut: a notification, or a request whose id comes late.
-		c.log.Warn("jsonrpc: dropped an oversized message", "error", err)
+		c.opts.Logger.Warn("jsonrpc: dropped an oversized message", "error", err)
 		c.writeError(ctx, jsonrpc.NullID(), e)
 	}
 }
@@ -341,14 +348,16 @@ func (c *Conn) closedErrorLocked(method string) error {
 
 func (c *Conn) shutdown(err error) {
 	c.failPending(err)
-	c.cancel()
+	if c.loop != nil {
+		c.loop.cancel()
+	}
 	c.err = err
 	if c.opts.OnDone != nil {
 		c.opts.OnDone()
 	} else if c.opts.Hooks != nil {
 		c.opts.Hooks.OnDone()
 	}
-	close(c.done)
+	c.done.Close()
 }
 
 func (c *Conn) replyDecodeError(ctx context.Context, msg *jsonrpc.Message, err error) {
@@ -359,7 +368,7 @@ func (c *Conn) replyDecodeError(ctx context.Context, msg *jsonrpc.Message, err e
 	id := jsonrpc.NullID()
 	if msg != nil {
 		if msg.IsResponse() {
-			c.log.Warn("jsonrpc: dropping malformed response", "id", msg.ID, "error", e.Message)
+			c.opts.Logger.Warn("jsonrpc: dropping malformed response", "id", msg.ID, "error", e.Message)
 			return
 		}
 		if msg.ID.IsValid() {
@@ -377,12 +386,12 @@ func (c *Conn) dispatch(ctx context.Context, msg *jsonrpc.Message, collect func(
 		c.deliver(msg)
 	case msg.IsNotification():
 		if _, err := c.invoke(ctx, msg); err != nil {
-			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
+			c.opts.Logger.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
 		}
 	default:
 		// A request that must take effect in arrival order runs here, on the read
 		// loop, before the next message is read.
-		inOrder := collect == nil && c.ordered != nil && c.ordered.InOrder(msg)
+		inOrder := collect == nil && c.loop != nil && c.loop.ordered != nil && c.loop.ordered.InOrder(msg)
 		c.startRequest(ctx, msg, collect, inOrder)
 	}
 }
@@ -393,7 +402,7 @@ func (c *Conn) deliver(msg *jsonrpc.Message) {
 	delete(c.pending, msg.ID)
 	c.mu.Unlock()
 	if !ok {
-		c.log.Warn("jsonrpc: response to no pending call", "id", msg.ID)
+		c.opts.Logger.Warn("jsonrpc: response to no pending call", "id", msg.ID)
 		return
 	}
 	ch <- msg
@@ -459,22 +468,23 @@ const handlerIdleTimeout = time.Second
 // stack costs more than the rest of the goroutine's start.
 // It is called by the read loop only.
 func (c *Conn) goHandler(run func()) {
-	c.requests++
-	if c.idle == nil && c.requests > 1 {
-		c.idle = make(chan func())
+	l := c.loop
+	l.requests++
+	if l.idle == nil && l.requests > 1 {
+		l.idle = make(chan func())
 	}
 	select {
-	case c.idle <- run: // never ready while idle is nil
+	case l.idle <- run: // never ready while idle is nil
 	default:
-		c.workers.Add(1)
-		go c.handlerLoop(run, c.idle)
+		l.workers.Add(1)
+		go c.handlerLoop(run, l.idle)
 	}
 }
 
 // handlerLoop runs requests, taking the next from idle, until none comes for
 // handlerIdleTimeout or the connection ends. With a nil idle it runs one request.
 func (c *Conn) handlerLoop(run func(), idle chan func()) {
-	defer c.workers.Done()
+	defer c.loop.workers.Done()
 	var t *time.Timer
 	for {
 		run()
@@ -491,7 +501,7 @@ func (c *Conn) handlerLoop(run func(), idle chan func()) {
 		case run = <-idle:
 		case <-t.C:
 			return
-		case <-c.done:
+		case <-c.done.Wait():
 			t.Stop()
 			return
 		}
@@ -518,7 +528,7 @@ func (c *Conn) invoke(ctx context.Context, msg *jsonrpc.Message) (result any, er
 	defer func() {
 		if p := recover(); p != nil {
 			// The value and stack go to the log only (see StackAttr).
-			c.log.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, StackAttr())
+			c.opts.Logger.Error("jsonrpc: handler panicked", "method", msg.Method, "panic", p, StackAttr())
 			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: the handler of %q failed", msg.Method)}
 		}
 	}()
@@ -615,6 +625,6 @@ func (c *Conn) writeError(ctx context.Context, id jsonrpc.ID, e *jsonrpc.Error) 
 
 func (c *Conn) write(ctx context.Context, data []byte) {
 	if err := c.stream.Write(ctx, data); err != nil {
-		c.log.Debug("jsonrpc: write failed", "error", err)
+		c.opts.Logger.Debug("jsonrpc: write failed", "error", err)
 	}
 }

@@ -22,10 +22,6 @@ type pushState struct {
 	endOnce sync.Once
 }
 
-// noCancel stands for the base context's cancel function of a pushed
-// connection, which has no base context.
-func noCancel() {}
-
 // errEnded cancels the requests still running when a pushed connection ends.
 var errEnded = errors.New("jsonrpc: the connection ended")
 
@@ -35,7 +31,6 @@ var errEnded = errors.New("jsonrpc: the connection ended")
 // Start, once.
 func (c *Conn) StartPush() {
 	c.push.on = true
-	c.cancel = noCancel
 }
 
 // Receive handles one incoming message of a connection started with StartPush,
@@ -57,7 +52,7 @@ func (c *Conn) Receive(ctx context.Context, msg *jsonrpc.Message) {
 			return
 		}
 		if _, err := c.invoke(ctx, msg); err != nil {
-			c.log.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
+			c.opts.Logger.Debug("jsonrpc: notification handler failed", "method", msg.Method, "error", err)
 		}
 	default:
 		c.startRequest(ctx, msg, nil, true)

@@ -80,7 +80,7 @@ func (h *Handler) forwardAnswer(w http.ResponseWriter, r *http.Request, s *sessi
 	if owner == "" || owner == h.relay.Replica() {
 		return false
 	}
-	payload, err := json.Marshal(&relayMsg{Kind: relayAnswer, Session: s.id, Principal: s.principal, Msg: in.body})
+	payload, err := json.Marshal(&relayMsg{Kind: relayAnswer, Session: s.id, Principal: s.principal(), Msg: in.body})
 	if err == nil {
 		err = h.relay.Send(r.Context(), owner, relayTopic, payload)
 	}
@@ -107,7 +107,7 @@ func (h *Handler) onRelay(payload []byte) {
 		return
 	}
 	s := h.lookupSession(m.Session)
-	if s == nil || s.principal != m.Principal {
+	if s == nil || s.principal() != m.Principal {
 		h.log.Debug("streamable: a relay message for a session this replica does not hold", "session", m.Session, "kind", m.Kind)
 		return
 	}

@@ -126,7 +126,7 @@ func (h *Handler) releaseGetClaim(s *session, st *stream) {
 // whether one took it.
 func (s *session) relayToGet(ctx context.Context, msg []byte) bool {
 	h := s.h
-	payload, err := json.Marshal(&relayMsg{Kind: relayGet, Session: s.id, Principal: s.principal, Msg: msg})
+	payload, err := json.Marshal(&relayMsg{Kind: relayGet, Session: s.id, Principal: s.principal(), Msg: msg})
 	if err != nil {
 		return false
 	}
@@ -165,7 +165,7 @@ func (h *Handler) takeOverGet(w http.ResponseWriter, r *http.Request, s *session
 			h.releaseGetClaim(s, st)
 		}
 	}()
-	if payload, err := json.Marshal(&relayMsg{Kind: relayRelease, Session: s.id, Principal: s.principal}); err == nil {
+	if payload, err := json.Marshal(&relayMsg{Kind: relayRelease, Session: s.id, Principal: s.principal()}); err == nil {
 		if err := h.relay.Send(r.Context(), owner, relayTopic, payload); err != nil && !errors.Is(err, transport.ErrReplicaGone) {
 			h.log.Debug("streamable: telling a GET stream's old holder to let go", "session", s.id, "error", err)
 		}
@@ -250,7 +250,7 @@ func (h *Handler) tail(w http.ResponseWriter, r *http.Request, s *session, strea
 		case <-t.C:
 		case <-r.Context().Done():
 			return
-		case <-s.done:
+		case <-s.done.Wait():
 			return
 		case <-h.done:
 			return

@@ -12,11 +12,13 @@ import (
 // bytes, not a map's hundreds, for each idle session that once served a request.
 
 // routeTable maps the ids of the requests in flight to the streams owing their
-// responses. Its first route lives in the session itself: a one-request
-// session routes without allocating.
+// responses. Its first route lives in the session itself: a session with one
+// request in flight at a time (a one-request session, or a client that waits
+// for each answer) routes without allocating, and an idle one keeps 48 bytes.
+// More routes at once go to a slice made the first time, then kept.
 type routeTable struct {
-	list  []route
-	first [1]route
+	first route // in use when first.st is not nil
+	more  *[]route
 }
 
 type route struct {
@@ -26,9 +28,14 @@ type route struct {
 
 // get returns the stream of id, or nil.
 func (t *routeTable) get(id jsonrpc.ID) *stream {
-	for i := range t.list {
-		if t.list[i].id == id {
-			return t.list[i].st
+	if t.first.st != nil && t.first.id == id {
+		return t.first.st
+	}
+	if t.more != nil {
+		for _, r := range *t.more {
+			if r.id == id {
+				return r.st
+			}
 		}
 	}
 	return nil
@@ -36,22 +43,41 @@ func (t *routeTable) get(id jsonrpc.ID) *stream {
 
 // set routes id to st; id must not be routed yet.
 func (t *routeTable) set(id jsonrpc.ID, st *stream) {
-	if t.list == nil {
-		t.list = t.first[:0]
+	if t.first.st == nil {
+		t.first = route{id, st}
+		return
 	}
-	t.list = append(t.list, route{id, st})
+	if t.more == nil {
+		t.more = new([]route)
+	}
+	*t.more = append(*t.more, route{id, st})
 }
 
 // take removes the route of id and returns its stream (nil if it had none).
 func (t *routeTable) take(id jsonrpc.ID) *stream {
-	s := t.list
+	if t.first.st != nil && t.first.id == id {
+		st := t.first.st
+		t.first = route{}
+		if t.more != nil && len(*t.more) > 0 { // keep the first slot in use
+			s := *t.more
+			last := len(s) - 1
+			t.first = s[last]
+			s[last] = route{}
+			*t.more = s[:last]
+		}
+		return st
+	}
+	if t.more == nil {
+		return nil
+	}
+	s := *t.more
 	for i := range s {
 		if s[i].id == id {
 			st := s[i].st
 			last := len(s) - 1
 			s[i] = s[last]
 			s[last] = route{}
-			t.list = s[:last]
+			*t.more = s[:last]
 			return st
 		}
 	}
@@ -59,12 +85,24 @@ func (t *routeTable) take(id jsonrpc.ID) *stream {
 }
 
 // len returns the number of routes.
-func (t *routeTable) len() int { return len(t.list) }
+func (t *routeTable) len() int {
+	n := 0
+	if t.first.st != nil {
+		n = 1
+	}
+	if t.more != nil {
+		n += len(*t.more)
+	}
+	return n
+}
 
 // clear removes every route.
 func (t *routeTable) clear() {
-	clear(t.list)
-	t.list = t.list[:0]
+	t.first = route{}
+	if t.more != nil {
+		clear(*t.more)
+		*t.more = (*t.more)[:0]
+	}
 }
 
 // streamSet is a session's resumable streams still expecting events.

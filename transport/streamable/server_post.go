@@ -329,7 +329,7 @@ func (h *Handler) postSessionless(w http.ResponseWriter, r *http.Request, in *in
 		n = len(in.batch)
 	}
 	s := h.newSession("", r.RemoteAddr, n)
-	s.conn.version = v
+	s.version = v // before the session is shared: sessionlessConn.ProtocolVersion
 	var conn transport.Conn = &s.conn
 	if in.hasInit {
 		conn = &s.conn.sessionConn // a real handshake, not a pre-initialized session

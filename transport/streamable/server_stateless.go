@@ -109,7 +109,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 	}
 	s := h.newSession("", r.RemoteAddr, 1)
 	s.stateless = true
-	s.conn.version = protocol.Version20260728
+	s.version = protocol.Version20260728
 	s.conn.header = r.Header
 	if !h.addOneShot(s) {
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the MCP server is shutting down")

@@ -425,7 +425,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 			return // the client left
 		case <-draining:
 			ending = true
-		case <-st.s.done:
+		case <-st.s.done.Wait():
 			ending = true
 		case <-sw.h.done:
 			ending = true

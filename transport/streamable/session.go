@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/lazydone"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -50,41 +52,57 @@ type session struct {
 	owner     string          // the address of the client that started a stateful session
 	oneShot   bool            // lives for one POST (sessionless or 2026-07-28)
 	stateless bool            // serves one 2026-07-28 request
+	inboxSize int32           // capacity of inbox
 	conn      sessionlessConn // handed to the server (&conn, &conn.sessionConn, or as a statelessConn)
 	// recv takes the client's messages when the server bound the Conn as a
 	// transport.PushConn (an *mcp.Server does): set by Bind during Accept,
 	// read-only afterwards. Otherwise they queue in inbox for conn.Read.
-	recv      transport.Receiver
-	inboxSize int
-	done      chan struct{} // closed when the session ends
-	endOnce   sync.Once
+	recv    transport.Receiver
+	done    lazydone.Done // closed when the session ends; a channel only for those who wait
+	endOnce sync.Once
 
 	mu         sync.Mutex
+	open       int32       // HTTP requests in progress on this session
 	remote     string      // the network address of the client's latest request
 	inbox      chan []byte // client messages for conn.Read; made at first use
-	version    string      // negotiated protocol version; "" until known
+	version    string      // negotiated protocol version; "" until known (a one-request session's: from its headers)
 	routes     routeTable  // request id → the stream owing its response
 	streams    streamSet   // resumable streams still expecting events
 	standalone *stream     // the GET stream, once the client opened one
 	nextStream uint64
-	open       int       // HTTP requests in progress on this session
 	lastActive time.Time // when a request ended, or the server last wrote while none was open
 
-	// With a SessionStore (HandlerOptions.Sessions):
+	// rep is set, before the session is shared, when the handler keeps its
+	// sessions in a SessionStore (HandlerOptions.Sessions): a session kept in
+	// memory alone carries none of that.
+	rep *replicaState
+}
+
+// replicaState is what a session kept in a SessionStore adds.
+type replicaState struct {
 	shared    atomic.Pointer[transport.SessionState] // the latest state read from or saved to the store
 	principal string                                 // digest of the principal that created the session; set before it is shared
-	checked   time.Time                              // when the store last confirmed the session (under mu)
-	purge     bool                                   // ending the session forgets its events (under mu)
+	checked   time.Time                              // when the store last confirmed the session (under the session's mu)
+	purge     bool                                   // ending the session forgets its events (under the session's mu)
+}
+
+// principal returns the digest of the principal that created the session ("" for
+// a session kept in memory alone).
+func (s *session) principal() string {
+	if s.rep == nil {
+		return ""
+	}
+	return s.rep.principal
 }
 
 // sessionConn is the transport.Conn (and transport.PeerConn) of a session.
 type sessionConn struct{ s *session }
 
-// sessionlessConn adds transport.SessionlessConn to a sessionConn.
+// sessionlessConn adds transport.SessionlessConn to a sessionConn. Its
+// protocol version is its session's version, set before the session is shared.
 type sessionlessConn struct {
 	sessionConn
-	version string
-	header  http.Header // the POST's headers (a stateless request's)
+	header http.Header // the POST's headers (a stateless request's)
 }
 
 // statelessConn is the transport.Conn of one 2026-07-28 request: a
@@ -121,7 +139,7 @@ func (c *sessionConn) Read(ctx context.Context) ([]byte, error) {
 	select {
 	case m := <-c.s.inboxChan():
 		return m, nil
-	case <-c.s.done:
+	case <-c.s.done.Wait():
 		if c.s.oneShot {
 			return nil, errRequestEnded
 		}
@@ -148,8 +166,11 @@ func (c *sessionConn) RemoteAddr() string {
 }
 
 // ProtocolVersion returns the version of a sessionless request: its
-// MCP-Protocol-Version header, or DefaultProtocolVersion.
-func (c *sessionlessConn) ProtocolVersion() string { return c.version }
+// MCP-Protocol-Version header, or DefaultProtocolVersion. It is the session's
+// version, set when the session was made and not changed afterwards (only an
+// initialize changes it, and a POST that carries one is served as a plain
+// sessionConn).
+func (c *sessionlessConn) ProtocolVersion() string { return c.s.version }
 
 // newSessionID returns a fresh, cryptographically random session id: 26 characters
 // of base32 (A-Z, 2-7), 130 bits of randomness, all visible ASCII as the
@@ -162,10 +183,12 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 		h:          h,
 		id:         id,
 		oneShot:    id == "",
-		inboxSize:  inboxSize,
-		done:       make(chan struct{}),
+		inboxSize:  int32(min(inboxSize, math.MaxInt32)),
 		open:       1,
 		lastActive: h.now(),
+	}
+	if h.shared != nil && id != "" {
+		s.rep = &replicaState{}
 	}
 	s.conn.s = s
 	s.remote = remote
@@ -178,10 +201,8 @@ func (h *Handler) newSession(id, remote string, inboxSize int) *session {
 func (s *session) begin(remote string) (version string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.done:
+	if s.done.IsClosed() {
 		return "", false
-	default:
 	}
 	s.open++ // not idle while open: finish records the time
 	s.remote = remote
@@ -217,7 +238,7 @@ func (s *session) inboxChan() chan []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inbox == nil {
-		s.inbox = make(chan []byte, s.inboxSize)
+		s.inbox = make(chan []byte, int(s.inboxSize))
 	}
 	return s.inbox
 }
@@ -227,7 +248,7 @@ func (s *session) deliver(ctx context.Context, msg []byte) error {
 	select {
 	case s.inboxChan() <- msg:
 		return nil
-	case <-s.done:
+	case <-s.done.Wait():
 		return errSessionEnded
 	case <-ctx.Done():
 		return ctx.Err()
@@ -238,7 +259,7 @@ func (s *session) deliver(ctx context.Context, msg []byte) error {
 // events are forgotten and the id is answered with 404 from now on.
 func (s *session) end() {
 	s.endOnce.Do(func() {
-		close(s.done)
+		s.done.Close()
 		s.mu.Lock()
 		s.routes.clear()
 		s.streams = nil
@@ -250,7 +271,7 @@ func (s *session) end() {
 		if s.id != "" {
 			s.h.removeSession(s)
 			s.mu.Lock()
-			purge := s.purge || s.h.shared == nil // a shared session may live on elsewhere
+			purge := s.rep == nil || s.rep.purge // a shared session may live on elsewhere
 			s.mu.Unlock()
 			if !purge {
 				return
@@ -262,14 +283,8 @@ func (s *session) end() {
 	})
 }
 
-func (s *session) ended() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
+// ended reports whether the session has ended.
+func (s *session) ended() bool { return s.done.IsClosed() }
 
 // newStreamSeqLocked returns a stream number unique within the session (never
 // 0): with shared sessions, unique within the handler. s.mu is held.
@@ -373,9 +388,23 @@ func (s *session) noteInitialize(m *jsonrpc.Message) (failed bool) {
 		return false
 	}
 	s.mu.Lock()
-	s.version = res.ProtocolVersion
+	s.version = knownVersion(res.ProtocolVersion)
 	s.mu.Unlock()
 	return false
+}
+
+// knownVersions are the versions knownVersion returns.
+var knownVersions = protocol.SupportedVersions()
+
+// knownVersion returns v, as a constant of package protocol when it is one: a
+// session keeps no copy of the version it decoded.
+func knownVersion(v string) string {
+	for _, k := range knownVersions {
+		if k == v {
+			return k
+		}
+	}
+	return v
 }
 
 // cancelRequest forgets the route of a request the client cancelled: the server sends

@@ -215,3 +215,36 @@ func TestConcurrentRequestsInOneSession(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// maxIdleSessionHeap bounds the heap an idle legacy session keeps, its map
+// entries included (the connection is net/http's). It was 1,601 bytes in 12
+// objects before issue 20; it is 789 in 5: the session, the rpcconn.Conn, the
+// mcp.ServerSession, the id and a route slice.
+const maxIdleSessionHeap = 1024
+
+// TestIdleSessionHeap opens idle legacy sessions and checks what each keeps on
+// the heap: no done channel, no read-loop state, no copy of what initialize
+// negotiated when its client sent the same params as another.
+func TestIdleSessionHeap(t *testing.T) {
+	h, open := idleSessions(t)
+	defer h.Close()
+	open()
+	const n = 2000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range n {
+		open()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if h.Sessions() != n+1 {
+		t.Fatalf("%d sessions open, want %d", h.Sessions(), n+1)
+	}
+	perSession := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	objects := float64(int64(after.HeapObjects)-int64(before.HeapObjects)) / n
+	t.Logf("an idle session keeps %.0f heap bytes in %.1f objects", perSession, objects)
+	if perSession > maxIdleSessionHeap {
+		t.Errorf("an idle session keeps %.0f heap bytes (%.1f objects), want ≤ %d", perSession, objects, maxIdleSessionHeap)
+	}
+}

@@ -65,7 +65,12 @@ func (h *Handler) storeTTL() time.Duration { return max(h.idleTimeout, 0) }
 
 // RestoredState implements transport.StatefulConn: the state of a session this
 // replica took over from the session store, or nil.
-func (c *sessionConn) RestoredState() *transport.SessionState { return c.s.shared.Load() }
+func (c *sessionConn) RestoredState() *transport.SessionState {
+	if c.s.rep == nil {
+		return nil
+	}
+	return c.s.rep.shared.Load()
+}
 
 // SaveState implements transport.StatefulConn: it writes the session's state to
 // the handler's SessionStore, if it has one.
@@ -74,7 +79,7 @@ func (c *sessionConn) SaveState(ctx context.Context, st *transport.SessionState)
 	if s.id == "" || s.h.shared == nil {
 		return nil
 	}
-	rec, err := json.Marshal(&sessionRecord{SessionState: *st, Principal: s.principal})
+	rec, err := json.Marshal(&sessionRecord{SessionState: *st, Principal: s.principal()})
 	if err != nil {
 		return fmt.Errorf("streamable: encoding a session's record: %w", err)
 	}
@@ -87,7 +92,7 @@ func (c *sessionConn) SaveState(ctx context.Context, st *transport.SessionState)
 		return fmt.Errorf("streamable: saving session %s: %w", s.id, err)
 	}
 	saved := *st
-	s.shared.Store(&saved)
+	s.rep.shared.Store(&saved)
 	return nil
 }
 
@@ -99,9 +104,9 @@ func (h *Handler) createShared(w http.ResponseWriter, r *http.Request, s *sessio
 	if h.shared == nil {
 		return true
 	}
-	s.principal = principalDigest(transport.PrincipalFrom(r.Context()))
-	s.checked = h.now()
-	rec, err := json.Marshal(&sessionRecord{Principal: s.principal})
+	s.rep.principal = principalDigest(transport.PrincipalFrom(r.Context()))
+	s.rep.checked = h.now()
+	rec, err := json.Marshal(&sessionRecord{Principal: s.rep.principal})
 	if err == nil {
 		err = h.shared.Create(r.Context(), s.id, rec, h.storeTTL())
 	}
@@ -136,7 +141,7 @@ func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id strin
 	now := h.now()
 	fresh := false
 	if local != nil {
-		if local.principal != principal {
+		if local.principal() != principal {
 			writeErrorID(w, http.StatusNotFound, reqID, jsonrpc.CodeInvalidRequest, "session not found")
 			return nil, false
 		}
@@ -177,7 +182,7 @@ func (h *Handler) sharedSession(w http.ResponseWriter, r *http.Request, id strin
 		return nil, false
 	}
 	if local != nil {
-		local.shared.Store(&rec.SessionState) // another replica may have changed it
+		local.rep.shared.Store(&rec.SessionState) // another replica may have changed it
 		local.markCheckedSince(now, gen)
 		return local, true
 	}
@@ -197,9 +202,9 @@ func (h *Handler) restoreSession(w http.ResponseWriter, r *http.Request, id stri
 	s.open = 0 // the caller begins the request
 	s.owner = r.RemoteAddr
 	s.version = rec.ProtocolVersion
-	s.shared.Store(&rec.SessionState)
-	s.principal = rec.Principal
-	s.checked = now
+	s.rep.shared.Store(&rec.SessionState)
+	s.rep.principal = rec.Principal
+	s.rep.checked = now
 	existing, added := h.addSessionIfAbsent(s)
 	if !added {
 		h.limits.CloseSession(r.RemoteAddr)
@@ -239,12 +244,15 @@ func (h *Handler) addSessionIfAbsent(s *session) (*session, bool) {
 func (s *session) checkDue(now time.Time, every time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return now.Sub(s.checked) >= every
+	return now.Sub(s.rep.checked) >= every
 }
 
 func (s *session) markChecked(now time.Time) {
+	if s.rep == nil {
+		return // not kept in a store
+	}
 	s.mu.Lock()
-	s.checked = now
+	s.rep.checked = now
 	s.mu.Unlock()
 }
 
@@ -256,9 +264,11 @@ func (h *Handler) deleteShared(ctx context.Context, s *session) error {
 			return fmt.Errorf("streamable: deleting session %s: %w", s.id, err)
 		}
 	}
-	s.mu.Lock()
-	s.purge = true
-	s.mu.Unlock()
+	if s.rep != nil { // a session kept in memory alone forgets its events anyway
+		s.mu.Lock()
+		s.rep.purge = true
+		s.mu.Unlock()
+	}
 	return nil
 }
 
@@ -274,7 +284,7 @@ func (h *Handler) touchBusy() {
 	h.mu.Lock()
 	for _, s := range h.sessions {
 		s.mu.Lock()
-		if s.open > 0 && now.Sub(s.checked) >= due {
+		if s.open > 0 && s.rep != nil && now.Sub(s.rep.checked) >= due {
 			busy = append(busy, s)
 		}
 		s.mu.Unlock()

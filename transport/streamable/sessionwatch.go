@@ -77,7 +77,7 @@ func (h *Handler) sessionChanged(id string, deleted bool) {
 func (s *session) markCheckedSince(now time.Time, gen uint64) {
 	s.mu.Lock()
 	if s.h.changes.Load() == gen {
-		s.checked = now
+		s.rep.checked = now
 	}
 	s.mu.Unlock()
 }

@@ -117,7 +117,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.IntVar(&o.repeats, "repeats", 3, "runs of each configuration (interleaved across implementations)")
 	fs.IntVar(&o.concurrency, "c", 16, "HTTP workers (keep-alive connections, one session each)")
 	fs.IntVar(&o.inFlight, "inflight", 16, "requests in flight in mode "+load.ModeStdioPipelined)
-	fs.IntVar(&o.sessions, "sessions", 2000, "sessions to open in mode "+load.ModeIdle)
+	fs.IntVar(&o.sessions, "sessions", 2000, "sessions to open in mode "+load.ModeIdle+" (each on a keep-alive connection of its own)")
 	fs.BoolVar(&o.pin, "pin", true, "pin the server to CPU 0 and the load generator to CPU 1 (taskset), GOMAXPROCS=1 each")
 	fs.StringVar(&o.profileDir, "profile", "", "write each server's CPU and allocation profiles into this directory")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every run's raw result to this file (JSON)")
@@ -247,9 +247,6 @@ func planRuns(o *options, bins map[string]string) []load.Config {
 			}
 			for k := range o.impls {
 				impl := o.impls[(k+r)%len(o.impls)]
-				if mode == load.ModeIdle && impl == implCeiling {
-					continue // the ceiling keeps no sessions
-				}
 				cfg := load.Config{
 					Impl: impl, Mode: mode, ServerBin: bins[impl],
 					Warmup: o.warmup, Duration: o.duration,

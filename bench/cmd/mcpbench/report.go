@@ -110,6 +110,7 @@ var (
 	heapPerSess   = func(r *load.Result) float64 { return r.HeapPerSession / 1024 }
 	gorPerSession = func(r *load.Result) float64 { return r.GoroutinesPerSession }
 	stackPerSess  = func(r *load.Result) float64 { return r.StackPerSession / 1024 }
+	livePerSess   = func(r *load.Result) float64 { return (r.HeapPerSession + r.StackPerSession) / 1024 }
 	loadGenCPU    = func(r *load.Result) float64 { return r.LoadGenCPU * 100 }
 	sessions      = func(r *load.Result) float64 { return float64(r.Sessions) }
 )
@@ -153,12 +154,16 @@ func printReport(w io.Writer, o *options, results []*load.Result) {
 		fmt.Fprintln(w)
 	}
 	if len(idle) > 0 {
-		fmt.Fprintln(w, "| idle sessions | sessions | RSS KB/session (min–max) | live heap KB/session | stack KB/session | goroutines/session | server RSS MB | errors |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "Each idle session is a keep-alive connection of its own after initialize and notifications/initialized;")
+		fmt.Fprintln(w, "the ceiling keeps only the connection. RSS is read after a forced GC but still holds freed heap the")
+		fmt.Fprintln(w, "runtime has not returned to the system; live = heap after the GC + goroutine stacks.")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| idle sessions | sessions | RSS KB/session (min–max) | live KB/session (min–max) | heap KB/session | stack KB/session | goroutines/session | server RSS MB | errors |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, g := range idle {
-			r := g.figure(rssPerSession)
-			fmt.Fprintf(w, "| %s | %.0f | %.2f (%.2f–%.2f) | %.2f | %.2f | %.2f | %.1f | %d |\n",
-				g.impl, g.figure(sessions).med, r.med, r.min, r.max, g.figure(heapPerSess).med,
+			r, l := g.figure(rssPerSession), g.figure(livePerSess)
+			fmt.Fprintf(w, "| %s | %.0f | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) | %.2f | %.2f | %.2f | %.1f | %d |\n",
+				g.impl, g.figure(sessions).med, r.med, r.min, r.max, l.med, l.min, l.max, g.figure(heapPerSess).med,
 				g.figure(stackPerSess).med, g.figure(gorPerSession).med, g.figure(rssMB).med, g.errors())
 		}
 		fmt.Fprintln(w)
@@ -176,7 +181,8 @@ func printReport(w io.Writer, o *options, results []*load.Result) {
 	printRedis(w, gs)
 }
 
-// printTargets writes mcpkit's ratios against the targets of issue 5. Throughput
+// printTargets writes mcpkit's ratios against the targets of issue 5, and
+// against issue 20's for idle sessions (mcpkit / ceiling per session). Throughput
 // ratios are given twice: from calls/s, and from server CPU time per call (the
 // other's µs/call over mcpkit's), which other load on the machine disturbs less.
 func printTargets(w io.Writer, gs []*group) {
@@ -224,9 +230,21 @@ func printTargets(w io.Writer, gs []*group) {
 	}
 	throughput(load.ModeStdioSerial, implCeiling, "≥ 0.60", 0.6)
 	throughput(load.ModeStdioPipelined, implCeiling, "≥ 0.50", 0.5)
-	if g := find(gs, load.ModeIdle, implMcpkit); g != nil {
-		v := fmt.Sprintf("%.2f", g.figure(rssPerSession).med)
-		fmt.Fprintf(w, "| idle: mcpkit RSS KB per legacy session | ≤ 4 | %s | %s | | |\n", v, met(v, atMost(4)))
+	// Issue 5's goal is the session's own cost: each idle session also holds a
+	// connection, which the ceiling's figure measured in the same run stands for.
+	// The difference is taken in live bytes: the RSS of either moves by more
+	// than the whole difference from run to run.
+	if g, bare := find(gs, load.ModeIdle, implMcpkit), find(gs, load.ModeIdle, implCeiling); g != nil && bare != nil {
+		v := fmt.Sprintf("%.2f", g.figure(livePerSess).med-bare.figure(livePerSess).med)
+		fmt.Fprintf(w, "| idle: mcpkit KB per legacy session beyond its connection (live, − ceiling) | ≤ 4 | %s | %s | | |\n", v, met(v, atMost(4)))
+	}
+	if find(gs, load.ModeIdle, implMcpkit) != nil && find(gs, load.ModeIdle, implCeiling) != nil {
+		// Issue 20: an idle session against what the bare server keeps for the
+		// same keep-alive connection, by RSS and by live bytes (heap + stacks).
+		byRSS := ratio(load.ModeIdle, implMcpkit, implCeiling, rssPerSession)
+		byLive := ratio(load.ModeIdle, implMcpkit, implCeiling, livePerSess)
+		fmt.Fprintf(w, "| idle (issue 20): mcpkit / ceiling RSS per session | ≤ 1.05 | %s | %s | | |\n", byRSS, met(byRSS, atMost(1.05)))
+		fmt.Fprintf(w, "| idle (issue 20): mcpkit / ceiling live bytes per session | ≤ 1.05 | %s | %s | | |\n", byLive, met(byLive, atMost(1.05)))
 	}
 	fmt.Fprintln(w)
 }

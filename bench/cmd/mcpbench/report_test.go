@@ -60,8 +60,8 @@ func TestPlanRunsInterleaves(t *testing.T) {
 			t.Errorf("%s: RequireSession %v", c.Impl, c.RequireSession)
 		}
 	}
-	want := "http:mcpkit http:gosdk http:ceiling idle:mcpkit idle:gosdk " + // repeat 1 (no idle ceiling)
-		"http:gosdk http:ceiling http:mcpkit idle:gosdk idle:mcpkit" // repeat 2, rotated
+	want := "http:mcpkit http:gosdk http:ceiling idle:mcpkit idle:gosdk idle:ceiling " + // repeat 1
+		"http:gosdk http:ceiling http:mcpkit idle:gosdk idle:ceiling idle:mcpkit" // repeat 2, rotated
 	if strings.Join(got, " ") != want {
 		t.Errorf("plan\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
@@ -72,7 +72,8 @@ func TestPrintTargets(t *testing.T) {
 		{Impl: implMcpkit, Mode: load.ModeHTTPStateful, CallsPerSec: 900, P99Ms: 2, CPUPerCallUs: 40},
 		{Impl: implCeiling, Mode: load.ModeHTTPStateful, CallsPerSec: 1000, P99Ms: 1, CPUPerCallUs: 30},
 		{Impl: implMcpGo, Mode: load.ModeHTTPStateful, CallsPerSec: 500, P99Ms: 1, CPUPerCallUs: 50},
-		{Impl: implMcpkit, Mode: load.ModeIdle, RSSPerSession: 2048, Sessions: 10},
+		{Impl: implMcpkit, Mode: load.ModeIdle, RSSPerSession: 2048, HeapPerSession: 1536, StackPerSession: 512, Sessions: 10},
+		{Impl: implCeiling, Mode: load.ModeIdle, RSSPerSession: 1600, HeapPerSession: 1024, StackPerSession: 768, Sessions: 10},
 	}
 	var b bytes.Buffer
 	printTargets(&b, groupResults(results, load.AllModes, allImpls))
@@ -82,7 +83,9 @@ func TestPrintTargets(t *testing.T) {
 		"| http-stateful: mcpkit / mcpgo calls/s | ≥ 1.50 | 1.80 | yes | 1.25 | no |",
 		"| http-stateful: mcpkit / ceiling p99 | ≤ 1.50 | 2.00 | no | | |",
 		"| http-sessionless: mcpkit / ceiling calls/s | ≥ 0.80 | n/a |  | n/a |  |",
-		"| idle: mcpkit RSS KB per legacy session | ≤ 4 | 2.00 | yes | | |",
+		"| idle: mcpkit KB per legacy session beyond its connection (live, − ceiling) | ≤ 4 | 0.25 | yes | | |",
+		"| idle (issue 20): mcpkit / ceiling RSS per session | ≤ 1.05 | 1.28 | no | | |",
+		"| idle (issue 20): mcpkit / ceiling live bytes per session | ≤ 1.05 | 1.14 | no | | |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("targets lack %q:\n%s", want, out)

@@ -79,7 +79,7 @@ func TestSmoke(t *testing.T) {
 	}
 	var out bytes.Buffer
 	printReport(&out, o, results)
-	for _, want := range []string{"| http-stateful | mcpkit |", "| redis | mcpkit redis ×3 |", "mode redis", "| stdio-pipelined | ceiling |", "| gosdk | 20 |", "mcpkit / ceiling calls/s"} {
+	for _, want := range []string{"| http-stateful | mcpkit |", "| redis | mcpkit redis ×3 |", "mode redis", "| stdio-pipelined | ceiling |", "| gosdk | 20 |", "| ceiling | 20 |", "mcpkit / ceiling calls/s", "idle (issue 20): mcpkit / ceiling live bytes per session"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report has no %q:\n%s", want, out.String())
 		}

@@ -125,9 +125,17 @@ const idleWarmupSessions = 20
 // to still work: a server that dropped them would look cheap.
 const idleVerifySessions = 10
 
-// runIdle opens cfg.Sessions stateful sessions (initialize and
-// notifications/initialized each, then nothing) and measures the server's memory
-// growth per session.
+// idleReadBuffer is the load generator's read buffer on each idle connection: the
+// handshake's answers are small, and thousands of connections stay open.
+const idleReadBuffer = 4 << 10
+
+// runIdle opens cfg.Sessions sessions and measures the server's memory growth per
+// session. Each session is what a client keeps while it says nothing: a keep-alive
+// connection of its own, on which initialize and notifications/initialized were
+// sent and answered, held open until the memory has been read. An MCP server keeps
+// the connection and its session (the Mcp-Session-Id it issued); the bare server
+// (the ceiling) keeps only the connection, which makes its figure the floor that
+// the others are compared with in the same run.
 func runIdle(ctx context.Context, cfg Config, p *serverProc, res *Result) error {
 	open := func(n int) ([]*httpClient, int64, error) {
 		const workers = 4
@@ -140,11 +148,12 @@ func runIdle(ctx context.Context, cfg Config, p *serverProc, res *Result) error 
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				conn := newHTTPConn(p.addr, cfg.RequestTimeout)
-				defer conn.close()
 				for i := w; i < n && ctx.Err() == nil; i += workers {
+					conn := newHTTPConn(p.addr, cfg.RequestTimeout)
+					conn.readBuffer = idleReadBuffer
 					c := &httpClient{conn: conn, stateful: true, requireID: cfg.RequireSession}
 					if err := c.handshake(int64(i + 1)); err != nil {
+						conn.close()
 						errs.Add(1)
 						mu.Lock()
 						if firstErr == nil {
@@ -160,7 +169,16 @@ func runIdle(ctx context.Context, cfg Config, p *serverProc, res *Result) error 
 		wg.Wait()
 		return clients, errs.Load(), firstErr
 	}
-	if _, errs, err := open(idleWarmupSessions); errs > 0 {
+	closeAll := func(clients []*httpClient) {
+		for _, c := range clients {
+			if c != nil {
+				c.conn.close()
+			}
+		}
+	}
+	warm, errs, err := open(idleWarmupSessions)
+	closeAll(warm)
+	if errs > 0 {
 		return fmt.Errorf("warm-up sessions: %d failed: %w", errs, err)
 	}
 	// Let the server finish with the closed connections before measuring.
@@ -175,6 +193,7 @@ func runIdle(ctx context.Context, cfg Config, p *serverProc, res *Result) error 
 	}
 	start := time.Now()
 	clients, errs, firstErr := open(cfg.Sessions)
+	defer closeAll(clients)
 	res.Seconds = time.Since(start).Seconds()
 	res.Errors += errs
 	if firstErr != nil {
@@ -211,15 +230,12 @@ func runIdle(ctx context.Context, cfg Config, p *serverProc, res *Result) error 
 		return errors.New("no session opened")
 	}
 	// The sessions must still work: call the tool in a few of them, spread evenly,
-	// on a fresh connection.
-	conn := newHTTPConn(p.addr, cfg.RequestTimeout)
-	defer conn.close()
+	// each on its own connection, still open.
 	for k := range idleVerifySessions {
 		c := clients[k*len(clients)/idleVerifySessions]
 		if c == nil {
 			continue
 		}
-		c.conn = conn
 		msg := fmt.Appendf(nil, "idle-%d", k)
 		if err := c.call(int64(1<<40+k), msg, append([]byte("hello "), msg...)); err != nil {
 			res.Errors++

@@ -25,6 +25,8 @@ type httpConn struct {
 	req     []byte // request buffer, reused
 	body    []byte // response body buffer, reused
 	header  string // extra header lines sent with every request, each ending in CRLF
+	// readBuffer is the size of br; 0 means 32 KiB.
+	readBuffer int
 }
 
 // httpResponse is what post returns. Body aliases the connection's buffer: it is
@@ -65,7 +67,11 @@ func (h *httpConn) post(path string, body []byte, sessionID, protocolVersion str
 		}
 		h.conn = c
 		if h.br == nil {
-			h.br = bufio.NewReaderSize(c, 32<<10)
+			size := h.readBuffer
+			if size <= 0 {
+				size = 32 << 10
+			}
+			h.br = bufio.NewReaderSize(c, size)
 		} else {
 			h.br.Reset(c)
 		}

@@ -45,6 +45,27 @@ type statelessState struct {
 	version  string                            // the version requests carry
 	logLevel protocol.LoggingLevel             // "" = no log notifications
 	params   map[string][]protocol.ParamHeader // x-mcp-header declarations, by tool
+
+	// The _meta member of a request with no _meta of its own, encoded for
+	// envVersion and envLevel (see envelopeLocked).
+	env        []byte
+	envVersion string
+	envLevel   protocol.LoggingLevel
+}
+
+// envelopeLocked returns the `"_meta":{...}` member of a request whose params
+// have no _meta of their own, at version and level: encoded once and kept until
+// either changes, so that requests pay no encoding for it. m.mu is held.
+func (m *statelessState) envelopeLocked(c *Client, version string, level protocol.LoggingLevel) []byte {
+	if m.env == nil || version != m.envVersion || level != m.envLevel {
+		meta, err := json.Marshal(c.requestMeta(nil, version, m.caps, level))
+		if err != nil {
+			return nil // plain structs and strings: cannot fail; nil falls back to requestMeta
+		}
+		m.env = append([]byte(`"_meta":`), meta...)
+		m.envVersion, m.envLevel = version, level
+	}
+	return m.env
 }
 
 func (m *statelessState) currentVersion() string {

@@ -86,8 +86,16 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 	for {
 		m.mu.Lock()
 		version, level := m.version, m.logLevel
+		var env []byte
+		if out.meta != nil && len(base) == 0 && plainParams(out.params) {
+			env = m.envelopeLocked(cs.client, version, level)
+		}
 		m.mu.Unlock()
-		if out.meta != nil {
+		params := out.params
+		if env != nil {
+			// The envelope goes in encoded: no map built, nothing walked.
+			params = &rpcconn.Enveloped{Params: out.params, Members: env}
+		} else if out.meta != nil {
 			*out.meta = cs.client.requestMeta(base, version, m.caps, level)
 		}
 		callCtx := ctx
@@ -101,7 +109,7 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 			}
 		}
 		var raw json.RawMessage
-		if err := cs.call(callCtx, out.method, out.params, &raw); err != nil {
+		if err := cs.call(callCtx, out.method, params, &raw); err != nil {
 			var je *jsonrpc.Error
 			if errors.As(err, &je) {
 				switch je.Code {
@@ -311,4 +319,16 @@ func (cs *ClientSession) Discover(ctx context.Context, opts ...RequestOption) (*
 		return nil, err
 	}
 	return &res, nil
+}
+
+// plainParams reports whether params is one of the protocol's own params types,
+// whose _meta field, empty, is left out of their encoding: they can carry the
+// session's envelope encoded ahead of their members (rpcconn.Enveloped).
+func plainParams(params any) bool {
+	switch params.(type) {
+	case *protocol.CallToolParams, *protocol.GetPromptParams, *protocol.ReadResourceParams,
+		*protocol.CompleteParams, *protocol.PaginatedParams, *protocol.DiscoverParams:
+		return true
+	}
+	return false
 }

@@ -256,6 +256,11 @@ func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]by
 		return e.raw(id, method, p), nil
 	case []byte:
 		return e.raw(id, method, p), nil
+	case *Enveloped:
+		if len(p.Members) > 0 {
+			return e.enveloped(id, method, p)
+		}
+		params = p.Params
 	}
 	// AppendRequest's output with the params in place: the head, the params
 	// as encoding/json writes them (Encode adds a newline, dropped), the brace.
@@ -267,6 +272,29 @@ func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]by
 		return nil, err
 	}
 	e.buf.Truncate(e.buf.Len() - 1)
+	e.buf.WriteByte('}')
+	return e.buf.Bytes(), nil
+}
+
+// enveloped returns the request message for params with an envelope (see
+// Enveloped), valid until e is reused: the members are copied in, the params
+// encoded after them in place.
+func (e *requestEncoder) enveloped(id jsonrpc.ID, method string, p *Enveloped) ([]byte, error) {
+	b := append(e.buf.AvailableBuffer(), `{"jsonrpc":"2.0","id":`...)
+	b = append(id.AppendJSON(b), `,"method":`...)
+	b = append(jsonrpc.AppendString(b, method), `,"params":{`...)
+	b = append(b, p.Members...)
+	e.buf.Write(b)
+	at := e.buf.Len()
+	if err := e.enc.Encode(p.Params); err != nil {
+		return nil, err
+	}
+	e.buf.Truncate(e.buf.Len() - 1) // Encode's newline
+	n, err := joinEnvelope(e.buf.Bytes(), at)
+	if err != nil {
+		return nil, err
+	}
+	e.buf.Truncate(n)
 	e.buf.WriteByte('}')
 	return e.buf.Bytes(), nil
 }

@@ -216,11 +216,8 @@ func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Messa
 		res, err := fn(ctx, r, msg.Params)
 		return statelessError(s.completeStateless(r, res, err))
 	}
-	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mc.version}}
-	return statelessError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
-		res, err := fn(ctx, r, c.Params)
-		return s.completeStateless(r, res, err)
-	})(ctx, call))
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mc.version}, fn: fn, req: r}
+	return statelessError(s.statelessChain(ctx, call))
 }
 
 // completeStateless turns a handler's outcome into the answer to a stateless

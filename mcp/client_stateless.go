@@ -91,11 +91,8 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 			env = m.envelopeLocked(cs.client, version, level)
 		}
 		m.mu.Unlock()
-		params := out.params
-		if env != nil {
-			// The envelope goes in encoded: no map built, nothing walked.
-			params = &rpcconn.Enveloped{Params: out.params, Members: env}
-		} else if out.meta != nil {
+		// With env, the envelope goes in encoded: no map built, nothing walked.
+		if env == nil && out.meta != nil {
 			*out.meta = cs.client.requestMeta(base, version, m.caps, level)
 		}
 		callCtx := ctx
@@ -108,8 +105,8 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 				callCtx = transport.WithHeader(ctx, h)
 			}
 		}
-		var raw json.RawMessage
-		if err := cs.call(callCtx, out.method, params, &raw); err != nil {
+		raw, err := cs.callRaw(callCtx, out.method, out.params, env)
+		if err != nil {
 			var je *jsonrpc.Error
 			if errors.As(err, &je) {
 				switch je.Code {

@@ -23,7 +23,9 @@ import (
 //     generator); the upstream is the demo server over stdio in a child
 //     process (the test binary), so what is counted is the gateway and the
 //     client's in-memory legacy session only: the shape of `mcpkit gateway`
-//     with stdio servers.
+//     with stdio servers;
+//   - stdio-progress: the same with a progress token on each call, which the
+//     gateway's request to the server carries too (its own token).
 func BenchmarkGatewayHop(b *testing.B) {
 	b.Run("http", func(b *testing.B) {
 		srv, err := demo.NewServer(nil)
@@ -40,15 +42,20 @@ func BenchmarkGatewayHop(b *testing.B) {
 		gw := startGateway(b, nil, testServer("demo", "demo"))
 		benchHop(b, connectClient(b, gw, &mcp.ClientOptions{ProtocolVersion: protocol.Version20250618}))
 	})
+	b.Run("stdio-progress", func(b *testing.B) { // the client asks for progress: the gateway does too
+		gw := startGateway(b, nil, testServer("demo", "demo"))
+		benchHop(b, connectClient(b, gw, &mcp.ClientOptions{ProtocolVersion: protocol.Version20250618}),
+			mcp.WithProgress(func(*protocol.ProgressParams) {}))
+	})
 }
 
-func benchHop(b *testing.B, cs *mcp.ClientSession) {
+func benchHop(b *testing.B, cs *mcp.ClientSession, opts ...mcp.RequestOption) {
 	ctx := b.Context()
 	args := map[string]any{"message": "hi"}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := cs.CallTool(ctx, "demo__echo", args)
+		res, err := cs.CallTool(ctx, "demo__echo", args, opts...)
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}

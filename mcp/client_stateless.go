@@ -87,10 +87,16 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 		m.mu.Lock()
 		version, level := m.version, m.logLevel
 		var env []byte
-		if out.meta != nil && len(base) == 0 && plainParams(out.params) {
+		if out.meta != nil && plainParams(out.params) {
 			env = m.envelopeLocked(cs.client, version, level)
 		}
 		m.mu.Unlock()
+		if env != nil && len(base) > 0 {
+			// The caller's own members (a progress token, say) join the
+			// envelope's; the params go without _meta of their own.
+			env = appendMetaMembers(nil, env, base, level != "")
+			*out.meta = nil
+		}
 		// With env, the envelope goes in encoded: no map built, nothing walked.
 		if env == nil && out.meta != nil {
 			*out.meta = cs.client.requestMeta(base, version, m.caps, level)

@@ -98,7 +98,38 @@ type requestMetaMember struct {
 // mc from it: a missing field is -32602, an unsupported version -32022 naming
 // the supported ones. _meta keys are matched exactly, the last one winning,
 // as protocol.Meta decodes them; a null value counts as absent.
+//
+// The common request is read in one pass (fromParams); whatever that path
+// declines — errors included — parseStatelessMetaGeneral reads and answers.
 func (s *Server) parseStatelessMeta(mc *statelessCall, method string, params json.RawMessage) error {
+	if mc.fromParams(params) {
+		mc.method = method
+		return nil
+	}
+	*mc = statelessCall{}
+	return s.parseStatelessMetaGeneral(mc, method, params)
+}
+
+// fromParams fills mc from the _meta of a request's params with the fast
+// decoders (the params walked once by jsonscan, which checks their syntax, and
+// _meta by protocol.Meta's decoder, which types the protocol's keys), and
+// reports whether that is exactly what parseStatelessMetaGeneral would fill in
+// and accept (see fromMeta). On false, mc may be partly filled.
+func (mc *statelessCall) fromParams(params []byte) bool {
+	raw, ok := lastMember(params, "_meta")
+	if !ok || raw == nil {
+		return false
+	}
+	var meta protocol.Meta
+	if meta.UnmarshalJSON(raw) != nil {
+		return false
+	}
+	return mc.fromMeta(params, meta)
+}
+
+// parseStatelessMetaGeneral is parseStatelessMeta through encoding/json: the
+// reference the one-pass path must agree with.
+func (s *Server) parseStatelessMetaGeneral(mc *statelessCall, method string, params json.RawMessage) error {
 	var rm requestMetaMember
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &rm); err != nil {

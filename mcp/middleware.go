@@ -39,9 +39,9 @@ type Call struct {
 	Session      Session
 
 	// For a request to one of the server's own methods: what the Invoker at
-	// the end of its middleware, wrapped once per server (serverChains),
-	// runs. A Call a middleware makes itself has none of them (see
-	// invokeLegacy and invokeStateless).
+	// the end of its middleware, wrapped once per server (NewServer), runs.
+	// A Call a middleware makes itself has none of them (see invokeLegacy and
+	// invokeStateless).
 	fn  featureFunc
 	ss  *ServerSession
 	req *Request // stateless: the request, its _meta parsed
@@ -58,10 +58,10 @@ type Invoker func(ctx context.Context, call *Call) (result any, err error)
 // or [ClientOptions].Middleware. The SDK wraps an Invoker once and uses the
 // result for many calls (a server wraps its own methods once in NewServer, a
 // client session its sender at Connect), so per-call state belongs in the
-// returned Invoker's body, not around it. A middleware that passes on a Call
-// of its own should pass a copy of the one it got (`cp := *c`): a Call built
-// from scratch reaches a legacy method by its name, but a stateless request
-// cannot be rebuilt from it (an internal error).
+// returned Invoker's body, not around it. A middleware may pass on a Call of
+// its own: a copy of the one it got (`cp := *c`) keeps what the SDK read on
+// arrival; one built from scratch is served as a request arriving with its
+// method and params (a stateless one's _meta read again from them).
 type Middleware func(next Invoker) Invoker
 
 // chain applies middleware so that mws[0] is outermost.
@@ -144,13 +144,25 @@ func invokeLegacy(ctx context.Context, c *Call) (any, error) {
 }
 
 // invokeStateless ends the server's middleware for a stateless request: it
-// runs the method with the request whose _meta was parsed on arrival, and
-// completes the answer. A stateless request cannot be rebuilt from a Call a
-// middleware made itself: that is an internal error.
+// runs the method with the request whose _meta was read on arrival, and
+// completes the answer. A Call that a middleware made itself is read as a
+// request arriving with its method and params.
 func invokeStateless(ctx context.Context, c *Call) (any, error) {
-	if c.req == nil {
-		return nil, errorf(CodeInternalError, "internal error: middleware passed on a call for %s that is not the request's", c.Method)
+	r, fn := c.req, c.fn
+	if r == nil {
+		sess, ok := c.Session.(statelessSession)
+		if !ok {
+			return nil, errorf(CodeInternalError, "internal error: middleware passed on a call for %s without its session", c.Method)
+		}
+		mr, f, err := sess.statelessFor(c.Method, c.Params)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return nil, errorf(CodeMethodNotFound, "Method not found: %s", c.Method)
+		}
+		r, fn = &mr.req, f
 	}
-	res, err := c.fn(ctx, c.req, c.Params)
-	return c.req.Session.server.completeStateless(c.req, res, err)
+	res, err := fn(ctx, r, c.Params)
+	return r.Session.server.completeStateless(r, res, err)
 }

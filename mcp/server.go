@@ -122,8 +122,8 @@ type Server struct {
 	viewGen     atomic.Uint64             // RefreshVisibility calls begun
 	views       ChangeFeed                // RefreshVisibility tells the listen streams here
 
-	// The server's middleware around its own methods, wrapped once
-	// (serverChains): a request pays for running it, not for building it.
+	// The server's middleware around its own methods, wrapped once: a
+	// request pays for running it, not for building it.
 	legacyChain, statelessChain Invoker
 }
 

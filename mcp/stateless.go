@@ -225,30 +225,45 @@ func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Messa
 			return statelessError(tc.answer(ctx, s))
 		}
 	}
-	mr := &statelessRequest{}
-	mc := &mr.call
-	if err := s.parseStatelessMeta(mc, msg.Method, msg.Params); err != nil {
+	mr, fn, err := ss.statelessFor(msg.Method, msg.Params)
+	if err != nil {
 		return nil, err
 	}
-	fn, ok := s.stateless[msg.Method]
-	if !ok {
+	if fn == nil {
 		if cm := s.custom.get(msg.Method); cm != nil {
 			return ss.statelessCustom(ctx, msg, cm, mr)
 		}
 		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
 	}
-	switch msg.Method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
-		mc.input = &mr.input
-	}
 	r := &mr.req
-	r.Session, r.stateless = ss, mc
 	if len(s.opts.Middleware) == 0 {
 		res, err := fn(ctx, r, msg.Params)
 		return statelessError(s.completeStateless(r, res, err))
 	}
-	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mc.version}, fn: fn, req: r}
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mr.call.version}, fn: fn, req: r}
 	return statelessError(s.statelessChain(ctx, call))
+}
+
+// statelessFor reads the _meta of a stateless request for method with params
+// and, when method is one of the server's own, returns its handler with the
+// request wired to the session (fn is nil for any other method: a custom one
+// or none).
+func (ss *ServerSession) statelessFor(method string, params json.RawMessage) (mr *statelessRequest, fn featureFunc, err error) {
+	s := ss.server
+	mr = &statelessRequest{}
+	mc := &mr.call
+	if err := s.parseStatelessMeta(mc, method, params); err != nil {
+		return nil, nil, err
+	}
+	if fn = s.stateless[method]; fn == nil {
+		return mr, nil, nil
+	}
+	switch method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
+		mc.input = &mr.input
+	}
+	mr.req.Session, mr.req.stateless = ss, mc
+	return mr, fn, nil
 }
 
 // completeStateless turns a handler's outcome into the answer to a stateless

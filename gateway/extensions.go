@@ -159,7 +159,7 @@ func (g *Gateway) callServer(ctx context.Context, u *upServer, req *mcp.Request,
 	}
 	defer c.end()
 	var raw json.RawMessage
-	if err := c.cs.Call(c.ctx, method, params, &raw, c.opts...); err != nil {
+	if err := c.cs.Call(c.context(), method, params, &raw, c.opts...); err != nil {
 		return nil, u.cutOff(ctx, err)
 	}
 	return raw, nil

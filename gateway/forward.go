@@ -21,10 +21,29 @@ type inflight struct {
 	u    *upServer
 	req  *mcp.Request
 	seq  uint64
-	ctx  context.Context // carries the inflight itself (see callKey)
+	ctx  callContext // the client request's context, carrying the inflight itself (see callKey)
 	cs   *mcp.ClientSession
 	opts []mcp.RequestOption
 }
+
+// callContext is the context of a forwarded request: the client request's,
+// with the inflight as the value of callKey. It is part of the inflight, so
+// that marking the context allocates nothing of its own.
+type callContext struct {
+	context.Context
+	c *inflight
+}
+
+// Value returns the inflight for callKey, else the client request's value.
+func (x *callContext) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return x.c
+	}
+	return x.Context.Value(key)
+}
+
+// context returns the context to forward the request with.
+func (c *inflight) context() context.Context { return &c.ctx }
 
 // callKey marks the context of a forwarded request. In the stateless era a
 // server asks for input inside the result of the very request, and the client
@@ -46,7 +65,7 @@ func (g *Gateway) begin(ctx context.Context, u *upServer, req *mcp.Request, meth
 		return nil, err
 	}
 	c := &inflight{u: u, req: req, cs: cs}
-	c.ctx = context.WithValue(ctx, callKey{}, c)
+	c.ctx = callContext{ctx, c}
 	if _, ok := req.Meta.ProgressToken(); ok {
 		c.opts = append(c.opts, mcp.WithProgress(func(p *protocol.ProgressParams) {
 			_ = req.ReportProgress(ctx, p.Progress, p.Total, p.Message)
@@ -230,7 +249,7 @@ func (g *Gateway) toolHandler(u *upServer, original string) mcp.ToolHandler {
 			// it, unless it may hold URIs the gateway rewrites.
 			p := &protocol.CallToolParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}
 			var raw json.RawMessage
-			if raw, err = c.cs.CallToolRaw(c.ctx, p, c.opts...); err == nil {
+			if raw, err = c.cs.CallToolRaw(c.context(), p, c.opts...); err == nil {
 				if !u.mayRewrite(raw) {
 					if res, err = req.RawResult(raw); err == nil {
 						return res, nil
@@ -261,7 +280,7 @@ func (g *Gateway) promptHandler(u *upServer, original string) mcp.PromptHandler 
 			return nil, err
 		}
 		defer c.end()
-		res, err := c.cs.GetPromptParams(c.ctx, &protocol.GetPromptParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}, c.opts...)
+		res, err := c.cs.GetPromptParams(c.context(), &protocol.GetPromptParams{Name: original, Arguments: req.Params.Arguments, Meta: passMeta(req.Params.Meta)}, c.opts...)
 		if err != nil {
 			return nil, u.cutOff(ctx, err)
 		}
@@ -289,7 +308,7 @@ func (g *Gateway) resourceHandler(u *upServer, original string) mcp.ResourceHand
 			return nil, err
 		}
 		defer c.end()
-		res, err := c.cs.ReadResourceParams(c.ctx, &protocol.ReadResourceParams{URI: uri, Meta: passMeta(req.Params.Meta)}, c.opts...)
+		res, err := c.cs.ReadResourceParams(c.context(), &protocol.ReadResourceParams{URI: uri, Meta: passMeta(req.Params.Meta)}, c.opts...)
 		if err != nil {
 			return nil, u.cutOff(ctx, err)
 		}
@@ -311,7 +330,7 @@ func (g *Gateway) completer(u *upServer, ref protocol.CompleteReference) mcp.Com
 		}
 		defer c.end()
 		p := protocol.CompleteParams{Ref: ref, Argument: req.Params.Argument, Context: req.Params.Context}
-		res, err := c.cs.Complete(c.ctx, &p, c.opts...)
+		res, err := c.cs.Complete(c.context(), &p, c.opts...)
 		if err != nil {
 			return nil, u.cutOff(ctx, err)
 		}

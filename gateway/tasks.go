@@ -89,21 +89,21 @@ func (g *Gateway) callAsTask(c *inflight, req *mcp.ToolRequest, original string)
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	task, err := c.cs.CallToolAsTask(c.ctx, original, args, ttl, c.opts...)
+	task, err := c.cs.CallToolAsTask(c.context(), original, args, ttl, c.opts...)
 	if err != nil {
 		return nil, true, fmt.Errorf("server %q: tools/call as a task: %w", c.u.name, err)
 	}
 	g.log.Debug("gateway: tool call forwarded as a task", "server", c.u.name, "tool", original, "upstreamTask", task.TaskID)
-	res, err := c.cs.AwaitTask(c.ctx, task.TaskID)
+	res, err := c.cs.AwaitTask(c.context(), task.TaskID)
 	if err != nil {
-		if c.ctx.Err() != nil {
+		if c.context().Err() != nil {
 			// The gateway's task was cancelled or expired: so is the server's.
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), upstreamTaskCancelTimeout)
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(c.context()), upstreamTaskCancelTimeout)
 			if cerr := c.cs.CancelTask(cctx, task.TaskID); cerr != nil {
 				g.log.Debug("gateway: tasks/cancel", "server", c.u.name, "upstreamTask", task.TaskID, "error", cerr)
 			}
 			cancel()
-			return nil, true, c.ctx.Err()
+			return nil, true, c.context().Err()
 		}
 		if errors.Is(err, mcp.ErrTaskCancelled) {
 			return nil, true, fmt.Errorf("server %q cancelled the task: %w", c.u.name, err)

@@ -276,6 +276,23 @@ func (cs *ClientSession) call(ctx context.Context, method string, params, result
 	return callThrough(ctx, cs.send, cs, method, params, result)
 }
 
+// callRaw is call with the result kept raw; env, when not empty, is members
+// the params get ahead of their own (rpcconn.Enveloped).
+func (cs *ClientSession) callRaw(ctx context.Context, method string, params any, env []byte) (json.RawMessage, error) {
+	if cs.send == nil {
+		if len(env) > 0 {
+			return cs.conn.CallEnveloped(ctx, method, params, env)
+		}
+		return cs.conn.CallRaw(ctx, method, params)
+	}
+	if len(env) > 0 {
+		params = &rpcconn.Enveloped{Params: params, Members: env}
+	}
+	var raw json.RawMessage
+	err := callThrough(ctx, cs.send, cs, method, params, &raw)
+	return raw, err
+}
+
 func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {
 	if len(cs.client.opts.Middleware) == 0 {
 		return cs.conn.Notify(ctx, method, params)

@@ -45,6 +45,61 @@ type statelessState struct {
 	version  string                            // the version requests carry
 	logLevel protocol.LoggingLevel             // "" = no log notifications
 	params   map[string][]protocol.ParamHeader // x-mcp-header declarations, by tool
+
+	// The _meta member of a request with no _meta of its own, encoded for
+	// envVersion and envLevel (see envelopeLocked).
+	env        []byte
+	envVersion string
+	envLevel   protocol.LoggingLevel
+}
+
+// appendMetaMembers appends to dst the `"_meta":{...}` member of a request
+// whose _meta has the members of base besides the session's envelope env (as
+// envelopeLocked returns it): the envelope's, then base's in key order, but
+// none that the envelope sets (the protocol's keys win, as in requestMeta;
+// withLevel says whether the envelope sets the log level). It returns nil when
+// encoding/json cannot encode a value of base: the caller then goes the way of
+// requestMeta, whose encoding fails the request with encoding/json's error.
+func appendMetaMembers(dst, env []byte, base protocol.Meta, withLevel bool) []byte {
+	var arr [8]string
+	keys := arr[:0]
+	for k := range base {
+		switch k {
+		case protocol.MetaKeyProtocolVersion, protocol.MetaKeyClientCapabilities, protocol.MetaKeyClientInfo:
+			continue
+		case protocol.MetaKeyLogLevel:
+			if withLevel {
+				continue
+			}
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, env[:len(env)-1]...) // without the envelope's closing brace
+	for _, k := range keys {
+		v, err := json.Marshal(base[k])
+		if err != nil {
+			return nil
+		}
+		dst = append(jsonrpc.AppendString(append(dst, ','), k), ':')
+		dst = append(dst, v...)
+	}
+	return append(dst, '}')
+}
+
+// envelopeLocked returns the `"_meta":{...}` member of a request whose params
+// have no _meta of their own, at version and level: encoded once and kept until
+// either changes, so that requests pay no encoding for it. m.mu is held.
+func (m *statelessState) envelopeLocked(c *Client, version string, level protocol.LoggingLevel) []byte {
+	if m.env == nil || version != m.envVersion || level != m.envLevel {
+		meta, err := json.Marshal(c.requestMeta(nil, version, m.caps, level))
+		if err != nil {
+			return nil // plain structs and strings: cannot fail; nil falls back to requestMeta
+		}
+		m.env = append([]byte(`"_meta":`), meta...)
+		m.envVersion, m.envLevel = version, level
+	}
+	return m.env
 }
 
 func (m *statelessState) currentVersion() string {

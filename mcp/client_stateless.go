@@ -86,8 +86,19 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 	for {
 		m.mu.Lock()
 		version, level := m.version, m.logLevel
+		var env []byte
+		if out.meta != nil && plainParams(out.params) {
+			env = m.envelopeLocked(cs.client, version, level)
+		}
 		m.mu.Unlock()
-		if out.meta != nil {
+		if env != nil && len(base) > 0 {
+			// The caller's own members (a progress token, say) join the
+			// envelope's; the params go without _meta of their own.
+			env = appendMetaMembers(nil, env, base, level != "")
+			*out.meta = nil
+		}
+		// With env, the envelope goes in encoded: no map built, nothing walked.
+		if env == nil && out.meta != nil {
 			*out.meta = cs.client.requestMeta(base, version, m.caps, level)
 		}
 		callCtx := ctx
@@ -100,8 +111,8 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 				callCtx = transport.WithHeader(ctx, h)
 			}
 		}
-		var raw json.RawMessage
-		if err := cs.call(callCtx, out.method, out.params, &raw); err != nil {
+		raw, err := cs.callRaw(callCtx, out.method, out.params, env)
+		if err != nil {
 			var je *jsonrpc.Error
 			if errors.As(err, &je) {
 				switch je.Code {
@@ -311,4 +322,16 @@ func (cs *ClientSession) Discover(ctx context.Context, opts ...RequestOption) (*
 		return nil, err
 	}
 	return &res, nil
+}
+
+// plainParams reports whether params is one of the protocol's own params types,
+// whose _meta field, empty, is left out of their encoding: they can carry the
+// session's envelope encoded ahead of their members (rpcconn.Enveloped).
+func plainParams(params any) bool {
+	switch params.(type) {
+	case *protocol.CallToolParams, *protocol.GetPromptParams, *protocol.ReadResourceParams,
+		*protocol.CompleteParams, *protocol.PaginatedParams, *protocol.DiscoverParams:
+		return true
+	}
+	return false
 }

@@ -68,6 +68,16 @@ func BenchmarkHandleToolCall(b *testing.B) {
 			benchHandle(b, benchEchoServer(b), bc.legacy, protocol.MethodToolsCall, bc.params, `"text":"hello world"`)
 		})
 	}
+	// A server with middleware (a gateway has two) takes the general path.
+	for _, bc := range benchToolCalls {
+		b.Run(bc.name+"/middleware", func(b *testing.B) {
+			srv := benchEchoServer(b)
+			pass := func(next Invoker) Invoker { return next }
+			srv.opts.Middleware = []Middleware{pass}
+			srv.legacyChain, srv.statelessChain = chain(srv.opts.Middleware, invokeLegacy), chain(srv.opts.Middleware, invokeStateless)
+			benchHandle(b, srv, bc.legacy, protocol.MethodToolsCall, bc.params, `"text":"hello world"`)
+		})
+	}
 }
 
 // benchHandle measures ServerSession.Handle of one request on a new session

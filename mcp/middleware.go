@@ -37,6 +37,14 @@ type Call struct {
 	Params       json.RawMessage
 	Notification bool // no result is expected
 	Session      Session
+
+	// For a request to one of the server's own methods: what the Invoker at
+	// the end of its middleware, wrapped once per server (NewServer), runs.
+	// A Call a middleware makes itself has none of them (see invokeLegacy and
+	// invokeStateless).
+	fn  featureFunc
+	ss  *ServerSession
+	req *Request // stateless: the request, its _meta parsed
 }
 
 // Invoker handles a [Call]. For an incoming request it returns the result the SDK is
@@ -47,9 +55,13 @@ type Invoker func(ctx context.Context, call *Call) (result any, err error)
 // Middleware wraps an [Invoker]. The same middleware sees every method a server or
 // client receives and sends; it may inspect or change the [Call], short-circuit it,
 // time it, log it, or change the result. Install it with [ServerOptions].Middleware
-// or [ClientOptions].Middleware. The SDK may wrap an Invoker once and use the
-// result for many calls (a client session wraps its sender once), so per-call
-// state belongs in the returned Invoker's body, not around it.
+// or [ClientOptions].Middleware. The SDK wraps an Invoker once and uses the
+// result for many calls (a server wraps its own methods once in NewServer, a
+// client session its sender at Connect), so per-call state belongs in the
+// returned Invoker's body, not around it. A middleware may pass on a Call of
+// its own: a copy of the one it got (`cp := *c`) keeps what the SDK read on
+// arrival; one built from scratch is served as a request arriving with its
+// method and params (a stateless one's _meta read again from them).
 type Middleware func(next Invoker) Invoker
 
 // chain applies middleware so that mws[0] is outermost.
@@ -111,4 +123,46 @@ func notifyThrough(ctx context.Context, mws []Middleware, conn *rpcconn.Conn, s 
 		return nil, conn.Notify(ctx, c.Method, c.Params)
 	})(ctx, call)
 	return err
+}
+
+// invokeLegacy ends the server's middleware for a legacy request: it runs the
+// method the request named when it arrived. A Call that a middleware made
+// itself runs the method it names on its session.
+func invokeLegacy(ctx context.Context, c *Call) (any, error) {
+	if c.fn != nil {
+		return c.fn(ctx, &Request{Session: c.ss}, c.Params)
+	}
+	ss, ok := c.Session.(*ServerSession)
+	if !ok {
+		return nil, errorf(CodeInternalError, "internal error: middleware passed on a call for %s without its session", c.Method)
+	}
+	m, ok := ss.server.methods[c.Method]
+	if !ok {
+		return nil, errorf(CodeMethodNotFound, "Method not found: %s", c.Method)
+	}
+	return m.handle(ctx, ss, c.Params)
+}
+
+// invokeStateless ends the server's middleware for a stateless request: it
+// runs the method with the request whose _meta was read on arrival, and
+// completes the answer. A Call that a middleware made itself is read as a
+// request arriving with its method and params.
+func invokeStateless(ctx context.Context, c *Call) (any, error) {
+	r, fn := c.req, c.fn
+	if r == nil {
+		sess, ok := c.Session.(statelessSession)
+		if !ok {
+			return nil, errorf(CodeInternalError, "internal error: middleware passed on a call for %s without its session", c.Method)
+		}
+		mr, f, err := sess.statelessFor(c.Method, c.Params)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return nil, errorf(CodeMethodNotFound, "Method not found: %s", c.Method)
+		}
+		r, fn = &mr.req, f
+	}
+	res, err := fn(ctx, r, c.Params)
+	return r.Session.server.completeStateless(r, res, err)
 }

@@ -122,6 +122,10 @@ type Server struct {
 	viewSeed    maphash.Seed              // of the clients' view fingerprints (visibility.go)
 	viewGen     atomic.Uint64             // RefreshVisibility calls begun
 	views       ChangeFeed                // RefreshVisibility tells the listen streams here
+
+	// The server's middleware around its own methods, wrapped once: a
+	// request pays for running it, not for building it.
+	legacyChain, statelessChain Invoker
 }
 
 // NewServer returns a server that introduces itself as info, configured by opts
@@ -156,6 +160,8 @@ func NewServer(info protocol.Implementation, opts *ServerOptions) *Server {
 	}
 	s.tasks = newTaskManager(s, s.opts.Tasks)
 	s.viewSeed, s.views = maphash.MakeSeed(), NewMemoryChangeFeed()
+	s.legacyChain = chain(s.opts.Middleware, invokeLegacy)
+	s.statelessChain = chain(s.opts.Middleware, invokeStateless)
 	return s
 }
 

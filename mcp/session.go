@@ -201,10 +201,8 @@ func (ss *ServerSession) Handle(ctx context.Context, msg *jsonrpc.Message) (any,
 	if len(ss.server.opts.Middleware) == 0 {
 		return m.handle(ctx, ss, msg.Params)
 	}
-	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Notification: msg.IsNotification(), Session: ss}
-	return chain(ss.server.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
-		return m.handle(ctx, ss, c.Params)
-	})(ctx, call)
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Notification: msg.IsNotification(), Session: ss, fn: m.fn, ss: ss}
+	return ss.server.legacyChain(ctx, call)
 }
 
 // InOrder implements jsonrpc.OrderedHandler: the requests that change the session's

@@ -98,7 +98,38 @@ type requestMetaMember struct {
 // mc from it: a missing field is -32602, an unsupported version -32022 naming
 // the supported ones. _meta keys are matched exactly, the last one winning,
 // as protocol.Meta decodes them; a null value counts as absent.
+//
+// The common request is read in one pass (fromParams); whatever that path
+// declines — errors included — parseStatelessMetaGeneral reads and answers.
 func (s *Server) parseStatelessMeta(mc *statelessCall, method string, params json.RawMessage) error {
+	if mc.fromParams(params) {
+		mc.method = method
+		return nil
+	}
+	*mc = statelessCall{}
+	return s.parseStatelessMetaGeneral(mc, method, params)
+}
+
+// fromParams fills mc from the _meta of a request's params with the fast
+// decoders (the params walked once by jsonscan, which checks their syntax, and
+// _meta by protocol.Meta's decoder, which types the protocol's keys), and
+// reports whether that is exactly what parseStatelessMetaGeneral would fill in
+// and accept (see fromMeta). On false, mc may be partly filled.
+func (mc *statelessCall) fromParams(params []byte) bool {
+	raw, ok := lastMember(params, "_meta")
+	if !ok || raw == nil {
+		return false
+	}
+	var meta protocol.Meta
+	if meta.UnmarshalJSON(raw) != nil {
+		return false
+	}
+	return mc.fromMeta(params, meta)
+}
+
+// parseStatelessMetaGeneral is parseStatelessMeta through encoding/json: the
+// reference the one-pass path must agree with.
+func (s *Server) parseStatelessMetaGeneral(mc *statelessCall, method string, params json.RawMessage) error {
 	var rm requestMetaMember
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &rm); err != nil {
@@ -194,33 +225,45 @@ func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Messa
 			return statelessError(tc.answer(ctx, s))
 		}
 	}
-	mr := &statelessRequest{}
-	mc := &mr.call
-	if err := s.parseStatelessMeta(mc, msg.Method, msg.Params); err != nil {
+	mr, fn, err := ss.statelessFor(msg.Method, msg.Params)
+	if err != nil {
 		return nil, err
 	}
-	fn, ok := s.stateless[msg.Method]
-	if !ok {
+	if fn == nil {
 		if cm := s.custom.get(msg.Method); cm != nil {
 			return ss.statelessCustom(ctx, msg, cm, mr)
 		}
 		return nil, errorf(CodeMethodNotFound, "Method not found: %s", msg.Method)
 	}
-	switch msg.Method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
-		mc.input = &mr.input
-	}
 	r := &mr.req
-	r.Session, r.stateless = ss, mc
 	if len(s.opts.Middleware) == 0 {
 		res, err := fn(ctx, r, msg.Params)
 		return statelessError(s.completeStateless(r, res, err))
 	}
-	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mc.version}}
-	return statelessError(chain(s.opts.Middleware, func(ctx context.Context, c *Call) (any, error) {
-		res, err := fn(ctx, r, c.Params)
-		return s.completeStateless(r, res, err)
-	})(ctx, call))
+	call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, mr.call.version}, fn: fn, req: r}
+	return statelessError(s.statelessChain(ctx, call))
+}
+
+// statelessFor reads the _meta of a stateless request for method with params
+// and, when method is one of the server's own, returns its handler with the
+// request wired to the session (fn is nil for any other method: a custom one
+// or none).
+func (ss *ServerSession) statelessFor(method string, params json.RawMessage) (mr *statelessRequest, fn featureFunc, err error) {
+	s := ss.server
+	mr = &statelessRequest{}
+	mc := &mr.call
+	if err := s.parseStatelessMeta(mc, method, params); err != nil {
+		return nil, nil, err
+	}
+	if fn = s.stateless[method]; fn == nil {
+		return mr, nil, nil
+	}
+	switch method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
+		mc.input = &mr.input
+	}
+	mr.req.Session, mr.req.stateless = ss, mc
+	return mr, fn, nil
 }
 
 // completeStateless turns a handler's outcome into the answer to a stateless

@@ -18,7 +18,7 @@ func toolCallPathsAgree(t *testing.T, ss *ServerSession, params []byte) (fast bo
 	t.Helper()
 	tc := ss.decodeStatelessToolCall(params)
 	var mc statelessCall
-	metaErr := ss.server.parseStatelessMeta(&mc, protocol.MethodToolsCall, params)
+	metaErr := ss.server.parseStatelessMetaGeneral(&mc, protocol.MethodToolsCall, params)
 	var p protocol.CallToolParams
 	paramsErr := decodeParams(params, &p)
 	if tc == nil {

@@ -44,18 +44,26 @@ func DecodeResult(method string, raw json.RawMessage, result any) error {
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return c.callRaw(ctx, method, params, nil)
+	return c.callRaw(ctx, method, params, nil, nil)
 }
 
 // CallJSON is CallRaw with params already encoded (nil: none): what
 // middleware forwards, sent without converting it to an interface value.
 func (c *Conn) CallJSON(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return c.callRaw(ctx, method, nil, params)
+	return c.callRaw(ctx, method, nil, params, nil)
+}
+
+// CallEnveloped is CallRaw with params that get members written ahead of
+// their own, as Enveloped describes (members must not be empty), without
+// allocating an Enveloped.
+func (c *Conn) CallEnveloped(ctx context.Context, method string, params any, members []byte) (json.RawMessage, error) {
+	return c.callRaw(ctx, method, params, nil, members)
 }
 
 // callRaw sends a request whose params are raw when it is not nil, else
-// params, and waits for its result.
-func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.RawMessage) (json.RawMessage, error) {
+// params (after members, when there are some: see Enveloped), and waits for
+// its result.
+func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.RawMessage, members []byte) (json.RawMessage, error) {
 	var id jsonrpc.ID
 	if c.opts.NewID != nil {
 		id = c.opts.NewID()
@@ -79,9 +87,12 @@ func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.
 	e := encoders.Get().(*requestEncoder)
 	var msg []byte
 	var err error
-	if raw != nil {
+	switch {
+	case raw != nil:
 		msg = e.raw(id, method, raw)
-	} else {
+	case len(members) > 0:
+		msg, err = e.enveloped(id, method, params, members)
+	default:
 		msg, err = e.request(id, method, params)
 	}
 	if err != nil {
@@ -256,6 +267,11 @@ func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]by
 		return e.raw(id, method, p), nil
 	case []byte:
 		return e.raw(id, method, p), nil
+	case *Enveloped:
+		if len(p.Members) > 0 {
+			return e.enveloped(id, method, p.Params, p.Members)
+		}
+		params = p.Params
 	}
 	// AppendRequest's output with the params in place: the head, the params
 	// as encoding/json writes them (Encode adds a newline, dropped), the brace.
@@ -267,6 +283,30 @@ func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]by
 		return nil, err
 	}
 	e.buf.Truncate(e.buf.Len() - 1)
+	e.buf.WriteByte('}')
+	return e.buf.Bytes(), nil
+}
+
+// enveloped returns the request message for params with an envelope (see
+// Enveloped), valid until e is reused: the members are copied in, the params
+// encoded after them in place.
+func (e *requestEncoder) enveloped(id jsonrpc.ID, method string, params any, members []byte) ([]byte, error) {
+	e.buf.Reset()
+	b := append(e.buf.AvailableBuffer(), `{"jsonrpc":"2.0","id":`...)
+	b = append(id.AppendJSON(b), `,"method":`...)
+	b = append(jsonrpc.AppendString(b, method), `,"params":{`...)
+	b = append(b, members...)
+	e.buf.Write(b)
+	at := e.buf.Len()
+	if err := e.enc.Encode(params); err != nil {
+		return nil, err
+	}
+	e.buf.Truncate(e.buf.Len() - 1) // Encode's newline
+	n, err := joinEnvelope(e.buf.Bytes(), at)
+	if err != nil {
+		return nil, err
+	}
+	e.buf.Truncate(n)
 	e.buf.WriteByte('}')
 	return e.buf.Bytes(), nil
 }

@@ -226,6 +226,7 @@ func (c *ClientConn) deliverReply(data []byte) bool {
 // (resuming it if it breaks) and fails the request if it ends without the response.
 func (c *ClientConn) handOff(ctx context.Context, k *clientCall, resp *http.Response) error {
 	k.body = nil // the Write's message: not to be used once Write returns
+	k.reqBody.Reset(nil)
 	stop := func() bool { return true }
 	if k.ctx.call != nil { // on h1: the stream outlives the Write's context
 		if d, ok := resp.Body.(interface{ DetachContext() bool }); ok && !d.DetachContext() {

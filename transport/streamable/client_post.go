@@ -104,6 +104,7 @@ type clientCall struct {
 	inline     bool                  // exchanged on the Write's goroutine (see writeCall)
 	written    bool                  // an inline call's POST got an answer
 	ctx        callContext           // an inline call's request context, when it needs no other
+	reqBody    clientBody            // on h1, the reader of each POST's body (see post)
 	abort      func()                // on h1, ends the inline call's I/O (see callContext.AttachAbort); under ClientConn.mu
 
 	once     sync.Once
@@ -368,7 +369,11 @@ func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, 
 			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: k.wroteRequest})
 		}
 	}
-	req, err := c.newRequest(ctx, http.MethodPost, body, sess)
+	var rb *clientBody
+	if k != nil && c.h1 != nil { // h1 reads the body before RoundTrip returns: k's reader serves each POST of it in turn
+		rb = &k.reqBody
+	}
+	req, err := c.newRequestBody(ctx, http.MethodPost, body, rb, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -427,13 +432,23 @@ func (c *ClientConn) do(req *http.Request) (*http.Response, error) {
 // builds, without parsing the URL again (requests share c.u, which nothing
 // modifies) and with one allocation for the body.
 func (c *ClientConn) newRequest(ctx context.Context, method string, body []byte, sess clientSession) (*http.Request, error) {
+	return c.newRequestBody(ctx, method, body, nil, sess)
+}
+
+// newRequestBody is newRequest with rb, when not nil, as the reader of a
+// non-empty body, in place of a new one.
+func (c *ClientConn) newRequestBody(ctx context.Context, method string, body []byte, rb *clientBody, sess clientSession) (*http.Request, error) {
 	tmpl := http.Request{ // on the stack: WithContext copies it
 		Method: method, URL: c.u, Host: c.u.Host,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: make(http.Header, len(c.hdr)+4),
 	}
 	if len(body) > 0 {
-		tmpl.Body, tmpl.ContentLength = newClientBody(body), int64(len(body))
+		if rb == nil {
+			rb = new(clientBody)
+		}
+		rb.Reset(body)
+		tmpl.Body, tmpl.ContentLength = rb, int64(len(body))
 		if c.h1 == nil { // net/http's transport needs it to retry; h1 keeps the bytes
 			tmpl.GetBody = func() (io.ReadCloser, error) { return newClientBody(body), nil }
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // A single request's JSON reply is read on the Write's goroutine: when Write
@@ -232,5 +233,34 @@ func TestClientCallDecodedReplyHandler(t *testing.T) {
 	clientWrite(t, ctx, c, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	if m := clientReadMsg(t, ctx, c); m.ID != jsonrpc.Int64ID(9) || len(got) != 2 {
 		t.Fatalf("Read got %+v after the handler declined (%d calls)", m, len(got))
+	}
+}
+
+// The header map of a POST sent on h1 is reused for the next one: a header of
+// one request's (here from transport.WithHeader) is not sent with the next.
+func TestClientPostHeaderNotCarriedOver(t *testing.T) {
+	ctx := testkit.Context(t)
+	f := newClientFake(t, clientBasic(nil))
+	c := clientDial(t, f.URL, &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	for i := range 3 {
+		wctx := ctx
+		if i == 0 {
+			wctx = transport.WithHeader(ctx, http.Header{"X-Once": {"1"}})
+		}
+		clientWrite(t, wctx, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 20+i))
+		clientReadMsg(t, ctx, c)
+	}
+	posts := f.posts("ping")
+	if len(posts) != 3 {
+		t.Fatalf("%d pings posted", len(posts))
+	}
+	for i, p := range posts {
+		if got, want := p.Header.Get("X-Once"), map[bool]string{true: "1"}[i == 0]; got != want {
+			t.Errorf("ping %d: X-Once %q, want %q", i, got, want)
+		}
+		if p.Header.Get(HeaderSessionID) == "" || p.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("ping %d: headers %v", i, p.Header)
+		}
 	}
 }

@@ -382,8 +382,22 @@ func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, 
 	}
 	req.Header["Content-Type"] = clientJSONType
 	req.Header["Accept"] = clientPostAccept
-	return c.do(req)
+	resp, err := c.do(req)
+	if c.h1 != nil {
+		// h1 wrote the header when RoundTrip began, and a redirect was sent
+		// with a copy: the map goes back for the next request. (Of the
+		// request, the response keeps only what clientStatusError reads: its
+		// method.)
+		h := req.Header
+		req.Header = nil
+		clear(h)
+		clientHeaders.Put(h)
+	}
+	return resp, err
 }
+
+// clientHeaders holds the header maps of POSTs sent with h1 (see post).
+var clientHeaders = sync.Pool{New: func() any { return make(http.Header, 8) }}
 
 // do sends a POST. With an http.Client that adds nothing to a request (no
 // cookie jar, no timeout, no credentials in the URL), the request goes to its
@@ -441,7 +455,11 @@ func (c *ClientConn) newRequestBody(ctx context.Context, method string, body []b
 	tmpl := http.Request{ // on the stack: WithContext copies it
 		Method: method, URL: c.u, Host: c.u.Host,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header, len(c.hdr)+4),
+	}
+	if method == http.MethodPost && c.h1 != nil {
+		tmpl.Header = clientHeaders.Get().(http.Header) // post gives it back
+	} else {
+		tmpl.Header = make(http.Header, len(c.hdr)+4)
 	}
 	if len(body) > 0 {
 		if rb == nil {

@@ -186,6 +186,9 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 // closing of an idle keep-alive connection looks like when it crosses the next
 // request; a server closes an idle connection without reading a request from
 // it, so the request was not acted on. (curl retries on the same condition.)
+// The case it gets wrong: a server that reads a request, acts on it and then
+// dies without sending a byte sees it twice; net/http would return the error
+// instead.
 func (c *conn) retryable(gotBytes bool, err error) bool {
 	if !c.reused || gotBytes || c.aborted.Load() {
 		return false

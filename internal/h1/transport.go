@@ -183,7 +183,10 @@ func closeBody(req *http.Request) {
 // the rare case that one crosses a request anyway the failure is the one that
 // RoundTrip retries on a new connection (see conn.retryable): not one byte of a
 // response arrived on a reused connection. The peek (a system call) is most of
-// what reuse costs beyond the write and read.
+// what reuse costs beyond the write and read. What goes unseen in that second:
+// bytes a server sends unasked on an idle connection arriving after it was
+// given back (with none buffered then) are read as the next response; the
+// JSON-RPC layer refuses a reply whose id matches no request.
 const peekAfter = time.Second
 
 // get returns an idle connection of key that is still open, or dials a new one

@@ -185,8 +185,9 @@ func closeBody(req *http.Request) {
 // response arrived on a reused connection. The peek (a system call) is most of
 // what reuse costs beyond the write and read. What goes unseen in that second:
 // bytes a server sends unasked on an idle connection arriving after it was
-// given back (with none buffered then) are read as the next response; the
-// JSON-RPC layer refuses a reply whose id matches no request.
+// given back (with none buffered then) are read as the next response: that
+// call fails with the stray response's status (a 408, say), or, for a JSON
+// body, the JSON-RPC layer refuses a reply whose id matches no request.
 const peekAfter = time.Second
 
 // get returns an idle connection of key that is still open, or dials a new one

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"testing"
 )
 
@@ -106,3 +107,67 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// BenchmarkRoundTripPipe200B is one request and its reply between two
+// connections over a pair of os.Pipe, as between a client and the server it
+// started: the client writes, an echo loop on the other end reads and writes it
+// back, the client reads. Both reads honour a long-lived cancellable context, as
+// rpcconn's read loop passes. "file" reads the pipes themselves (which the poller
+// can interrupt); "reader" hides them behind a plain io.Reader, which cannot be.
+func BenchmarkRoundTripPipe200B(b *testing.B) {
+	b.Run("file", func(b *testing.B) { benchRoundTrip(b, func(f *os.File) io.Reader { return f }) })
+	b.Run("reader", func(b *testing.B) { benchRoundTrip(b, func(f *os.File) io.Reader { return plainReader{f} }) })
+}
+
+func benchRoundTrip(b *testing.B, wrap func(*os.File) io.Reader) {
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	toServerR, toServerW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	toClientR, toClientW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	server := NewServerConn(wrap(toServerR), toClientW, nil)
+	client := NewServerConn(wrap(toClientR), toServerW, nil)
+	echoed := make(chan error, 1)
+	go func() {
+		for {
+			msg, err := server.Read(ctx)
+			if err != nil {
+				echoed <- err
+				return
+			}
+			if err := server.Write(ctx, msg); err != nil {
+				echoed <- err
+				return
+			}
+		}
+	}()
+	defer func() {
+		client.Close()
+		server.Close()
+		toServerR.Close()
+		toClientR.Close()
+		<-echoed
+	}()
+
+	b.ReportAllocs()
+	b.SetBytes(int64(len(typicalMessage)))
+	for b.Loop() {
+		if err := client.Write(ctx, typicalMessage); err != nil {
+			b.Fatal(err)
+		}
+		msg, err := client.Read(ctx)
+		if err != nil || len(msg) != len(typicalMessage) {
+			b.Fatalf("read %d bytes, %v", len(msg), err)
+		}
+	}
+}
+
+// plainReader hides everything of its reader but Read.
+type plainReader struct{ r io.Reader }
+
+func (p plainReader) Read(b []byte) (int, error) { return p.r.Read(b) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -40,15 +41,20 @@ type readResult struct {
 // lineConn carries newline-delimited messages over a reader and a writer. It is the
 // common part of the server and the subprocess connections.
 //
-// Reading happens on a goroutine the connection owns, started by the first read, so
-// that read can honour its context and close can unblock it even when the
-// underlying reader cannot be interrupted. The goroutine reads at most one message
-// ahead and stops when the input ends or fails, or (unless drainAfterClose is set)
-// when it has a message to deliver after close.
+// When the reader can be interrupted — it takes read deadlines, as a pipe in the
+// runtime's poller does — reads happen on the goroutine that calls read (see
+// direct.go): a past deadline ends a blocked read when read's context ends or on
+// close. Otherwise reading happens on a goroutine the connection owns, started by
+// the first read, so that read can honour its context and close can unblock it
+// even when the underlying reader cannot be interrupted. That goroutine reads at
+// most one message ahead and stops when the input ends or fails, or (unless
+// drainAfterClose is set) when it has a message to deliver after close.
 type lineConn struct {
 	lines           *lineReader
 	out             io.Writer
 	drainAfterClose bool // keep consuming input after close, so the peer never blocks writing
+
+	direct *directReader // nil when the input cannot be interrupted
 
 	readStart sync.Once
 	results   chan readResult // unbuffered: the read loop hands over one result at a time
@@ -64,15 +70,20 @@ type lineConn struct {
 }
 
 func newLineConn(in io.Reader, out io.Writer, maxMessageSize int, drainAfterClose bool) *lineConn {
-	return &lineConn{
+	c := &lineConn{
 		lines:           newLineReader(in, maxMessageSize, readBufferSize),
 		out:             out,
 		drainAfterClose: drainAfterClose,
-		results:         make(chan readResult),
-		readDone:        make(chan struct{}),
 		writeSlot:       make(chan struct{}, 1),
 		closed:          make(chan struct{}),
 	}
+	if d, ok := in.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
+		c.direct = &directReader{in: d, slot: make(chan struct{}, 1)}
+	} else {
+		c.results = make(chan readResult)
+		c.readDone = make(chan struct{})
+	}
+	return c
 }
 
 func (c *lineConn) isClosed() bool {
@@ -90,6 +101,9 @@ func (c *lineConn) isClosed() bool {
 func (c *lineConn) read(ctx context.Context) ([]byte, error) {
 	if c.isClosed() {
 		return nil, errClosedLocally
+	}
+	if c.direct != nil {
+		return c.readDirect(ctx)
 	}
 	c.readStart.Do(func() { go c.readLoop() })
 	select {
@@ -112,10 +126,7 @@ func (c *lineConn) readLoop() {
 	for {
 		msg, err := c.lines.next()
 		if err != nil && !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
-			if !errors.Is(err, io.EOF) {
-				err = fmt.Errorf("stdio: reading: %w", err)
-			}
-			c.readErr = err
+			c.readErr = finalReadError(err)
 			close(c.readDone)
 			return
 		}
@@ -174,8 +185,25 @@ func (c *lineConn) errWriteClosed() error {
 	return fmt.Errorf("stdio: write on a closed connection: %w", io.ErrClosedPipe)
 }
 
+// finalReadError is what read returns once the input has ended with err.
+func finalReadError(err error) error {
+	if errors.Is(err, io.EOF) {
+		return err
+	}
+	return fmt.Errorf("stdio: reading: %w", err)
+}
+
 // close marks the connection closed, unblocking read and waiting writers. It does not
-// touch the underlying reader and writer.
+// close the underlying reader and writer.
 func (c *lineConn) close() {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(c.markClosed)
+}
+
+// markClosed is close without its once: it closes c.closed and, in direct mode,
+// interrupts a read in progress and starts draining the input if asked to.
+func (c *lineConn) markClosed() {
+	close(c.closed)
+	if c.direct != nil {
+		c.interruptForClose()
+	}
 }

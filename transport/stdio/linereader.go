@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -33,11 +34,24 @@ const (
 // gathered in fixed-size blocks (the spill), then copied once into a slice of the
 // right size: two copies in all, no regrowth, and at most maxRetainedSpill kept
 // between lines.
+//
+// A read that fails with os.ErrDeadlineExceeded (the connection interrupting a
+// blocked read) is not final: next returns that error, keeps what it had read of
+// the line in the spill, and the next call goes on with the same line.
 type lineReader struct {
 	br    *bufio.Reader
 	max   int
 	spill [][]byte // blocks of br.Size() bytes each
 	err   error    // sticky error from the underlying reader
+	part  partLine // the line being gathered in the spill, across calls when a read timed out
+}
+
+// partLine is what readLong knows of the line it gathers: its length so far and
+// its last two bytes (for the line ending), and whether it is blank so far.
+type partLine struct {
+	n                int
+	last, beforeLast byte
+	blank            bool
 }
 
 func newLineReader(r io.Reader, max, bufSize int) *lineReader {
@@ -48,20 +62,26 @@ func newLineReader(r io.Reader, max, bufSize int) *lineReader {
 }
 
 // next returns the next message. An error wrapping jsonrpc.ErrMessageTooLarge means
-// one line was dropped and next may be called again; any other error (io.EOF at the
-// end of input) is final and returned again by later calls.
+// one line was dropped and next may be called again; so does os.ErrDeadlineExceeded
+// (see lineReader). Any other error (io.EOF at the end of input) is final and
+// returned again by later calls.
 func (r *lineReader) next() ([]byte, error) {
 	for r.err == nil {
 		chunk, err := r.br.ReadSlice('\n')
 		switch {
-		case err == nil:
+		case err == nil && r.part.n == 0:
 			// A whole line, '\n' included, inside the bufio buffer: the common case.
-		case errors.Is(err, bufio.ErrBufferFull):
-			msg, err := r.readLong(chunk)
+		case r.part.n > 0, errors.Is(err, bufio.ErrBufferFull),
+			len(chunk) > 0 && errors.Is(err, os.ErrDeadlineExceeded):
+			// A long line, the end of an interrupted one, or the start of one
+			// interrupted now: gathered in the spill.
+			msg, err := r.readLong(chunk, err)
 			if msg == nil && err == nil {
-				continue // a long blank line
+				continue // a blank line
 			}
 			return msg, err
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, err // interrupted between lines: nothing to keep
 		default:
 			// End of input or a read error; chunk is the unterminated last line.
 			r.err = err
@@ -81,27 +101,36 @@ func (r *lineReader) next() ([]byte, error) {
 	return nil, r.err
 }
 
-// readLong assembles a line that does not fit in the bufio buffer; first is its
-// beginning. It returns (nil, nil) for a blank line.
-func (r *lineReader) readLong(first []byte) ([]byte, error) {
+// readLong gathers a line in the spill, from chunk and err (what ReadSlice
+// returned) on, going on with r.part when a timeout interrupted it before. It
+// returns (nil, nil) for a blank line, and os.ErrDeadlineExceeded, keeping r.part,
+// when a read times out before the end of the line.
+func (r *lineReader) readLong(chunk []byte, err error) ([]byte, error) {
 	// limit is the most a line can hold and still be accepted: max content bytes
-	// plus a '\r' and a '\n'. Past it, bytes are counted but not kept.
+	// plus a '\r' and a '\n'. Past it, bytes are counted but not kept, except
+	// those of the first block: a dropped line is reported with its own first
+	// bytes (for its id), never a previous line's.
 	limit := r.max + 2
-	n := 0 // bytes of the line so far, '\r' and '\n' included
-	var last, beforeLast byte
-	blank := true
-	chunk, err := first, error(bufio.ErrBufferFull)
+	block := r.br.Size()
+	p := &r.part
+	if p.n == 0 {
+		p.blank = true
+	}
 	for {
-		// The first chunk is always kept, even past the limit: a dropped line is
-		// reported with its own first bytes (for its id), never a previous line's.
-		if n == 0 || n+len(chunk) <= limit {
-			r.store(n, chunk)
+		switch {
+		case p.n+len(chunk) <= limit:
+			r.store(p.n, chunk)
+		case p.n < block:
+			r.store(p.n, chunk[:min(len(chunk), block-p.n)])
 		}
-		n += len(chunk)
-		last, beforeLast = lastTwo(chunk, last, beforeLast)
-		blank = blank && isBlank(trimEOL(chunk))
+		p.n += len(chunk)
+		p.last, p.beforeLast = lastTwo(chunk, p.last, p.beforeLast)
+		p.blank = p.blank && isBlank(trimEOL(chunk))
 		if err == nil {
 			break
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, err // the line goes on at the next call
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			r.err = err // unterminated last line: still deliver it
@@ -109,6 +138,8 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 		}
 		chunk, err = r.br.ReadSlice('\n')
 	}
+	n, last, beforeLast, blank := p.n, p.last, p.beforeLast, p.blank
+	*p = partLine{}
 
 	size := n // content bytes: without the '\n' and one '\r' before it
 	if last == '\n' {
@@ -123,10 +154,9 @@ func (r *lineReader) readLong(first []byte) ([]byte, error) {
 	case blank:
 		return nil, nil
 	case size > r.max:
-		return nil, r.tooLarge(size, r.spill[0][:min(size, len(r.spill[0]))])
+		return nil, r.tooLarge(size, r.spill[0][:min(size, block)])
 	}
 	msg := make([]byte, size)
-	block := r.br.Size()
 	for off := 0; off < size; off += block {
 		copy(msg[off:], r.spill[off/block])
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -60,6 +61,11 @@ func readAll(t *testing.T, r *lineReader) []readOutcome {
 				t.Fatalf("too-large error %q: size %d, limit %d, bound %d", err, size, limit, r.max)
 			}
 			out = append(out, readOutcome{tooLarge: size, prefix: string(tl.Prefix)})
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if msg != nil {
+				t.Fatalf("message returned with a timeout")
+			}
+			continue // an interrupted read: the line goes on at the next call
 		case err == io.EOF:
 			if _, again := r.next(); again != io.EOF {
 				t.Fatalf("after io.EOF, next returned %v", again)
@@ -105,7 +111,8 @@ func sameOutcomes(a, b []readOutcome) bool {
 }
 
 // chunkReader returns data in pieces whose sizes cycle through sizes (0 means a
-// zero-length read, which io.Reader allows).
+// zero-length read, which io.Reader allows; a negative size a read that times
+// out, as a read of a pipe past its deadline does).
 type chunkReader struct {
 	data  []byte
 	sizes []int
@@ -120,6 +127,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	if len(r.sizes) > 0 {
 		n = r.sizes[r.i%len(r.sizes)]
 		r.i++
+	}
+	if n < 0 {
+		return 0, &os.PathError{Op: "read", Path: "|0", Err: os.ErrDeadlineExceeded}
 	}
 	n = min(n, len(p), len(r.data))
 	copy(p, r.data[:n])
@@ -254,6 +264,71 @@ func FuzzReadLine(f *testing.F) {
 	})
 }
 
+// FuzzReadLineInterrupted is FuzzReadLine with reads that time out at arbitrary
+// points (split bytes from 200 up), as a direct read does when its context ends or
+// the connection closes: next returns the timeout, and the lines it interrupted
+// come out intact, or dropped with their own first bytes, at the next calls.
+func FuzzReadLineInterrupted(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n{\"b\":2}\n"), uint16(100), []byte{3, 255, 1, 7, 200})
+	f.Add([]byte(strings.Repeat("x", 100)+"\r\nok"), uint16(40), []byte{17, 250, 0, 5})
+	f.Add([]byte(strings.Repeat("y", 300)+"\nok\n"), uint16(3<<9|9), []byte{5, 201, 200, 39})
+	f.Add([]byte("  \t"+strings.Repeat(" ", 70)+"\r\n{}\n"), uint16(8), []byte{2, 222, 30})
+	f.Fuzz(func(t *testing.T, data []byte, max uint16, splits []byte) {
+		limit := int(max%512) + 1
+		bufSize := 16 << (max >> 9 % 4)
+		if len(splits) > 40 {
+			splits = splits[:40]
+		}
+		sizes := make([]int, len(splits))
+		for i, s := range splits {
+			sizes[i] = int(s % 40)
+			if s >= 200 {
+				sizes[i] = -1
+			}
+		}
+		if len(sizes) > 0 && !anyPositive(sizes) {
+			sizes = append(sizes, 1)
+		}
+		r := newLineReader(&chunkReader{data: data, sizes: sizes}, limit, bufSize)
+		got := readAll(t, r)
+		if want := modelRead(data, limit, bufSize); !sameOutcomes(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	})
+}
+
+// A timeout between lines and in the middle of one (short or longer than the
+// buffer) loses nothing and is not final.
+func TestLineReaderTimeoutIsNotFinal(t *testing.T) {
+	long := strings.Repeat("z", 50)
+	data := []byte(`{"a":1}` + "\n" + `{"b":` + "2}\n" + long + "\n")
+	// 16-byte buffer: 8 bytes, a timeout, 5, a timeout, 4, then the long line in
+	// pieces of 20 with a timeout after each.
+	sizes := []int{8, -1, 5, -1, 4, 20, -1, 20, -1, 20, -1}
+	r := newLineReader(&chunkReader{data: data, sizes: sizes}, 100, 16)
+	var got []string
+	timeouts := 0
+	for {
+		msg, err := r.next()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			if timeouts++; timeouts > 5 {
+				t.Fatalf("more timeouts than the reader returned: %v", err)
+			}
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(msg))
+	}
+	if want := []string{`{"a":1}`, `{"b":2}`, long}; fmt.Sprint(got) != fmt.Sprint(want) || timeouts != 5 {
+		t.Fatalf("got %q after %d timeouts, want %q after 5", got, timeouts, want)
+	}
+}
+
 func allZero(s []int) bool {
 	for _, v := range s {
 		if v != 0 {
@@ -261,6 +336,15 @@ func allZero(s []int) bool {
 		}
 	}
 	return true
+}
+
+func anyPositive(s []int) bool {
+	for _, v := range s {
+		if v > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tooLargePrefix is how many leading bytes of a dropped line a TooLargeError

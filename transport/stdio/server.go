@@ -77,7 +77,7 @@ func (s *serverConn) Write(ctx context.Context, msg []byte) error {
 func (s *serverConn) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
-		close(s.closed)
+		s.markClosed()
 		err = closeStream(s.in)
 		if !sameValue(s.in, s.out) {
 			err = errors.Join(err, closeStream(s.out))

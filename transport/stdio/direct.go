@@ -41,7 +41,7 @@ type directReader struct {
 
 	mu          sync.Mutex  // guards the deadline of in and the fields below
 	gen         uint64      // counts the contexts watched: a stale watch does nothing
-	stop        func() bool // stops the watch of the current context
+	stop        func() bool // stops the watch of the current context; nil after close
 	interrupted bool        // a past deadline is set because the watched context ended
 	closed      bool        // close has set a past deadline
 }
@@ -110,7 +110,7 @@ func (d *directReader) watch(ctx context.Context, done <-chan struct{}) {
 		d.interrupted = false
 	}
 	d.done = done
-	if done != nil {
+	if done != nil && !d.closed {
 		gen := d.gen
 		d.stop = context.AfterFunc(ctx, func() { d.interrupt(gen) })
 	}
@@ -145,6 +145,10 @@ func (c *lineConn) interruptForClose() {
 	d.mu.Lock()
 	d.closed = true
 	d.in.SetReadDeadline(aLongTimeAgo)
+	if d.stop != nil {
+		d.stop() // the context may outlive the connection: let go of it
+		d.stop = nil
+	}
 	d.mu.Unlock()
 	if c.drainAfterClose {
 		go c.drain()
@@ -158,10 +162,6 @@ func (c *lineConn) drain() {
 	d := c.direct
 	d.slot <- struct{}{}
 	d.mu.Lock()
-	if d.stop != nil {
-		d.stop()
-		d.stop = nil
-	}
 	d.in.SetReadDeadline(time.Time{})
 	d.mu.Unlock()
 	for {

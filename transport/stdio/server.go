@@ -24,7 +24,10 @@ type Options struct {
 // Close closes in and out if they implement io.Closer, except for the process's own
 // os.Stdin, os.Stdout and os.Stderr, which stay open (closing them would let a later
 // open reuse their file descriptors). A Read pending on an input that cannot be closed
-// still returns at once; the goroutine reading it ends when the input does.
+// still returns at once. An input that takes read deadlines (a pipe, which standard
+// input is switched to the runtime's poller for) is read on the goroutine that calls
+// Read, and Close interrupts it; any other is read by a goroutine of the connection,
+// which ends when the input does.
 func NewServerConn(in io.Reader, out io.Writer, opts *Options) transport.Conn {
 	var o Options
 	if opts != nil {

@@ -59,6 +59,11 @@ func runChild(mode string) int {
 	case "exit0":
 		fmt.Println(`{"bye":true}`)
 		return 0
+	case "report-direct":
+		// Says whether its server connection reads standard input directly.
+		c := NewProcessServerConn(nil).(*serverConn)
+		fmt.Printf("{\"direct\":%v}\n", c.direct != nil)
+		return echo()
 	case "exit0-stderr":
 		fmt.Fprintln(os.Stderr, "usage: server [--port N]")
 		return 0

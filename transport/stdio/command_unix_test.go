@@ -3,6 +3,7 @@
 package stdio
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -184,5 +185,39 @@ func TestCommandDefaultMaxMessage(t *testing.T) {
 	c, _ = shellWithWitness(t, script, &CommandOptions{MaxMessageSize: size / 2})
 	if _, err := c.Read(testkit.Context(t)); !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
 		t.Fatalf("with MaxMessageSize %d: %v, want ErrMessageTooLarge", size/2, err)
+	}
+}
+
+// Both ends of a subprocess connection read their pipe directly: the client its
+// end of the server's stdout, the server its standard input (once switched to the
+// poller). A cancelled Read of the client returns the context's error, and the
+// next Read gets the next message.
+func TestCommandPipesReadDirectly(t *testing.T) {
+	c := startChild(t, "report-direct", patient())
+	if c.lines.direct == nil {
+		t.Fatal("the client does not read the server's stdout directly")
+	}
+	ctx := testkit.Context(t)
+	if got := mustRead(t, ctx, c); string(got) != `{"direct":true}` {
+		t.Fatalf("the server says %s, want that it reads its stdin directly", got)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(cctx)
+		errc <- err
+	}()
+	cancel()
+	if err := testkit.Receive(t, errc); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Read: %v, want context.Canceled", err)
+	}
+	if err := c.Write(ctx, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, ctx, c); string(got) != `{"a":1}` {
+		t.Fatalf("after a cancelled Read: %q", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
 	}
 }

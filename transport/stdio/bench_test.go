@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // typicalMessage is a 200-byte JSON-RPC request, about the size of a tools/call.
@@ -122,6 +124,24 @@ func BenchmarkRoundTripPipe200B(b *testing.B) {
 func benchRoundTrip(b *testing.B, wrap func(*os.File) io.Reader) {
 	ctx, cancel := context.WithCancel(b.Context())
 	defer cancel()
+	client, stop := echoPair(b, ctx, wrap)
+	defer stop()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(typicalMessage)))
+	for b.Loop() {
+		if err := client.Write(ctx, typicalMessage); err != nil {
+			b.Fatal(err)
+		}
+		msg, err := client.Read(ctx)
+		if err != nil || len(msg) != len(typicalMessage) {
+			b.Fatalf("read %d bytes, %v", len(msg), err)
+		}
+	}
+}
+
+// echoPair connects a client to a server over a pair of os.Pipe, their read ends
+// wrapped by wrap; the server writes back every message it reads until stop.
+func echoPair(b *testing.B, ctx context.Context, wrap func(*os.File) io.Reader) (client transport.Conn, stop func()) {
 	toServerR, toServerW, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
@@ -131,7 +151,7 @@ func benchRoundTrip(b *testing.B, wrap func(*os.File) io.Reader) {
 		b.Fatal(err)
 	}
 	server := NewServerConn(wrap(toServerR), toClientW, nil)
-	client := NewServerConn(wrap(toClientR), toServerW, nil)
+	client = NewServerConn(wrap(toClientR), toServerW, nil)
 	echoed := make(chan error, 1)
 	go func() {
 		for {
@@ -146,24 +166,12 @@ func benchRoundTrip(b *testing.B, wrap func(*os.File) io.Reader) {
 			}
 		}
 	}()
-	defer func() {
+	return client, func() {
 		client.Close()
 		server.Close()
 		toServerR.Close()
 		toClientR.Close()
 		<-echoed
-	}()
-
-	b.ReportAllocs()
-	b.SetBytes(int64(len(typicalMessage)))
-	for b.Loop() {
-		if err := client.Write(ctx, typicalMessage); err != nil {
-			b.Fatal(err)
-		}
-		msg, err := client.Read(ctx)
-		if err != nil || len(msg) != len(typicalMessage) {
-			b.Fatalf("read %d bytes, %v", len(msg), err)
-		}
 	}
 }
 
@@ -171,3 +179,49 @@ func benchRoundTrip(b *testing.B, wrap func(*os.File) io.Reader) {
 type plainReader struct{ r io.Reader }
 
 func (p plainReader) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+// BenchmarkPipelinedPipe200B is BenchmarkRoundTripPipe200B with 16 messages in
+// flight, as a client with many calls outstanding keeps (mcpbench's stdio rows):
+// a writer keeps the echo loop fed while the benchmark reads the replies.
+func BenchmarkPipelinedPipe200B(b *testing.B) {
+	b.Run("file", func(b *testing.B) { benchPipelined(b, func(f *os.File) io.Reader { return f }) })
+	b.Run("reader", func(b *testing.B) { benchPipelined(b, func(f *os.File) io.Reader { return plainReader{f} }) })
+}
+
+func benchPipelined(b *testing.B, wrap func(*os.File) io.Reader) {
+	const inFlight = 16
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	client, stop := echoPair(b, ctx, wrap)
+	defer stop()
+	tokens := make(chan struct{}, inFlight)
+	wrote := make(chan error, 1)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(typicalMessage)))
+	b.ResetTimer()
+	go func() {
+		for range b.N {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				wrote <- ctx.Err()
+				return
+			}
+			if err := client.Write(ctx, typicalMessage); err != nil {
+				wrote <- err
+				return
+			}
+		}
+		wrote <- nil
+	}()
+	for range b.N {
+		msg, err := client.Read(ctx)
+		if err != nil || len(msg) != len(typicalMessage) {
+			b.Fatalf("read %d bytes, %v", len(msg), err)
+		}
+		<-tokens
+	}
+	if err := <-wrote; err != nil {
+		b.Fatal(err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/testkit"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // watchedFile is a pipe's read end that reports its reads: on which goroutine
@@ -276,17 +277,22 @@ func TestDirectReadersTakeTurns(t *testing.T) {
 	}
 }
 
-// The end of input stays final in direct mode, as a read error does.
-func TestDirectReadEOF(t *testing.T) {
+// In direct mode too, a line over the bound is dropped and reading goes on, and
+// the end of input is final.
+func TestDirectReadTooLargeAndEOF(t *testing.T) {
 	f, w := newWatchedPipe(t)
-	c := newLineConn(f, io.Discard, 0, false)
-	w.WriteString(`{"a":1}` + "\n" + `{"last":true}`)
+	c := newLineConn(f, io.Discard, 12, false)
+	w.WriteString(`{"a":1}` + "\n" + `{"long":"........"}` + "\n" + `{"z":true}`)
 	w.Close()
 	ctx := testkit.Context(t)
-	for _, want := range []string{`{"a":1}`, `{"last":true}`} {
-		if msg, err := c.read(ctx); err != nil || string(msg) != want {
-			t.Fatalf("read %q, %v; want %q", msg, err, want)
-		}
+	if msg, err := c.read(ctx); err != nil || string(msg) != `{"a":1}` {
+		t.Fatalf("read %q, %v", msg, err)
+	}
+	if _, err := c.read(ctx); !errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+		t.Fatalf("long line: %v, want ErrMessageTooLarge", err)
+	}
+	if msg, err := c.read(ctx); err != nil || string(msg) != `{"z":true}` {
+		t.Fatalf("after the dropped line: %q, %v", msg, err)
 	}
 	for range 2 {
 		if _, err := c.read(ctx); err != io.EOF {

@@ -509,7 +509,10 @@ const (
 
 // clientContentType classifies a reply by its Content-Type, without allocating.
 func clientContentType(resp *http.Response) int {
-	ct := resp.Header.Get("Content-Type")
+	var ct string
+	if v := resp.Header["Content-Type"]; len(v) > 0 { // the key as Get would canonicalize it
+		ct = v[0]
+	}
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}

@@ -130,3 +130,29 @@ func TestSupervisorReconnectsBehindProxy(t *testing.T) {
 		t.Errorf("hello after the backend came back = %q", got)
 	}
 }
+
+// TestSupervisorHTTPServerOnPlainTransport: an HTTP server given no client of
+// the caller's is called over the supervisor's own transport (internal/h1),
+// which keeps the calls' keep-alive connection, and Close closes it.
+func TestSupervisorHTTPServerOnPlainTransport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	srv := startHTTPServer(t, "127.0.0.1:0")
+	sup, _ := startSupervisor(t, &Options{PingInterval: -1},
+		&ServerConfig{Name: "web", Transport: TransportHTTP, URL: "http://" + srv.addr + "/mcp", ProtocolVersion: protocol.LatestLegacy})
+	for range 3 {
+		if got := callText(ctx, t, sup, "web", "hello"); got != "hello" {
+			t.Fatalf("hello = %q", got)
+		}
+	}
+	sup.mu.Lock()
+	plain := sup.plain
+	sup.mu.Unlock()
+	if plain == nil || plain.IdleConns() == 0 {
+		t.Fatalf("no idle connection in the supervisor's transport after the calls (transport %v)", plain)
+	}
+	_ = sup.Close()
+	if n := plain.IdleConns(); n != 0 {
+		t.Errorf("%d idle connections after Close", n)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/h1"
+
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -126,8 +128,11 @@ type Options struct {
 	// one of its own (NewRedactor). A program passes the one its own logger
 	// redacts with, so that its lines follow reloads too.
 	Redactor *Redactor
-	// HTTPClient sends the requests of HTTP servers. Nil means
-	// http.DefaultClient.
+	// HTTPClient sends the requests of HTTP servers. Nil means the
+	// supervisor's own transport: mcpkit's synchronous HTTP/1.1 transport for
+	// a plain http:// URL that http.ProxyFromEnvironment names no proxy for,
+	// net/http's default transport for the rest (https, proxies), as the
+	// Streamable HTTP client does by default (streamable.ClientOptions).
 	HTTPClient *http.Client
 	// HTTPClientFor, when set, gives the client for the HTTP server named name
 	// (url is its URL), instead of HTTPClient; nil falls back to HTTPClient.
@@ -180,6 +185,8 @@ type Supervisor struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	applyMu sync.Mutex // one Apply at a time
+
+	plain *h1.Transport // made by plainTransport, closed by Close; guarded by mu
 }
 
 // NewSupervisor returns a supervisor of cfg's servers. Nothing starts before
@@ -298,7 +305,27 @@ func (s *Supervisor) Close() error {
 		cancel()
 	}
 	s.wg.Wait()
+	s.mu.Lock()
+	if s.plain != nil {
+		s.plain.Close()
+	}
+	s.mu.Unlock()
 	return nil
+}
+
+// plainTransport is the transport of the HTTP servers that have no client of
+// the caller's (see Options.HTTPClient), one for the supervisor: after Close,
+// its connections are closed as their responses end.
+func (s *Supervisor) plainTransport() http.RoundTripper {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plain == nil {
+		s.plain = h1.New(&h1.Options{Proxy: http.ProxyFromEnvironment})
+		if s.closed {
+			s.plain.Close()
+		}
+	}
+	return s.plain
 }
 
 // Status returns the status of the server called name.

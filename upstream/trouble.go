@@ -47,11 +47,11 @@ func (t *troubleTransport) CloseIdleConnections() {
 	}
 }
 
-// watchedClient returns a copy of hc (nil: http.DefaultClient) whose requests
-// report their transport failures to r.
+// watchedClient returns a copy of hc whose requests report their transport
+// failures to r; for a nil hc, a client over the supervisor's plainTransport.
 func (r *runner) watchedClient(hc *http.Client) *http.Client {
 	if hc == nil {
-		hc = http.DefaultClient
+		return &http.Client{Transport: &troubleTransport{base: r.sup.plainTransport(), r: r}}
 	}
 	c := *hc
 	base := c.Transport

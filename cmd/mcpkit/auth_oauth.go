@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpkit/mcpkit/auth"
+	"github.com/mcpkit/mcpkit/internal/h1"
 )
 
 // OAuth in the CLI: every command that reaches a server by URL (the client
@@ -56,7 +57,7 @@ func authTransport(f *oauthFlags, stderr io.Writer, clock *requestClock, wait ti
 	if err != nil {
 		return nil, nil, err
 	}
-	tr := &auth.Transport{Store: store}
+	tr := &auth.Transport{Store: store, Base: plainHTTP()}
 	if f.clientCredentials {
 		if f.clientID == "" {
 			return nil, nil, errors.New("--oauth-client-credentials needs --client-id (and usually --client-secret)")
@@ -68,6 +69,15 @@ func authTransport(f *oauthFlags, stderr io.Writer, clock *requestClock, wait ti
 	tr.Grant = g
 	return tr, g.close, nil
 }
+
+// plainHTTP is the transport under the CLI's clients of MCP servers (the
+// OAuth transports, the gateway's identity header): internal/h1, the Streamable
+// HTTP client's default, for a plain http:// URL that http.ProxyFromEnvironment
+// names no proxy for, and net/http's default transport for the rest (https,
+// proxies). One for the process: its pool keeps a connection per server.
+var plainHTTP = sync.OnceValue(func() *h1.Transport {
+	return h1.New(&h1.Options{Proxy: http.ProxyFromEnvironment})
+})
 
 // browserGrant is the CLI's authorization code grant. Its loopback listener
 // starts with the first authorization, so that a server that asks for none costs

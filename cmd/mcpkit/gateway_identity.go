@@ -41,7 +41,7 @@ func withIdentity(header string, clientFor func(name, url string) *http.Client) 
 	header = http.CanonicalHeaderKey(header)
 	return func(name, url string) *http.Client {
 		c := clientFor(name, url)
-		base := http.DefaultTransport
+		var base http.RoundTripper = plainHTTP()
 		if c != nil && c.Transport != nil {
 			base = c.Transport
 		}

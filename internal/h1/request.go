@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +45,7 @@ func (w *wbuf) free() {
 // (net/http's default unless req.Header has one; an empty one is not sent),
 // Content-Length (or Transfer-Encoding: chunked for a body of unknown length),
 // Connection: close when req.Close, then req.Header as given.
-func encode(req *http.Request) (*wbuf, error) {
+func (t *Transport) encode(req *http.Request) (*wbuf, error) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodGet
@@ -56,9 +57,9 @@ func encode(req *http.Request) (*wbuf, error) {
 	if host == "" {
 		host = req.URL.Host
 	}
-	uri := req.URL.RequestURI()
-	if strings.ContainsAny(host, " \t\r\n/") || host == "" || strings.ContainsAny(uri, " \t\r\n") {
-		return nil, fmt.Errorf("h1: invalid host or path %q", host+uri)
+	uri, err := t.requestURI(req.URL, host)
+	if err != nil {
+		return nil, err
 	}
 	if len(req.Trailer) > 0 {
 		return nil, errors.New("h1: request trailers are not supported")
@@ -147,6 +148,31 @@ func encode(req *http.Request) (*wbuf, error) {
 	}
 	w.b, w.stream, w.length = b, body, length
 	return w, nil
+}
+
+// target is a URL's request URI, checked along with the URL's host: what
+// requestURI keeps of the last URL it saw.
+type target struct {
+	u   url.URL
+	uri string
+}
+
+// requestURI returns the URI of u's request line after checking it and host.
+// A client sends its requests to one URL, mostly: the last URL's URI is kept,
+// and is used again for a URL equal to it, sparing the escaping (and its
+// string) and the checks on every request.
+func (t *Transport) requestURI(u *url.URL, host string) (string, error) {
+	if last := t.last.Load(); last != nil && *u == last.u && host == last.u.Host {
+		return last.uri, nil
+	}
+	uri := u.RequestURI()
+	if strings.ContainsAny(host, " \t\r\n/") || host == "" || strings.ContainsAny(uri, " \t\r\n") {
+		return "", fmt.Errorf("h1: invalid host or path %q", host+uri)
+	}
+	if host == u.Host {
+		t.last.Store(&target{u: *u, uri: uri})
+	}
+	return uri, nil
 }
 
 // writeTo writes the request on nc.

@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -76,6 +77,8 @@ type Transport struct {
 	closed bool // Close was called: connections given back are closed
 
 	noPeek bool // tests: reuse idle connections without checking them
+
+	last atomic.Pointer[target] // the last URL's request URI: see requestURI
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -123,7 +126,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errors.New("h1: request URL without a host")
 	}
 	ctx := req.Context()
-	w, err := encode(req)
+	w, err := t.encode(req)
 	if err != nil {
 		closeBody(req)
 		return nil, err

@@ -171,6 +171,50 @@ func TestClientPostFollowsRedirect(t *testing.T) {
 	}
 }
 
+// Close ends a POST that a redirect sent through net/http, even when its Write's
+// context can never end: on h1, Close reaches a request through h1's
+// Interrupter, which net/http does not know.
+func TestClientCloseEndsRedirectedPost(t *testing.T) {
+	ctx := testkit.Context(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	f := newClientFake(t, func(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+		switch {
+		case msg != nil && msg.Method == "slow" && r.URL.Path == "/old":
+			http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+		case msg != nil && msg.Method == "slow":
+			close(arrived)
+			select { // no answer until the test ends
+			case <-release:
+			case <-r.Context().Done():
+			}
+		default:
+			clientBasic(nil)(w, r, msg)
+		}
+	})
+	c := clientDial(t, f.URL+"/old", &ClientOptions{DisableStandaloneStream: true})
+	clientHandshake(t, ctx, c)
+	done := make(chan error, 1)
+	go func() { done <- c.Write(context.Background(), []byte(`{"jsonrpc":"2.0","id":5,"method":"slow"}`)) }()
+	select {
+	case <-arrived:
+	case <-ctx.Done():
+		t.Fatal("the redirected POST never arrived")
+	}
+	closed := make(chan struct{})
+	go func() { _ = c.Close(); close(closed) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("Close did not end the redirected POST")
+	}
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close did not return")
+	}
+}
+
 // A request whose reply is an SSE stream handed off to a background reader
 // outlives the Write's context: cancelling it after Write returned does not
 // end the stream, whose response still arrives.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -399,48 +398,6 @@ func (c *ClientConn) post(ctx context.Context, body []byte, sess clientSession, 
 // clientHeaders holds the header maps of POSTs sent with h1 (see post).
 var clientHeaders = sync.Pool{New: func() any { return make(http.Header, 8) }}
 
-// do sends a POST. With an http.Client that adds nothing to a request (no
-// cookie jar, no timeout, no credentials in the URL), the request goes to its
-// transport's RoundTrip directly: Client.Do would copy the request's headers
-// for a redirect that (for a POST to an MCP endpoint) seldom comes. A redirect
-// that does come is followed by sending the request again with Client.Do.
-func (c *ClientConn) do(req *http.Request) (*http.Response, error) {
-	hc := c.hc
-	if hc.Jar != nil || hc.Timeout != 0 || req.URL.User != nil {
-		return hc.Do(req)
-	}
-	rt := hc.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	resp, err := rt.RoundTrip(req)
-	if err != nil {
-		return nil, &url.Error{Op: "Post", URL: c.url, Err: err}
-	}
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
-		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		// Client.Do sends it again from the start and follows the redirect
-		// by its rules (which headers go to another host, CheckRedirect).
-		clientDiscard(resp)
-		again := req.Clone(req.Context())
-		if req.GetBody == nil { // a body of newRequest's, sent by h1
-			if b, ok := req.Body.(*clientBody); ok {
-				req.GetBody = func() (io.ReadCloser, error) { _, err := b.Seek(0, io.SeekStart); return b, err }
-				again.GetBody = req.GetBody
-			}
-		}
-		if again.Body, err = req.GetBody(); err != nil {
-			return nil, &url.Error{Op: "Post", URL: c.url, Err: err}
-		}
-		if c.h1 != nil {
-			hc = http.DefaultClient // redirects go through net/http, as without h1
-		}
-		return hc.Do(again)
-	}
-	return resp, nil
-}
-
 // newRequest builds a request carrying the custom headers and the session's. It
 // is what http.NewRequestWithContext(ctx, method, c.url, bytes.NewReader(body))
 // builds, without parsing the URL again (requests share c.u, which nothing
@@ -509,7 +466,10 @@ const (
 
 // clientContentType classifies a reply by its Content-Type, without allocating.
 func clientContentType(resp *http.Response) int {
-	ct := resp.Header.Get("Content-Type")
+	var ct string
+	if v := resp.Header["Content-Type"]; len(v) > 0 { // the key as Get would canonicalize it
+		ct = v[0]
+	}
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}

@@ -79,6 +79,11 @@ func clientMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *profileDir != "" {
+		if err := os.MkdirAll(*profileDir, 0o755); err != nil {
+			return err
+		}
+	}
 	startLoad := loadAverage()
 	results := make(map[string][]*load.Result)
 	total := *repeats * len(rows)
@@ -136,9 +141,10 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 		p = "not pinned"
 	}
 	fmt.Fprintf(w, "- settings: %s measured after %s warm-up, %d repeats interleaved, C=%d; %s\n", d, warmup, repeats, c, p)
-	fmt.Fprintf(w, "- figures are medians over the repeats; (min–max) in parentheses\n\n")
-	fmt.Fprintln(w, "| row | calls/s | client CPU µs/call | client allocs/call | server CPU µs/call | server allocs/call | behind the gateway: CPU µs/call | errors |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "- figures are medians over the repeats; (min–max) in parentheses\n")
+	fmt.Fprintf(w, "- ÷ floor: a client row's CPU per call ÷ its mode's floor's, the gateway's calls/s ÷ the HTTP floor's (direct), each of the same round; median of the rounds' ratios\n\n")
+	fmt.Fprintln(w, "| row | calls/s | client CPU µs/call | client allocs/call | ÷ floor | server CPU µs/call | server allocs/call | behind the gateway: CPU µs/call | errors |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, row := range rows {
 		g := &group{impl: row.label, mode: row.mode, runs: results[row.label]}
 		if len(g.runs) == 0 {
@@ -148,14 +154,43 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 		if row.mode == load.ModeGateway {
 			up = fmtStat(g.figure(func(r *load.Result) float64 { return r.UpstreamCPUPerCallUs }), 1)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", row.label,
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", row.label,
 			fmtStat(g.figure(callsPerSec), 0), fmtStat(g.figure(clientCPUPerCall), 1),
 			fmtStat(g.figure(func(r *load.Result) float64 { return r.LoadGenAllocsPerCall }), 1),
+			fmtStat(floorRatios(row, rows, results), 2),
 			fmtStat(g.figure(cpuPerCall), 1), fmtStat(g.figure(allocsPerCall), 1), up, g.errors())
 		if e := g.firstError(); e != "" {
-			fmt.Fprintf(w, "|  ↳ first error: %s |||||||\n", e)
+			fmt.Fprintf(w, "|  ↳ first error: %s ||||||||\n", e)
 		}
 	}
+}
+
+// floorRatios compares row with the floor of its mode in each round (the
+// floor itself, and a row whose floor did not run, have none): client CPU per
+// call ÷ the floor's, or, for the gateway, calls/s ÷ the HTTP floor's, which
+// is the same server served directly. A round where either failed is left out.
+func floorRatios(row clientRow, rows []clientRow, results map[string][]*load.Result) stat {
+	mode, fig := row.mode, clientCPUPerCall
+	if row.mode == load.ModeGateway {
+		mode, fig = load.ModeClientHTTP, callsPerSec
+	}
+	var floor []*load.Result
+	for _, f := range rows {
+		if f.mode == mode && f.client == load.ClientFloor && f != row {
+			floor = results[f.label]
+		}
+	}
+	var vs []float64
+	for i, r := range results[row.label] {
+		if i >= len(floor) || r.Errors > 0 || floor[i].Errors > 0 || fig(floor[i]) <= 0 {
+			continue
+		}
+		vs = append(vs, fig(r)/fig(floor[i]))
+	}
+	if len(vs) == 0 {
+		return stat{}
+	}
+	return summarize(vs)
 }
 
 // fmtStat formats a median with its range.

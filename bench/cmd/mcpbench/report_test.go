@@ -92,3 +92,46 @@ func TestPrintTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorRatios checks the client table's "÷ floor": per round, a client
+// row's CPU per call over its mode's floor's, and the gateway's calls/s over
+// the HTTP floor's; rounds where either failed are left out.
+func TestFloorRatios(t *testing.T) {
+	cpu := func(us float64) *load.Result { // 1,000 calls in 1 s at us µs each
+		return &load.Result{Calls: 1000, Seconds: 1, LoadGenCPU: us * 1000 / 1e6, CallsPerSec: 1e6 / us}
+	}
+	failed := &load.Result{Errors: 1}
+	rows := []clientRow{
+		{"HTTP floor", load.ModeClientHTTP, load.ClientFloor, "mcpkit"},
+		{"HTTP mcpkit", load.ModeClientHTTP, load.ClientMcpkitRaw, "mcpkit"},
+		{"stdio floor", load.ModeClientStdio, load.ClientFloor, "mcpkit"},
+		{"stdio mcpkit", load.ModeClientStdio, load.ClientMcpkitRaw, "mcpkit"},
+		{"gateway", load.ModeGateway, "", "gateway"},
+	}
+	results := map[string][]*load.Result{
+		"HTTP floor":   {cpu(50), cpu(40), cpu(60), failed},
+		"HTTP mcpkit":  {cpu(55), cpu(48), failed, cpu(10)},
+		"stdio floor":  {cpu(10), cpu(10)},
+		"stdio mcpkit": {cpu(8), cpu(9)},
+		"gateway":      {{CallsPerSec: 5000}, {CallsPerSec: 15000}, {CallsPerSec: 9000}},
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if s := floorRatios(rows[1], rows, results); s.n != 2 || !near(s.min, 1.1) || !near(s.max, 1.2) {
+		t.Errorf("HTTP mcpkit ÷ floor = %+v, want rounds 1.1 and 1.2 only", s)
+	}
+	if s := floorRatios(rows[3], rows, results); s.n != 2 || !near(s.med, 0.85) {
+		t.Errorf("stdio mcpkit ÷ floor = %+v, want median 0.85", s)
+	}
+	// The HTTP floor's calls/s: 20,000, 25,000, 16,667.
+	if s := floorRatios(rows[4], rows, results); s.n != 3 || !near(s.min, 0.25) || !near(s.max, 0.6) || !near(s.med, 0.54) {
+		t.Errorf("gateway ÷ direct = %+v, want 0.25, 0.6 and 0.54", s)
+	}
+	if s := floorRatios(rows[0], rows, results); s.n != 0 {
+		t.Errorf("the floor has a ratio to itself: %+v", s)
+	}
+	var out bytes.Buffer
+	printClientReport(&out, rows, results, time.Second, 0, 4, 16, true, "?")
+	if !strings.Contains(out.String(), "| HTTP mcpkit | ") || !strings.Contains(out.String(), "| 1.15 (1.10–1.20) |") {
+		t.Errorf("the report does not show the ratio column:\n%s", out.String())
+	}
+}

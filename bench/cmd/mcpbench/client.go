@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -163,6 +164,12 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 			fmt.Fprintf(w, "|  ↳ first error: %s ||||||||\n", e)
 		}
 	}
+	for _, row := range rows {
+		if s := gatewayCPURatios(row, rows, results); row.mode == load.ModeGateway && s.n > 0 {
+			fmt.Fprintf(w, "\n- %s, by CPU: the direct server's CPU per call ÷ the gateway's and the server's behind it, per round, %s: the ÷ floor the core they share would give saturated, with nothing else on it\n",
+				row.label, fmtStat(s, 2))
+		}
+	}
 }
 
 // floorRatios compares row with the floor of its mode in each round (the
@@ -170,9 +177,28 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 // call ÷ the floor's, or, for the gateway, calls/s ÷ the HTTP floor's, which
 // is the same server served directly. A round where either failed is left out.
 func floorRatios(row clientRow, rows []clientRow, results map[string][]*load.Result) stat {
-	mode, fig := row.mode, clientCPUPerCall
 	if row.mode == load.ModeGateway {
-		mode, fig = load.ModeClientHTTP, callsPerSec
+		return roundRatios(row, rows, results, func(r, floor *load.Result) float64 { return r.CallsPerSec / floor.CallsPerSec })
+	}
+	return roundRatios(row, rows, results, func(r, floor *load.Result) float64 { return clientCPUPerCall(r) / clientCPUPerCall(floor) })
+}
+
+// gatewayCPURatios is, for the gateway row, what its calls/s ÷ direct would be
+// with the core they share saturated and nothing else on it: the direct
+// server's CPU per call ÷ the gateway's and the server's behind it, per round.
+func gatewayCPURatios(row clientRow, rows []clientRow, results map[string][]*load.Result) stat {
+	return roundRatios(row, rows, results, func(r, floor *load.Result) float64 {
+		return floor.CPUPerCallUs / (r.CPUPerCallUs + r.UpstreamCPUPerCallUs)
+	})
+}
+
+// roundRatios applies ratio to row's result and its mode's floor's (the HTTP
+// floor's for the gateway) of each round where both succeeded and it is a
+// number.
+func roundRatios(row clientRow, rows []clientRow, results map[string][]*load.Result, ratio func(r, floor *load.Result) float64) stat {
+	mode := row.mode
+	if mode == load.ModeGateway {
+		mode = load.ModeClientHTTP
 	}
 	var floor []*load.Result
 	for _, f := range rows {
@@ -182,10 +208,12 @@ func floorRatios(row clientRow, rows []clientRow, results map[string][]*load.Res
 	}
 	var vs []float64
 	for i, r := range results[row.label] {
-		if i >= len(floor) || r.Errors > 0 || floor[i].Errors > 0 || fig(floor[i]) <= 0 {
+		if i >= len(floor) || r.Errors > 0 || floor[i].Errors > 0 {
 			continue
 		}
-		vs = append(vs, fig(r)/fig(floor[i]))
+		if v := ratio(r, floor[i]); v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			vs = append(vs, v)
+		}
 	}
 	if len(vs) == 0 {
 		return stat{}

@@ -97,8 +97,8 @@ func TestPrintTargets(t *testing.T) {
 // row's CPU per call over its mode's floor's, and the gateway's calls/s over
 // the HTTP floor's; rounds where either failed are left out.
 func TestFloorRatios(t *testing.T) {
-	cpu := func(us float64) *load.Result { // 1,000 calls in 1 s at us µs each
-		return &load.Result{Calls: 1000, Seconds: 1, LoadGenCPU: us * 1000 / 1e6, CallsPerSec: 1e6 / us}
+	cpu := func(us float64) *load.Result { // 1,000 calls in 1 s at us µs each, the server at 60 µs
+		return &load.Result{Calls: 1000, Seconds: 1, LoadGenCPU: us * 1000 / 1e6, CallsPerSec: 1e6 / us, CPUPerCallUs: 60}
 	}
 	failed := &load.Result{Errors: 1}
 	rows := []clientRow{
@@ -113,7 +113,7 @@ func TestFloorRatios(t *testing.T) {
 		"HTTP mcpkit":  {cpu(55), cpu(48), failed, cpu(10)},
 		"stdio floor":  {cpu(10), cpu(10)},
 		"stdio mcpkit": {cpu(8), cpu(9)},
-		"gateway":      {{CallsPerSec: 5000}, {CallsPerSec: 15000}, {CallsPerSec: 9000}},
+		"gateway":      {{CallsPerSec: 5000, CPUPerCallUs: 70, UpstreamCPUPerCallUs: 30}, {CallsPerSec: 15000}, {CallsPerSec: 9000}},
 	}
 	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 	if s := floorRatios(rows[1], rows, results); s.n != 2 || !near(s.min, 1.1) || !near(s.max, 1.2) {
@@ -126,12 +126,17 @@ func TestFloorRatios(t *testing.T) {
 	if s := floorRatios(rows[4], rows, results); s.n != 3 || !near(s.min, 0.25) || !near(s.max, 0.6) || !near(s.med, 0.54) {
 		t.Errorf("gateway ÷ direct = %+v, want 0.25, 0.6 and 0.54", s)
 	}
+	// By CPU: 60 ÷ (70 + 30), in the one round with both figures.
+	if s := gatewayCPURatios(rows[4], rows, results); s.n != 1 || !near(s.med, 0.6) {
+		t.Errorf("gateway by CPU = %+v, want 0.6 once", s)
+	}
 	if s := floorRatios(rows[0], rows, results); s.n != 0 {
 		t.Errorf("the floor has a ratio to itself: %+v", s)
 	}
 	var out bytes.Buffer
 	printClientReport(&out, rows, results, time.Second, 0, 4, 16, true, "?")
-	if !strings.Contains(out.String(), "| HTTP mcpkit | ") || !strings.Contains(out.String(), "| 1.15 (1.10–1.20) |") {
+	if !strings.Contains(out.String(), "| HTTP mcpkit | ") || !strings.Contains(out.String(), "| 1.15 (1.10–1.20) |") ||
+		!strings.Contains(out.String(), "- gateway, by CPU: the direct server's CPU per call ÷ the gateway's and the server's behind it, per round, 0.60:") {
 		t.Errorf("the report does not show the ratio column:\n%s", out.String())
 	}
 }

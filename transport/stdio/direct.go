@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -66,6 +67,11 @@ func (c *lineConn) readDirect(ctx context.Context) ([]byte, error) {
 	if done != d.done {
 		d.watch(ctx, done)
 	}
+	// Let what the last message started run before taking the next: the
+	// goroutine this mode replaces gave way at each hand-over, and without
+	// that, a server with messages pipelined reads all that are buffered
+	// before its handlers answer any, and its peer waits in bursts.
+	runtime.Gosched()
 	for {
 		if c.isClosed() {
 			return nil, errClosedLocally

@@ -3,11 +3,14 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -154,5 +157,40 @@ func TestSupervisorHTTPServerOnPlainTransport(t *testing.T) {
 	_ = sup.Close()
 	if n := plain.IdleConns(); n != 0 {
 		t.Errorf("%d idle connections after Close", n)
+	}
+}
+
+// TestSupervisorKeepsTroubleBeforeWatch: a transport failure reported once the
+// session is announced but before the runner watches it (a call made at once,
+// on a loaded machine) is still checked with a ping. It used to be taken for a
+// failure of the attempts before the session and dropped: with pings off, a
+// server that had gone away then stayed "ready" for good.
+func TestSupervisorKeepsTroubleBeforeWatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	srv := mcp.NewServer(protocol.Implementation{Name: "http-test", Version: "1"}, nil)
+	h := streamable.NewHandler(srv, nil)
+	pinged := make(chan struct{}, 16)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"ping"`)) {
+				pinged <- struct{}{}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	var once sync.Once
+	afterConnected = func(r *runner) { once.Do(func() { r.transportFailed("test: a request failed") }) }
+	t.Cleanup(func() { afterConnected = nil })
+	startSupervisor(t, &Options{PingInterval: -1},
+		&ServerConfig{Name: "web", Transport: TransportHTTP, URL: ts.URL + "/mcp", ProtocolVersion: protocol.LatestLegacy})
+	select {
+	case <-pinged:
+	case <-ctx.Done():
+		t.Fatal("the failure reported before watch started was never checked with a ping")
 	}
 }

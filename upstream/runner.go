@@ -108,6 +108,10 @@ func (r *runner) clientOptions() *mcp.ClientOptions {
 }
 
 // run connects, watches and reconnects until ctx ends.
+// afterConnected, when set (by tests), runs on the runner's goroutine once a
+// session is announced, before watch starts.
+var afterConnected func(*runner)
+
 func (r *runner) run(ctx context.Context) {
 	failures := 0
 	for {
@@ -121,9 +125,21 @@ func (r *runner) run(ctx context.Context) {
 		}
 		cs, pid, err := r.connect(ctx)
 		if err == nil {
+			// A transport failure reported while connecting belongs to the
+			// attempts before this session: forgotten here, before the
+			// session is used. From now on each one is checked by watch,
+			// even one that comes before watch has started.
+			select {
+			case <-r.trouble:
+				r.takeTrouble()
+			default:
+			}
 			started := time.Now()
 			sub := r.listen(ctx, cs) // before the session is announced: no change may be missed
 			r.connected(cs, pid)
+			if afterConnected != nil {
+				afterConnected(r)
+			}
 			err = r.watch(ctx, cs, sub)
 			_ = cs.Close()
 			r.mu.Lock()
@@ -248,11 +264,6 @@ func (r *runner) connected(cs *mcp.ClientSession, pid int) {
 // it for the list changes.
 func (r *runner) watch(ctx context.Context, cs *mcp.ClientSession, sub *mcp.Subscription) error {
 	o := &r.sup.opts
-	select {
-	case <-r.trouble: // from the attempts before this session
-		r.takeTrouble()
-	default:
-	}
 	var tick <-chan time.Time
 	if o.PingInterval > 0 {
 		t := time.NewTicker(o.PingInterval)

@@ -212,10 +212,18 @@ func handshakeContext(ctx context.Context, g *globalFlags) (context.Context, con
 }
 
 // handshakeError returns err, or the handshake's timeout when that ended it.
+// The request clock times initialize with the same --timeout, from a little
+// later: when both are due at once (a loaded machine runs their timers late),
+// the clock's may end the request before the handshake's context has its
+// cause, and the handshake's deadline having passed then says which it was.
 func handshakeError(hctx context.Context, err error) error {
 	var te *handshakeTimeoutError
 	if cause := context.Cause(hctx); errors.As(cause, &te) {
 		return te
+	}
+	var na *noAnswerError
+	if d, ok := hctx.Deadline(); ok && !time.Now().Before(d) && errors.As(err, &na) {
+		return &handshakeTimeoutError{na.after}
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -119,6 +120,28 @@ func TestTimeoutDefaultAndZero(t *testing.T) {
 	opts, err := clientOptions(&globalFlags{timeout: 0}, newRequestClock(0), strings.NewReader(""), false, io.Discard)
 	if err != nil || len(opts.Middleware) != 0 || opts.RequestTimeout != 0 {
 		t.Errorf("--timeout 0: %d middleware, RequestTimeout %v, %v", len(opts.Middleware), opts.RequestTimeout, err)
+	}
+}
+
+// pastDeadline is a handshake context whose deadline has passed but whose
+// timer has not yet run (as on a loaded machine): no cause, no error.
+type pastDeadline struct{ context.Context }
+
+func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+// When the request clock ends initialize just as the handshake's deadline
+// passes, the error is the handshake's, whichever timer ran first; before the
+// deadline, the clock's error stands.
+func TestHandshakeErrorWhenBothTimersAreDue(t *testing.T) {
+	clockErr := fmt.Errorf("mcp: initialize: %w", &noAnswerError{method: "initialize", after: time.Second})
+	var te *handshakeTimeoutError
+	if err := handshakeError(pastDeadline{context.Background()}, clockErr); !errors.As(err, &te) || te.after != time.Second {
+		t.Errorf("deadline passed: %v, want the handshake's timeout", err)
+	}
+	future, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := handshakeError(future, clockErr); err != clockErr {
+		t.Errorf("deadline ahead: %v, want the clock's error", err)
 	}
 }
 

@@ -107,11 +107,11 @@ func (r *runner) clientOptions() *mcp.ClientOptions {
 	return &o
 }
 
-// run connects, watches and reconnects until ctx ends.
 // afterConnected, when set (by tests), runs on the runner's goroutine once a
 // session is announced, before watch starts.
 var afterConnected func(*runner)
 
+// run connects, watches and reconnects until ctx ends.
 func (r *runner) run(ctx context.Context) {
 	failures := 0
 	for {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/h1"
-
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 )

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -14,9 +15,12 @@ import (
 // than the URL's each get their own request line, and an invalid path is
 // refused after a valid one was kept.
 func TestRequestURIKeptPerURL(t *testing.T) {
+	var mu sync.Mutex
 	var got []string
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		got = append(got, r.Host+" "+r.URL.RequestURI())
+		mu.Unlock()
 	})
 	tr := newTransport(t, nil)
 	u, err := url.Parse(srv.URL + "/mcp?x=1")
@@ -47,10 +51,13 @@ func TestRequestURIKeptPerURL(t *testing.T) {
 	if err := send(u, ""); err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	seen := strings.Join(got, "\n")
+	mu.Unlock()
 	h := u.Host
 	want := []string{h + " /mcp?x=1", h + " /mcp?x=1", h + " /other?x=1", "example.test /mcp?x=1", h + " /mcp?x=1", h + " /changed?x=1"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the server saw\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if seen != strings.Join(want, "\n") {
+		t.Errorf("the server saw\n%s\nwant\n%s", seen, strings.Join(want, "\n"))
 	}
 	bad := *u
 	bad.Opaque = "/a b" // sent as it is: a space would split the request line

@@ -165,7 +165,10 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 		}
 	}
 	for _, row := range rows {
-		if s := gatewayCPURatios(row, rows, results); row.mode == load.ModeGateway && s.n > 0 {
+		if row.mode != load.ModeGateway {
+			continue
+		}
+		if s := gatewayCPURatios(row, rows, results); s.n > 0 {
 			fmt.Fprintf(w, "\n- %s, by CPU: the direct server's CPU per call ÷ the gateway's and the server's behind it, per round, %s: the ÷ floor the core they share would give saturated, with nothing else on it\n",
 				row.label, fmtStat(s, 2))
 		}

@@ -46,15 +46,17 @@ func encodeResult(b []byte, res any) ([]byte, error) {
 }
 
 // benchToolCalls are the tools/call requests measured by BenchmarkHandleToolCall,
-// by era: a legacy session call, a 2026-07-28 call with the minimal _meta the
-// HTTP benchmarks send, and one with the _meta a real client sends (identity,
-// capabilities, a progress token).
+// by era: a legacy session call, then 2026-07-28 calls with the minimal _meta
+// the HTTP benchmarks send, with the _meta mcpkit's gateway sends its servers
+// (capabilities that carry an extension's settings), and with the _meta a real
+// client sends (identity, capabilities, a progress token).
 var benchToolCalls = []struct {
 	name, params string
 	legacy       bool
 }{
 	{"legacy", `{"name":"echo","arguments":{"message":"world"}}`, true},
 	{"stateless", `{"name":"echo","arguments":{"message":"world"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
+	{"stateless-gateway", `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpkit-gateway","version":"0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"world"}}`, false},
 	{"stateless-full", `{"name":"echo","arguments":{"message":"world"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0.0"}}}`, false},
 }
 

@@ -23,6 +23,12 @@ const MetaKeyProgressToken = "progressToken"
 // *Implementation, ".../protocolVersion" to string, ".../logLevel" to
 // LoggingLevel and ".../related-task" to *RelatedTaskMetadata. Every other key
 // decodes as encoding/json decodes into any (numbers become float64).
+//
+// A client repeats its capabilities and identity, and a server its identity,
+// on every message, so the *ClientCapabilities and *Implementation values
+// decoded from the same bytes are one value, shared by every Meta holding
+// them: read them, and replace them to change them, but never modify what
+// they point to.
 type Meta map[string]any
 
 // ProgressToken returns the request's progress token, normalised to a string
@@ -82,7 +88,7 @@ func (m *Meta) UnmarshalJSON(data []byte) error {
 	}
 	out := make(Meta, len(raw))
 	for k, v := range raw {
-		val, err := decodeMetaValue(k, v)
+		val, err := decodeMetaEntry(k, v)
 		if err != nil {
 			return fmt.Errorf("protocol: decoding _meta key %q: %w", k, err)
 		}

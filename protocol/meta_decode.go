@@ -47,11 +47,9 @@ func decodeMetaFast(data []byte) (Meta, bool) {
 			return nil, false
 		}
 		key := internMetaKey(rawKey)
-		v, ok := decodeMetaValueFast(key, data[start:s.Pos])
-		if !ok {
-			if v, err = decodeMetaValue(key, data[start:s.Pos]); err != nil {
-				return nil, false
-			}
+		v, err := decodeMetaEntry(key, data[start:s.Pos])
+		if err != nil {
+			return nil, false
 		}
 		out[key] = v
 		s.SkipSpace()
@@ -65,6 +63,19 @@ func decodeMetaFast(data []byte) (Meta, bool) {
 			return nil, false
 		}
 	}
+}
+
+// decodeMetaEntry decodes the value of one _meta key: a shared value when the
+// key has them (meta_shared.go), else by decodeMetaValueFast or, when that
+// cannot, decodeMetaValue.
+func decodeMetaEntry(key string, raw []byte) (any, error) {
+	if v, ok, err := decodeShared(key, raw); ok {
+		return v, err
+	}
+	if v, ok := decodeMetaValueFast(key, raw); ok {
+		return v, nil
+	}
+	return decodeMetaValue(key, raw)
 }
 
 // internMetaKey returns the key as a string, without allocating for the keys

@@ -61,6 +61,7 @@ var metaSeeds = []string{
 	`{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":null},"elicitation":{"form":true}}}`,
 	`{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"\u0065":{}},"other":[1,2]}}`,
 	`{"io.modelcontextprotocol/clientCapabilities":{"extensions":{},"experimental":{ }}}`,
+	`{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpkit-gateway","version":"0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
 }
 
 func TestMetaDecodeMatchesGeneralPath(t *testing.T) {

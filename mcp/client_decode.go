@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -24,16 +25,18 @@ func decodeToolResult(raw json.RawMessage, res *protocol.CallToolResult) error {
 
 // fastToolResult decodes raw into res when it is an object whose members are
 // among "content" (an array of objects with exactly the members "type" and
-// "text", both strings), "isError" and "resultType", each at most once, with
-// no escape sequence in any string and no invalid UTF-8: then encoding/json
-// would produce the same value. It reports whether it did; when it did not,
+// "text", both strings), "isError", "resultType" and "_meta" (decoded by
+// protocol.Meta, as encoding/json would have it do: a 2026-07-28 server puts
+// its identity there), each at most once, with no escape sequence in any
+// other string and no invalid UTF-8: then encoding/json would produce the
+// same value. It reports whether it did; when it did not,
 // res may be partly written.
 func fastToolResult(raw []byte, res *protocol.CallToolResult) bool {
 	p := fastParser{b: raw}
 	if !p.byte('{') {
 		return false
 	}
-	var seenContent, seenError, seenType bool
+	var seenContent, seenError, seenType, seenMeta bool
 	if p.peek() == '}' {
 		p.i++
 		return false // no content member: leave the odd cases to encoding/json
@@ -69,6 +72,11 @@ func fastToolResult(raw []byte, res *protocol.CallToolResult) bool {
 			}
 			seenType = true
 			res.ResultType = protocol.ResultType(internResultType(v))
+		case "_meta":
+			if seenMeta || !p.meta(res) {
+				return false
+			}
+			seenMeta = true
 		default:
 			return false
 		}
@@ -156,6 +164,17 @@ func (p *fastParser) str() ([]byte, bool) {
 		p.i++
 	}
 	return nil, false
+}
+
+// meta reads a _meta value into res.Meta with protocol.Meta's decoder.
+func (p *fastParser) meta(res *protocol.CallToolResult) bool {
+	p.ws()
+	s := jsonscan.Scanner{Data: p.b, Pos: p.i}
+	if s.SkipValue(0) != nil || res.Meta.UnmarshalJSON(p.b[p.i:s.Pos]) != nil {
+		return false
+	}
+	p.i = s.Pos
+	return true
 }
 
 // content reads the content array of text blocks into res.Content.

@@ -15,6 +15,12 @@ var toolResultSeeds = []string{
 	` { "content" : [ { "text" : "a" , "type" : "text" } , {"type":"text","text":"b"} ] , "isError" : true } `,
 	`{"content":[],"resultType":"complete","isError":false}`,
 	`{"content":[{"type":"text","text":"é ✓"}],"resultType":"other"}`,
+	`{"content":[{"type":"text","text":"hello"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0.0"}}}`,
+	`{"_meta":{"k":[1,{"x":null}],"progressToken":7} ,"content":[]}`,
+	`{"content":[],"_meta":null}`,
+	`{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":1}}}`,
+	`{"content":[],"_meta":{"a":1},"_meta":{"b":2}}`,
+	`{"content":[],"_meta":{"a":}}`,
 	`{"content":[{"type":"text","text":"a\nb"}]}`,
 	`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
 	`{"content":[{"type":"text","text":"a"}],"structuredContent":{"x":1}}`,
@@ -39,8 +45,8 @@ func TestFastToolResult(t *testing.T) {
 			taken++
 		}
 	}
-	if taken != 4 {
-		t.Errorf("the hand decoder took %d of the seeds, want the first 4", taken)
+	if taken != 7 {
+		t.Errorf("the hand decoder took %d of the seeds, want the first 7", taken)
 	}
 	var res protocol.CallToolResult
 	if err := decodeToolResult([]byte(`{"content":[{"type":"text","text":"a\u0041"}],"_meta":{"k":"v"}}`), &res); err != nil ||

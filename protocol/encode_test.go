@@ -80,3 +80,48 @@ func BenchmarkAppendServerInfoMeta(b *testing.B) {
 		}
 	}
 }
+
+// callParamsEncodeLikeEncodingJSON fails unless p.AppendJSON writes what
+// json.Marshal writes, or fails when it fails.
+func callParamsEncodeLikeEncodingJSON(t *testing.T, p *CallToolParams) {
+	t.Helper()
+	want, wantErr := json.Marshal(p)
+	got, err := p.AppendJSON([]byte("prefix"))
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%+v: AppendJSON error %v, encoding/json error %v", p, err, wantErr)
+	}
+	if err == nil && string(got) != "prefix"+string(want) {
+		t.Fatalf("%+v:\nAppendJSON    %s\nencoding/json prefix%s", p, got, want)
+	}
+}
+
+// TestCallToolParamsAppendJSON: the hand-written encoding of a call and each
+// case that takes encoding/json (arguments it would rewrite, _meta, a task,
+// input responses) give encoding/json's bytes.
+func TestCallToolParamsAppendJSON(t *testing.T) {
+	for _, p := range []*CallToolParams{
+		{Name: "echo"},
+		{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)},
+		{Name: "a<b>&\u2028\xff\"", Arguments: json.RawMessage(`{}`), RequestState: "s<1>"},
+		{Name: "echo", Arguments: json.RawMessage(`{ "message" : "hi" }`)},
+		{Name: "echo", Arguments: json.RawMessage(`{"html":"<b>"}`)},
+		{Name: "echo", Arguments: json.RawMessage(`{"ls":"\u2028"}`)},
+		{Name: "echo", Arguments: json.RawMessage(`{"bad":`)},
+		{Name: "echo", Arguments: json.RawMessage(`{"a":1}{}`)},
+		{Name: "echo", Meta: Meta{"progressToken": int64(1)}},
+		{Name: "echo", Task: &TaskMetadata{}},
+		{Name: "echo", InputResponses: InputResponses{}},
+	} {
+		callParamsEncodeLikeEncodingJSON(t, p)
+	}
+}
+
+func FuzzCallToolParamsAppendJSON(f *testing.F) {
+	f.Add("echo", []byte(`{"message":"hi"}`), "")
+	f.Add("x<y", []byte(`{ "a" : [1, 2.5e3, "\u0041"] }`), "state")
+	f.Add("", []byte(`{"a":"&"}`), "")
+	f.Add("n", []byte(`[]`), "")
+	f.Fuzz(func(t *testing.T, name string, args []byte, state string) {
+		callParamsEncodeLikeEncodingJSON(t, &CallToolParams{Name: name, Arguments: args, RequestState: state})
+	})
+}

@@ -162,6 +162,26 @@ type CallToolParams struct {
 	RequestState string `json:"requestState,omitempty"`
 }
 
+// AppendJSON appends p's JSON encoding to b, byte for byte as encoding/json
+// writes it. A client's call (a name, arguments already compact, no task and
+// no input responses) is written without reflection: a gateway forwards every
+// call this way. Anything else goes through encoding/json.
+func (p *CallToolParams) AppendJSON(b []byte) ([]byte, error) {
+	if p.Meta != nil || p.Task != nil || p.InputResponses != nil ||
+		(len(p.Arguments) > 0 && !isCompactJSON(p.Arguments)) {
+		data, err := json.Marshal(p)
+		return append(b, data...), err
+	}
+	b = appendStringField(append(b, '{'), "name", p.Name)
+	if len(p.Arguments) > 0 {
+		b = append(appendKey(b, "arguments"), p.Arguments...)
+	}
+	if p.RequestState != "" {
+		b = appendStringField(b, "requestState", p.RequestState)
+	}
+	return append(b, '}'), nil
+}
+
 // CallToolResult is the result of tools/call. A tool that fails while running
 // reports it here with IsError set, so the model can read the error; protocol
 // failures (unknown tool, malformed params) are JSON-RPC errors instead.

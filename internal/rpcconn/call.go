@@ -279,12 +279,29 @@ func (e *requestEncoder) request(id jsonrpc.ID, method string, params any) ([]by
 	b = append(id.AppendJSON(b), `,"method":`...)
 	b = append(jsonrpc.AppendString(b, method), `,"params":`...)
 	e.buf.Write(b)
-	if err := e.enc.Encode(params); err != nil {
+	if err := e.params(params); err != nil {
 		return nil, err
 	}
-	e.buf.Truncate(e.buf.Len() - 1)
 	e.buf.WriteByte('}')
 	return e.buf.Bytes(), nil
+}
+
+// params appends params to the buffer: through its own AppendJSON when it has
+// one, else as encoding/json writes it (Encode's newline dropped).
+func (e *requestEncoder) params(params any) error {
+	if a, ok := params.(JSONAppender); ok {
+		b, err := a.AppendJSON(e.buf.AvailableBuffer())
+		if err != nil {
+			return err
+		}
+		e.buf.Write(b)
+		return nil
+	}
+	if err := e.enc.Encode(params); err != nil {
+		return err
+	}
+	e.buf.Truncate(e.buf.Len() - 1)
+	return nil
 }
 
 // enveloped returns the request message for params with an envelope (see
@@ -298,10 +315,9 @@ func (e *requestEncoder) enveloped(id jsonrpc.ID, method string, params any, mem
 	b = append(b, members...)
 	e.buf.Write(b)
 	at := e.buf.Len()
-	if err := e.enc.Encode(params); err != nil {
+	if err := e.params(params); err != nil {
 		return nil, err
 	}
-	e.buf.Truncate(e.buf.Len() - 1) // Encode's newline
 	n, err := joinEnvelope(e.buf.Bytes(), at)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,10 @@ type Call struct {
 	fn  featureFunc
 	ss  *ServerSession
 	req *Request // stateless: the request, its _meta parsed
+	// A stateless tools/call: its params as they arrived and as decoded,
+	// which serve it while Params are still those bytes.
+	toolRaw json.RawMessage
+	tool    *statelessToolCall
 }
 
 // Invoker handles a [Call]. For an incoming request it returns the result the SDK is
@@ -63,6 +67,12 @@ type Invoker func(ctx context.Context, call *Call) (result any, err error)
 // arrival; one built from scratch is served as a request arriving with its
 // method and params (a stateless one's _meta read again from them).
 type Middleware func(next Invoker) Invoker
+
+// sameBytes reports whether a and b are the same bytes in memory: a
+// middleware that passes on other params passes on another slice.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
 
 // chain applies middleware so that mws[0] is outermost.
 func chain(mws []Middleware, last Invoker) Invoker {
@@ -163,6 +173,12 @@ func invokeStateless(ctx context.Context, c *Call) (any, error) {
 		}
 		r, fn = &mr.req, f
 	}
-	res, err := fn(ctx, r, c.Params)
+	var res any
+	var err error
+	if tc := c.tool; tc != nil && r == &tc.tool.Request && sameBytes(c.Params, c.toolRaw) {
+		res, err = r.callDecodedTool(ctx, &tc.tool)
+	} else {
+		res, err = fn(ctx, r, c.Params)
+	}
 	return r.Session.server.completeStateless(r, res, err)
 }

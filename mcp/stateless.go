@@ -220,9 +220,18 @@ type statelessRequest struct {
 // handleStateless serves one 2026-07-28 request.
 func (ss *ServerSession) handleStateless(ctx context.Context, msg *jsonrpc.Message) (any, error) {
 	s := ss.server
-	if msg.Method == protocol.MethodToolsCall && len(s.opts.Middleware) == 0 {
+	if msg.Method == protocol.MethodToolsCall {
 		if tc := ss.decodeStatelessToolCall(msg.Params); tc != nil {
-			return statelessError(tc.answer(ctx, s))
+			if len(s.opts.Middleware) == 0 {
+				return statelessError(tc.answer(ctx, s))
+			}
+			if fn := s.stateless[msg.Method]; fn != nil {
+				// The middleware sees the call as on the general path; the
+				// params decoded here serve it unless one changes them.
+				call := &Call{Direction: Incoming, Method: msg.Method, Params: msg.Params, Session: statelessSession{ss, tc.call.version},
+					fn: fn, req: &tc.tool.Request, toolRaw: msg.Params, tool: tc}
+				return statelessError(s.statelessChain(ctx, call))
+			}
 		}
 	}
 	mr, fn, err := ss.statelessFor(msg.Method, msg.Params)

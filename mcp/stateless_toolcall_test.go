@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -162,5 +164,54 @@ func TestStatelessToolCallAnswer(t *testing.T) {
 	}
 	if kept.ResultType != "" || kept.Meta != nil {
 		t.Fatalf("the handler's own result was modified: %#v", kept)
+	}
+}
+
+// TestStatelessToolCallThroughMiddleware: behind middleware, a stateless
+// tools/call whose params a middleware passes on unchanged is served from
+// the params decoded on arrival (not decoded again: fewer allocations than
+// when the middleware passes on equal bytes of its own), and params a
+// middleware changes are the ones served.
+func TestStatelessToolCallThroughMiddleware(t *testing.T) {
+	params := []byte(benchToolCalls[2].params) // the gateway's envelope, "world"
+	var mode string
+	mw := func(next Invoker) Invoker {
+		return func(ctx context.Context, c *Call) (any, error) {
+			switch mode {
+			case "copy":
+				c.Params = append(json.RawMessage(nil), c.Params...)
+			case "change":
+				c.Params = json.RawMessage(bytes.Replace(c.Params, []byte(`"world"`), []byte(`"changed"`), 1))
+			}
+			return next(ctx, c)
+		}
+	}
+	srv := benchEchoServer(t)
+	srv.opts.Middleware = []Middleware{mw}
+	srv.legacyChain, srv.statelessChain = chain(srv.opts.Middleware, invokeLegacy), chain(srv.opts.Middleware, invokeStateless)
+	ss := newServerSession(srv, nil)
+	call := func() string {
+		res, err := ss.Handle(context.Background(), &jsonrpc.Message{ID: jsonrpc.Int64ID(2), Method: protocol.MethodToolsCall, Params: params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := encodeResult(nil, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, m := range []struct{ mode, want string }{{"", "hello world"}, {"copy", "hello world"}, {"change", "hello changed"}} {
+		mode = m.mode
+		if got := call(); !strings.Contains(got, `"text":"`+m.want+`"`) {
+			t.Errorf("middleware %q: result %s, want the text %q", m.mode, got, m.want)
+		}
+	}
+	mode = ""
+	same := testing.AllocsPerRun(50, func() { call() })
+	mode = "copy"
+	copied := testing.AllocsPerRun(50, func() { call() }) - 1 // the copy itself
+	if same >= copied {
+		t.Errorf("unchanged params: %.0f allocations, as many as params decoded again (%.0f)", same, copied)
 	}
 }

@@ -41,6 +41,37 @@ type appsHost struct {
 
 	mu    sync.Mutex
 	calls []string // the tools the view called, in order
+	// The first temperature_next is held, as a slow server would hold it,
+	// until another call arrives or holdFor passes: a view polling on a
+	// timer must not call again while it waits (overlapping calls added the
+	// same reading twice).
+	holdFor  time.Duration
+	held     bool
+	inFlight int
+	overlap  bool          // a call arrived while another was in flight
+	release  chan struct{} // closed by the call that overlaps the held one
+}
+
+// arrive records a call to tool and returns, for the first temperature_next,
+// the channel that ends its hold.
+func (h *appsHost) arrive(tool string) (release chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, tool)
+	h.inFlight++
+	if h.inFlight > 1 {
+		h.overlap = true
+		if h.release != nil {
+			close(h.release)
+			h.release = nil
+		}
+	}
+	if tool == "temperature_next" && !h.held {
+		h.held = true
+		h.release = make(chan struct{})
+		return h.release
+	}
+	return nil
 }
 
 func (h *appsHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -59,9 +90,18 @@ func (h *appsHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		h.mu.Lock()
-		h.calls = append(h.calls, p.Name)
-		h.mu.Unlock()
+		if release := h.arrive(p.Name); release != nil {
+			select {
+			case <-release:
+			case <-time.After(h.holdFor):
+			case <-r.Context().Done():
+			}
+		}
+		defer func() {
+			h.mu.Lock()
+			h.inFlight--
+			h.mu.Unlock()
+		}()
 		w.Header().Set("Content-Type", "application/json")
 		tool, ok := h.tools[p.Name]
 		ui, _ := tool.Meta["ui"].(map[string]any)
@@ -107,7 +147,7 @@ func TestAppsViewInChromium(t *testing.T) {
 	url := startAppsExample(t, ctx)
 	cs := connectAsHost(t, ctx, url, "")
 
-	host := &appsHost{t: t, cs: cs, tools: map[string]protocol.Tool{}}
+	host := &appsHost{t: t, cs: cs, tools: map[string]protocol.Tool{}, holdFor: 2500 * time.Millisecond}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +250,11 @@ func TestAppsViewInChromium(t *testing.T) {
 	if len(calls) < 2 || slices.ContainsFunc(calls, func(c string) bool { return c != "temperature_next" }) {
 		t.Errorf("the view called %v, want temperature_next, repeatedly", calls)
 	}
+	host.mu.Lock()
+	if host.overlap {
+		t.Errorf("the view called temperature_next again while a call was in flight (%v)", host.calls)
+	}
+	host.mu.Unlock()
 
 	var log []map[string]any
 	if err := json.Unmarshal([]byte(hostLog()), &log); err != nil {

@@ -18,8 +18,10 @@ import (
 // CallTool calls the tool name with args as its arguments:
 //   - nil (or a nil map or pointer) sends no arguments;
 //   - a [json.RawMessage] or []byte is sent as it is, and must hold a JSON object;
-//   - any other value (a struct, a map) is encoded with encoding/json, and must
-//     encode as a JSON object.
+//   - any other value (a struct, a map) is encoded as encoding/json encodes
+//     it, and must encode as a JSON object (a map[string]any, the arguments
+//     hosts and gateways build, is written by hand with the same bytes,
+//     straight into the request).
 //
 // A tool that ran and failed returns a result with IsError set, not an error;
 // an error means the call could not be made (unknown tool, invalid params,

@@ -135,6 +135,9 @@ func appendMap(b []byte, m map[string]any, depth int) ([]byte, error) {
 	}
 	var stack [stackKeys]member
 	ms := stack[:0]
+	if len(m) > stackKeys {
+		ms = make([]member, 0, len(m))
+	}
 	for k, v := range m {
 		ms = append(ms, member{k, v})
 	}

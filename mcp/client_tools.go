@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/jsonenc"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -17,8 +18,10 @@ import (
 // CallTool calls the tool name with args as its arguments:
 //   - nil (or a nil map or pointer) sends no arguments;
 //   - a [json.RawMessage] or []byte is sent as it is, and must hold a JSON object;
-//   - any other value (a struct, a map) is encoded with encoding/json, and must
-//     encode as a JSON object.
+//   - any other value (a struct, a map) is encoded as encoding/json encodes
+//     it, and must encode as a JSON object (a map[string]any, the arguments
+//     hosts and gateways build, is written by hand with the same bytes,
+//     straight into the request).
 //
 // A tool that ran and failed returns a result with IsError set, not an error;
 // an error means the call could not be made (unknown tool, invalid params,
@@ -29,6 +32,15 @@ import (
 // it completes. [ClientSession.CallToolParams] sends params the caller builds
 // (a _meta, a task, the answers to input requests).
 func (cs *ClientSession) CallTool(ctx context.Context, name string, args any, opts ...RequestOption) (*protocol.CallToolResult, error) {
+	if m, ok := args.(map[string]any); ok && m != nil && cs.plainCalls(opts) {
+		// The common arguments of hosts and gateways: encoded by hand,
+		// straight into the request's params.
+		raw, err := cs.callToolPlain(ctx, name, nil, m)
+		if err != nil {
+			return nil, err
+		}
+		return cs.toolResult(name, raw, opts)
+	}
 	raw, err := toolArguments(args)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
@@ -68,9 +80,9 @@ func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolPa
 func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption, checked bool) (*protocol.CallToolResult, error) {
 	var raw json.RawMessage
 	var err error
-	if checked && len(opts) == 0 && cs.send == nil && cs.stateless == nil && params.Meta == nil &&
+	if checked && cs.plainCalls(opts) && params.Meta == nil &&
 		params.Task == nil && params.InputResponses == nil && params.RequestState == "" {
-		raw, err = cs.callToolPlain(ctx, params.Name, params.Arguments)
+		raw, err = cs.callToolPlain(ctx, params.Name, params.Arguments, nil)
 	} else {
 		// Only this branch hands the params and the result on as interface
 		// values: params and raw stay on the stack.
@@ -82,30 +94,49 @@ func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolP
 	if err != nil {
 		return nil, err
 	}
+	return cs.toolResult(params.Name, raw, opts)
+}
+
+// toolResult decodes the result of a call of the tool name and checks it
+// against the tool's outputSchema.
+func (cs *ClientSession) toolResult(name string, raw json.RawMessage, opts []RequestOption) (*protocol.CallToolResult, error) {
 	var res protocol.CallToolResult
 	if err := decodeToolResult(raw, &res); err != nil {
 		return nil, err
 	}
-	if err := cs.checkOutput(params.Name, &res, opts); err != nil {
+	if err := cs.checkOutput(name, &res, opts); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
+// plainCalls reports whether a call with opts goes out as it is: a legacy-era
+// session without request options or middleware, where callToolPlain can
+// write a tools/call by hand.
+func (cs *ClientSession) plainCalls(opts []RequestOption) bool {
+	return len(opts) == 0 && cs.send == nil && cs.stateless == nil
+}
+
 // callToolPlain sends a legacy-era tools/call with only a name and arguments
-// (a valid JSON object, or nil), with no middleware and no request options:
-// its params are written by hand, as encoding/json would write them (the
-// arguments as the caller gave them, where encoding/json would compact them),
-// into a pooled buffer, and the result comes back raw.
-func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	if d := cs.client.opts.RequestTimeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
+// (args, a valid JSON object, or nil; or m, a non-nil map), with no middleware
+// and no request options: its params are written by hand, as encoding/json
+// would write them (args as the caller gave them, where encoding/json would
+// compact them; m encoded by jsonenc, as json.Marshal encodes it), into a
+// pooled buffer, and the result comes back raw.
+func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage, m map[string]any) (json.RawMessage, error) {
 	bp := toolParamBufs.Get().(*[]byte)
-	b := appendToolCallParams((*bp)[:0], name, args)
-	raw, err := cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
+	b, err := appendToolCallParams((*bp)[:0], name, args, m)
+	var raw json.RawMessage
+	if err != nil {
+		err = fmt.Errorf("mcp: calling tool %q: encoding the arguments: %w", name, err)
+	} else {
+		if d := cs.client.opts.RequestTimeout; d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+		raw, err = cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
+	}
 	if cap(b) <= 64<<10 {
 		*bp = b
 		toolParamBufs.Put(bp)
@@ -114,14 +145,20 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 }
 
 // appendToolCallParams appends the params of a tools/call with only a name
-// and arguments (a valid JSON object, or nil), as encoding/json writes
-// protocol.CallToolParams but with the arguments as they are.
-func appendToolCallParams(b []byte, name string, args json.RawMessage) []byte {
+// and arguments, as encoding/json writes protocol.CallToolParams: args (a
+// valid JSON object, or nil) as they are, or, when m is not nil, m as
+// json.Marshal encodes it (its error when it cannot).
+func appendToolCallParams(b []byte, name string, args json.RawMessage, m map[string]any) ([]byte, error) {
 	b = jsonrpc.AppendString(append(b, `{"name":`...), name)
-	if len(args) > 0 {
+	if m != nil {
+		var err error
+		if b, err = jsonenc.Append(append(b, `,"arguments":`...), m); err != nil {
+			return b, err
+		}
+	} else if len(args) > 0 {
 		b = append(append(b, `,"arguments":`...), args...)
 	}
-	return append(b, '}')
+	return append(b, '}'), nil
 }
 
 // toolParamBufs holds the buffers callToolPlain writes params into.
@@ -143,6 +180,15 @@ func toolArguments(args any) (json.RawMessage, error) {
 		raw = a
 	case []byte:
 		raw = a
+	case map[string]any:
+		if a == nil {
+			return nil, nil
+		}
+		var err error
+		if raw, err = jsonenc.Append(make([]byte, 0, 128), a); err != nil {
+			return nil, fmt.Errorf("encoding the arguments: %w", err)
+		}
+		return raw, nil
 	default:
 		var err error
 		if raw, err = json.Marshal(args); err != nil {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -25,6 +26,32 @@ func TestAppendToolCallParams(t *testing.T) {
 	}
 }
 
+// appendToolCallParams writes map arguments as encoding/json writes the params
+// holding json.Marshal's encoding of the map, and reports its errors.
+func TestAppendToolCallParamsMap(t *testing.T) {
+	for _, m := range []map[string]any{
+		{},
+		{"message": "world"},
+		{"b": []any{1.0, "<x>", map[string]any{"d": nil, "c": 1e21}}, "a": json.Number("1e-7"), "\u2028": struct{ X int }{1}},
+	} {
+		args, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(&protocol.CallToolParams{Name: "<echo>", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendToolCallParams([]byte("x"), "<echo>", nil, m)
+		if err != nil || string(got) != "x"+string(want) {
+			t.Fatalf("%v: got %s, %v; want x%s", m, got, err, want)
+		}
+	}
+	if _, err := appendToolCallParams(nil, "echo", nil, map[string]any{"f": math.Inf(1)}); err == nil || err.Error() != "json: unsupported value: +Inf" {
+		t.Fatalf("error %v, want json.Marshal's", err)
+	}
+}
+
 func checkToolCallParams(t *testing.T, name string, args []byte) {
 	t.Helper()
 	p := protocol.CallToolParams{Name: name}
@@ -35,7 +62,10 @@ func checkToolCallParams(t *testing.T, name string, args []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := appendToolCallParams(nil, name, p.Arguments)
+	got, err := appendToolCallParams(nil, name, p.Arguments, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var compact bytes.Buffer
 	if len(args) == 0 || json.Compact(&compact, args) == nil && bytes.Equal(compact.Bytes(), args) && !bytes.ContainsAny(args, "<>&") && !bytes.Contains(args, []byte("\u2028")) && !bytes.Contains(args, []byte("\u2029")) {
 		if !bytes.Equal(got, want) {
@@ -100,4 +130,33 @@ func TestIDConnDecodesForARawReplyStream(t *testing.T) {
 	if inner.f([]byte(`[{"jsonrpc":"2.0","id":5,"result":{}}]`)) || inner.f([]byte(`{`)) {
 		t.Fatal("a batch or a malformed reply was taken")
 	}
+}
+
+// BenchmarkToolCallParamsMap compares the params of a tools/call with map
+// arguments written by hand (jsonenc, into the pooled buffer) with the way
+// before: json.Marshal of the map, then a copy into the buffer.
+func BenchmarkToolCallParamsMap(b *testing.B) {
+	args := map[string]any{"message": "world"}
+	buf := make([]byte, 0, 256)
+	b.Run("jsonenc", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = appendToolCallParams(buf[:0], "echo", nil, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("marshal-copy", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			raw, err := json.Marshal(args)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if buf, err = appendToolCallParams(buf[:0], "echo", raw, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -59,6 +60,8 @@ func TestCallToolArguments(t *testing.T) {
 				{"raw", json.RawMessage(`{"keep":"as is"}`), `{"keep":"as is"}`},
 				{"bytes", []byte(`{"n":1.50}`), `{"n":1.50}`},
 				{"empty raw", json.RawMessage(nil), ""},
+				{"empty map", map[string]any{}, `{}`},
+				{"map as json.Marshal writes it", trickyArgs, string(mustMarshal(t, trickyArgs))},
 			} {
 				if _, err := cs.CallTool(t.Context(), "args", c.args); err != nil {
 					t.Fatalf("%s: %v", c.name, err)
@@ -83,6 +86,8 @@ func TestCallToolArguments(t *testing.T) {
 				{"string", `{"a":1}`, "must encode as a JSON object, not a string (string)"},
 				{"number", 3, "not a number (int)"},
 				{"unencodable", map[string]any{"c": make(chan int)}, "encoding the arguments: json: unsupported type: chan int"},
+				{"NaN", map[string]any{"a": []any{1.0, math.NaN()}}, "encoding the arguments: json: unsupported value: NaN"},
+				{"cycle", cyclicArgs(), "encoding the arguments: json: unsupported value: encountered a cycle via map[string]interface {}"},
 			} {
 				_, err := cs.CallTool(t.Context(), "args", c.args)
 				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `tool "args"`) {
@@ -96,6 +101,32 @@ func TestCallToolArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// trickyArgs are map arguments with what encoding/json writes in its own way:
+// sorted keys, HTML-safe escapes, invalid UTF-8, floats at the thresholds of
+// the exponent form, -0, nested values and types only encoding/json knows.
+var trickyArgs = map[string]any{
+	"z": "<a&b>\u2028\u2029\x00\t\"\\ bad\xff", "a": []any{1e-6, 1e-7, 1e21, 1e20, math.Copysign(0, -1), 0.1, nil, true},
+	"m": map[string]any{"y": json.Number("12.5e3"), "x": json.RawMessage(` { "r" : [ 1 ] } `), "w": int64(-7)},
+	"s": struct {
+		A string `json:"a"`
+	}{"<struct>"},
+	"é": []string{"x"}, "B": uint8(9),
+}
+
+// cyclicArgs returns a map that holds itself.
+func cyclicArgs() map[string]any {
+	m := map[string]any{"a": 1.0}
+	m["self"] = m
+	return m
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	must(t, err)
+	return b
 }
 
 // TestCallToolParamsSendsAsGiven checks that the params form sends the

@@ -43,8 +43,9 @@ func (m Meta) ProtocolVersion() string {
 
 // ClientCapabilities returns the capabilities declared in _meta, and false
 // when the key is absent or not an object. Decoded requests hold a
-// *ClientCapabilities already, so this costs no conversion; a value stored
-// as generic JSON is converted.
+// *ClientCapabilities already, so this costs no conversion (and the value is
+// shared with other requests that sent the same bytes: do not modify it); a
+// value stored as generic JSON is converted.
 func (m Meta) ClientCapabilities() (*ClientCapabilities, bool) {
 	v, ok := m[MetaKeyClientCapabilities]
 	if !ok {
@@ -63,10 +64,12 @@ func (m Meta) ClientCapabilities() (*ClientCapabilities, bool) {
 	return c, true
 }
 
-// ClientInfo returns the client implementation declared in _meta.
+// ClientInfo returns the client implementation declared in _meta (a decoded
+// value is shared, as with ClientCapabilities: do not modify it).
 func (m Meta) ClientInfo() (*Implementation, bool) { return m.implementation(MetaKeyClientInfo) }
 
-// ServerInfo returns the server implementation declared in a result's _meta.
+// ServerInfo returns the server implementation declared in a result's _meta
+// (a decoded value is shared: do not modify it).
 func (m Meta) ServerInfo() (*Implementation, bool) { return m.implementation(MetaKeyServerInfo) }
 
 // implementation reads an Implementation stored under key.

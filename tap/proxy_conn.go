@@ -569,6 +569,10 @@ func jsonish(ct string) bool {
 	if ct == "" {
 		return true
 	}
+	// The two forms servers send, without ParseMediaType's allocations.
+	if strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json; charset=utf-8") {
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return false

@@ -357,3 +357,19 @@ func TestHTTPTapReplaysHTTPSSECaptures(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONish: the Content-Types a body of JSON-RPC may have, the two common
+// ones answered without parsing, agree with mime.ParseMediaType's reading.
+func TestJSONish(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"": true, "application/json": true, "Application/JSON": true,
+		"application/json; charset=utf-8": true, "application/json; charset=UTF-8": true,
+		"application/json;charset=utf-8": true, "application/vnd.x+json": true,
+		"application/json; charset": false, "text/plain": false, "application/jsonx": false,
+		"application/json ; charset=utf-8": true, "text/event-stream": false,
+	} {
+		if got := jsonish(ct); got != want {
+			t.Errorf("jsonish(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}

@@ -61,6 +61,7 @@ var fastToolCalls = []string{
 	`{` + metaMin + `,"name":"echo"}`,
 	`{"name":"echo","arguments":{"message":null},` + metaMin + `}`,
 	`{"name":"echo",` + metaFull[:len(metaFull)-1] + `,"io.modelcontextprotocol/logLevel":null,"io.modelcontextprotocol/clientInfo":null}}`,
+	benchToolCalls[2].params, // the gateway's envelope: capabilities with an extension's settings
 }
 
 // otherToolCalls must be refused, or answered by the general path exactly.

@@ -3,12 +3,14 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport/memory"
+	"github.com/mcpkit/mcpkit/transport/streamable"
 )
 
 // benchSession connects a client at version ("" detects the era) to an echo server
@@ -100,5 +102,42 @@ func BenchmarkClientToolCallListed(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkCallToolHTTPByEra is BenchmarkClientToolCallByEra over Streamable
+// HTTP with the real handler (client and server in this process): the
+// 2026-07-28 call adds the request metadata headers and, on the server, a
+// session per request.
+func BenchmarkCallToolHTTPByEra(b *testing.B) {
+	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
+	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
+		return "hello " + in.Message, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(streamable.NewHandler(srv, nil))
+	defer ts.Close()
+	for _, era := range []struct{ name, version string }{{"legacy", protocol.LatestLegacy}, {"stateless", protocol.Version20260728}} {
+		b.Run(era.name, func(b *testing.B) {
+			ctx := context.Background()
+			conn, err := streamable.NewClientConn(ctx, ts.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: era.version}).Connect(ctx, conn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			args := json.RawMessage(`{"message":"world"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, "echo", args)
+				if err != nil || res.Content[0].Text != "hello world" {
+					b.Fatal(res, err)
+				}
+			}
+		})
 	}
 }

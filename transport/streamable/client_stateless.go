@@ -3,7 +3,10 @@ package streamable
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net/http"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -34,13 +37,68 @@ func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
 	if f.ProtocolVersion == "" || f.Malformed {
 		return nil, false
 	}
+	key := headerKey{version: f.ProtocolVersion, method: m.Method, name: f.Name, hasName: f.HasName}
+	if h := sharedRequestHeaders.get(key); h != nil {
+		return h, true
+	}
 	h := make(http.Header, 3)
 	h[HeaderProtocolVersion] = []string{f.ProtocolVersion}
 	h[protocol.HeaderMethod] = []string{m.Method}
 	if f.HasName {
 		h[protocol.HeaderName] = []string{protocol.EncodeHeaderValue(f.Name)}
 	}
+	sharedRequestHeaders.put(key, h)
 	return h, true
+}
+
+// A client sends the same few requests over and over (calls of the same
+// tools), so the request metadata headers of each (version, method, name) are
+// made once and shared, read-only, by every POST that carries them: post
+// copies them into the request's own header, and messageHeader copies before
+// adding to them.
+var sharedRequestHeaders sharedHeaders
+
+// headerKey is what a request's metadata headers are made from.
+type headerKey struct {
+	version, method, name string
+	hasName               bool
+}
+
+// Bounds of the shared headers: names this long, and requests past this
+// many distinct ones (then it starts over), get headers of their own.
+const (
+	sharedHeadersMax    = 256
+	sharedHeaderNameMax = 256
+)
+
+// sharedHeaders maps a headerKey to its headers. Reads take no lock and
+// allocate nothing: the map is replaced, never changed.
+type sharedHeaders struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[headerKey]http.Header]
+}
+
+// get returns the headers made for k, or nil.
+func (s *sharedHeaders) get(k headerKey) http.Header {
+	if m := s.m.Load(); m != nil {
+		return (*m)[k]
+	}
+	return nil
+}
+
+// put records h as the headers of k.
+func (s *sharedHeaders) put(k headerKey, h http.Header) {
+	if len(k.name) > sharedHeaderNameMax {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := make(map[headerKey]http.Header, 1)
+	if old := s.m.Load(); old != nil && len(*old) < sharedHeadersMax {
+		next = maps.Clone(*old)
+	}
+	next[k] = h
+	s.m.Store(&next)
 }
 
 // clientReservedHeader reports whether the transport sets header k (canonical)
@@ -62,10 +120,8 @@ func messageHeader(ctx context.Context, out *clientOutgoing) http.Header {
 	if len(extra) == 0 {
 		return out.header
 	}
-	h := out.header
-	if h == nil {
-		h = make(http.Header, len(extra))
-	}
+	h := make(http.Header, len(out.header)+len(extra))
+	maps.Copy(h, out.header) // shared: never written to
 	for k, v := range extra {
 		if k = http.CanonicalHeaderKey(k); !clientReservedHeader(k) {
 			h[k] = v

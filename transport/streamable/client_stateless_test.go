@@ -1,7 +1,9 @@
 package streamable
 
 import (
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -142,5 +144,40 @@ func TestClientStatelessErrorStatusCarriesTheServersError(t *testing.T) {
 	m := clientReadMsg(t, ctx, c)
 	if m.Error == nil || m.Error.Code != -32022 || !strings.Contains(string(m.Error.Data), "supported") {
 		t.Errorf("got %+v, want the -32022 error with its data", m)
+	}
+}
+
+// TestStatelessHeadersShared: the request metadata headers of the same
+// (version, method, name) are one map, made once; adding a writer's headers
+// to them makes a map of the message's own and leaves the shared one as it
+// was; and however many distinct names a client calls, at most
+// sharedHeadersMax are kept.
+func TestStatelessHeadersShared(t *testing.T) {
+	call := func(name string) *jsonrpc.Message {
+		return &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: []byte(`{"name":"` + name + `",` + statelessMeta + `}`)}
+	}
+	a, okA := clientStatelessHeader(call("shared-test"))
+	b, okB := clientStatelessHeader(call("shared-test"))
+	if !okA || !okB || reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Fatalf("the same tool's headers are two maps (%v %v)", okA, okB)
+	}
+	if a.Get("Mcp-Name") != "shared-test" || a.Get("Mcp-Method") != "tools/call" || a.Get(HeaderProtocolVersion) != "2026-07-28" {
+		t.Fatalf("headers %v", a)
+	}
+	ctx := transport.WithHeader(testkit.Context(t), http.Header{"Mcp-Param-Region": {"eu"}})
+	h := messageHeader(ctx, &clientOutgoing{header: a})
+	if h.Get("Mcp-Param-Region") != "eu" || h.Get("Mcp-Name") != "shared-test" {
+		t.Errorf("merged headers %v", h)
+	}
+	if len(a) != 3 || a.Get("Mcp-Param-Region") != "" {
+		t.Errorf("the shared headers were changed: %v", a)
+	}
+	for i := range 2 * sharedHeadersMax {
+		if _, ok := clientStatelessHeader(call(fmt.Sprintf("tool-%d", i))); !ok {
+			t.Fatal("no headers")
+		}
+		if n := len(*sharedRequestHeaders.m.Load()); n > sharedHeadersMax {
+			t.Fatalf("%d headers kept, at most %d expected", n, sharedHeadersMax)
+		}
 	}
 }

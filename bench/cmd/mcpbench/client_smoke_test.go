@@ -46,7 +46,7 @@ func TestClientSmoke(t *testing.T) {
 	}
 	var out bytes.Buffer
 	printClientReport(&out, clientRows, results, time.Second, 0, 1, 2, false, "?")
-	for _, want := range []string{"| HTTP go-sdk client |", "| stdio mcpkit, raw args |", "| gateway: "} {
+	for _, want := range []string{"| HTTP go-sdk client |", "| stdio mcpkit, raw args |", "| HTTP 2026-07-28 mcpkit, raw args |", "| gateway: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report has no %q:\n%s", want, out.String())
 		}

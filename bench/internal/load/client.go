@@ -33,6 +33,10 @@ const (
 	// ModeClientStdio: one session over the server's stdin/stdout with
 	// Config.InFlight calls in flight.
 	ModeClientStdio = "client-stdio"
+	// ModeClientHTTPStateless: ModeClientHTTP in the 2026-07-28 era: no
+	// session, each request carrying the client's envelope in its _meta and
+	// the Mcp-Method and Mcp-Name headers.
+	ModeClientHTTPStateless = "client-http-2026"
 	// ModeGateway: the hand-written generator (as ModeHTTPStateful) against a
 	// gateway binary that runs the server behind it as its child process; the
 	// child's CPU time is reported too (Result.UpstreamCPUPerCallUs).
@@ -72,9 +76,14 @@ func echoArguments(client string, raw []byte, message []byte) (any, []byte) {
 }
 
 // mcpkitClient is the client every mcpkit worker uses: the legacy era with a
-// session, as the hand-written generator speaks it.
-var mcpkitClient = mcp.NewClient(protocol.Implementation{Name: "mcpbench", Version: "1.0.0"},
-	&mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy})
+// session, as the hand-written generator speaks it; mcpkitStatelessClient
+// speaks 2026-07-28 (ModeClientHTTPStateless).
+var (
+	mcpkitClient = mcp.NewClient(protocol.Implementation{Name: "mcpbench", Version: "1.0.0"},
+		&mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy})
+	mcpkitStatelessClient = mcp.NewClient(protocol.Implementation{Name: "mcpbench", Version: "1.0.0"},
+		&mcp.ClientOptions{ProtocolVersion: protocol.Version20260728})
+)
 
 // ownHTTPClient is an HTTP client with a transport of its own, so that each
 // session keeps its own keep-alive connection (net/http's default transport keeps
@@ -87,13 +96,17 @@ func ownHTTPClient() *http.Client {
 // worker, each calling the echo tool in a loop.
 func runClientHTTP(ctx context.Context, cfg Config, p *serverProc, res *Result) error {
 	profileClient(&cfg)
+	stateless := cfg.Mode == ModeClientHTTPStateless
 	if cfg.Client == ClientFloor {
+		if stateless {
+			return runHTTPStateless(ctx, cfg, p, res)
+		}
 		cfg.Mode = ModeHTTPStateful
 		return runHTTP(ctx, cfg, p, p.addr, res)
 	}
 	url := "http://" + p.addr + mcpPath
 	return runWorkers(ctx, cfg, p, res, cfg.Concurrency, func(ctx context.Context, w int, phase *atomic.Int32, rec *recorder) {
-		call, closeFn, err := dialClient(ctx, cfg.Client, url)
+		call, closeFn, err := dialClient(ctx, cfg.Client, url, stateless)
 		if err != nil {
 			rec.fail(err)
 			return
@@ -171,8 +184,12 @@ func loopCalls(ctx context.Context, w int, phase *atomic.Int32, rec *recorder, c
 	}
 }
 
-// dialClient opens a session of client at url and returns its call function.
-func dialClient(ctx context.Context, client, url string) (callFunc, func(), error) {
+// dialClient opens a session of client at url (of the 2026-07-28 era when
+// stateless, mcpkit's clients only) and returns its call function.
+func dialClient(ctx context.Context, client, url string, stateless bool) (callFunc, func(), error) {
+	if stateless && !strings.HasPrefix(client, "mcpkit-") {
+		return nil, nil, fmt.Errorf("client %q has no 2026-07-28 mode here", client)
+	}
 	switch client {
 	case ClientGoSDK:
 		c := gosdk.NewClient(&gosdk.Implementation{Name: "mcpbench", Version: "1.0.0"}, nil)
@@ -209,7 +226,11 @@ func dialClient(ctx context.Context, client, url string) (callFunc, func(), erro
 		if err != nil {
 			return nil, nil, err
 		}
-		cs, err := mcpkitClient.Connect(ctx, conn)
+		c := mcpkitClient
+		if stateless {
+			c = mcpkitStatelessClient
+		}
+		cs, err := c.Connect(ctx, conn)
 		if err != nil {
 			return nil, nil, err
 		}

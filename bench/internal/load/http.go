@@ -117,6 +117,46 @@ func runHTTP(ctx context.Context, cfg Config, p *serverProc, addr string, res *R
 	})
 }
 
+// statelessHeaders are the 2026-07-28 headers of every tools/call of the echo
+// tool, besides Mcp-Protocol-Version.
+const statelessHeaders = "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+
+// runHTTPStateless is runHTTP in the 2026-07-28 era (the floor of
+// ModeClientHTTPStateless): no handshake and no session; each tools/call
+// carries the client's envelope in its _meta, as mcpkit's client sends it.
+func runHTTPStateless(ctx context.Context, cfg Config, p *serverProc, res *Result) error {
+	return runWorkers(ctx, cfg, p, res, cfg.Concurrency, func(ctx context.Context, w int, phase *atomic.Int32, rec *recorder) {
+		conn := newHTTPConn(p.addr, cfg.RequestTimeout)
+		conn.header = statelessHeaders
+		defer conn.close()
+		base := int64(w+1) << 32
+		var body, msg, want []byte
+		var msgs [][]byte
+		for seq := int64(1); phase.Load() != phaseDone && ctx.Err() == nil; seq++ {
+			msg = appendMessage(msg[:0], w, seq)
+			want = append(append(want[:0], "hello "...), msg...)
+			body = appendStatelessCall(body[:0], base+seq, msg)
+			start := time.Now()
+			resp, err := conn.post(mcpPath, body, "", statelessVersion)
+			if err == nil && resp.Status != 200 {
+				err = fmt.Errorf("tools/call: HTTP %d: %.200s", resp.Status, resp.Body)
+			}
+			if err == nil {
+				msgs = bodyMessages(msgs, resp.ContentType, resp.Body)
+				err = checkCall(msgs, base+seq, want)
+			}
+			elapsed := time.Since(start)
+			if err != nil {
+				rec.fail(err)
+				continue
+			}
+			if phase.Load() == phaseMeasure {
+				rec.latencies = append(rec.latencies, int64(elapsed))
+			}
+		}
+	})
+}
+
 // idleWarmupSessions are opened (and not counted) before the first memory reading,
 // so that code paths and pools touched by the first sessions do not count.
 const idleWarmupSessions = 20

@@ -37,6 +37,23 @@ func appendCall(b []byte, id int64, message []byte) []byte {
 	return b
 }
 
+// statelessVersion is the protocol version of ModeClientHTTPStateless.
+const statelessVersion = "2026-07-28"
+
+// appendStatelessCall is appendCall in the 2026-07-28 era: the params start
+// with the _meta envelope mcpkit's client sends (its capabilities, its
+// identity, the version).
+func appendStatelessCall(b []byte, id int64, message []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},`+
+		`"io.modelcontextprotocol/clientInfo":{"name":"mcpbench","version":"1.0.0"},"io.modelcontextprotocol/protocolVersion":"`+statelessVersion+`"},`+
+		`"name":"echo","arguments":{"message":"`...)
+	b = append(b, message...)
+	b = append(b, `"}}}`...)
+	return b
+}
+
 // appendMessage appends the message of call seq of worker w: "w<w>-<seq>".
 func appendMessage(b []byte, w int, seq int64) []byte {
 	b = append(b, 'w')

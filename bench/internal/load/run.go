@@ -136,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	spec := serverSpec{bin: cfg.ServerBin, pinCPU: cfg.PinServerCPU, gomaxprocs: cfg.ServerGOMAXPROCS, verbose: cfg.Verbose}
 	switch cfg.Mode {
-	case ModeHTTPStateful, ModeIdle, ModeRedis, ModeClientHTTP, ModeGateway:
+	case ModeHTTPStateful, ModeIdle, ModeRedis, ModeClientHTTP, ModeClientHTTPStateless, ModeGateway:
 		spec.args = []string{"-transport", "http"}
 	case ModeHTTPSessionless:
 		spec.args = []string{"-transport", "http", "-sessionless"}
@@ -190,7 +190,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		err = runStdio(runCtx, cfg, p, res)
 	case ModeIdle:
 		err = runIdle(runCtx, cfg, p, res)
-	case ModeClientHTTP:
+	case ModeClientHTTP, ModeClientHTTPStateless:
 		err = runClientHTTP(runCtx, cfg, p, res)
 	case ModeClientStdio:
 		err = runClientStdio(runCtx, cfg, p, res)

@@ -13,7 +13,11 @@
 // scanner does not check that strings are valid UTF-8.
 package jsonscan
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
 
 // Scanner reads one JSON text. The zero value scans an empty text; set Data (and
 // Pos, to start elsewhere than at the beginning) before use. A Scanner is a plain
@@ -88,37 +92,89 @@ func (s *Scanner) Literal(word string) error {
 func (s *Scanner) String() (raw []byte, escaped bool, err error) {
 	d := s.Data
 	start := s.Pos + 1
-	for i := start; i < len(d); i++ {
-		switch c := d[i]; {
-		case c == '"':
+	i := start
+	for {
+		// Find the next byte that does not stand for itself: eight bytes per
+		// test while eight are left, then one by one.
+		for i+8 <= len(d) {
+			if m := specialBytes(binary.LittleEndian.Uint64(d[i : i+8])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto special
+			}
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return nil, false, ErrSyntax
+		}
+	special:
+		switch d[i] {
+		case '"':
 			s.Pos = i + 1
 			return d[start:i], escaped, nil
-		case c == '\\':
+		case '\\':
 			escaped = true
-			i++
-			if i >= len(d) {
+			if i = escapeEnd(d, i+1); i < 0 {
 				return nil, false, ErrSyntax
 			}
-			switch d[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(d)-i < 5 {
-					return nil, false, ErrSyntax
-				}
-				for _, h := range d[i+1 : i+5] {
-					if !isHex(h) {
-						return nil, false, ErrSyntax
-					}
-				}
-				i += 4
-			default:
-				return nil, false, ErrSyntax
-			}
-		case c < 0x20:
+		default: // a control character
 			return nil, false, ErrSyntax
 		}
 	}
-	return nil, false, ErrSyntax
+}
+
+// escapeEnd checks the escape sequence whose backslash is at i-1 and returns
+// the index just after it, or -1 if it is not a valid one.
+func escapeEnd(d []byte, i int) int {
+	if i >= len(d) {
+		return -1
+	}
+	switch d[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 1
+	case 'u':
+		if len(d)-i < 5 {
+			return -1
+		}
+		for _, h := range d[i+1 : i+5] {
+			if !isHex(h) {
+				return -1
+			}
+		}
+		return i + 5
+	}
+	return -1
+}
+
+// plain[c] reports whether the byte c stands for itself inside a string: it
+// is neither the closing quote, nor a backslash, nor a control character.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Repeated bytes for specialBytes' word-at-a-time tests.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specialBytes marks the bytes of w (eight bytes of a string, read
+// little-endian) that do not stand for themselves: '"', '\\' and those below
+// 0x20. It returns a word with the high bit set in each such byte; only the
+// lowest set bit is exact (past the first such byte, borrows may mark plain
+// bytes too), which is all String needs, and zero means all eight are plain.
+// (x-ones)&^x&highs is the classic test for a zero byte in x, and w-0x20*ones
+// the same for a byte below 0x20; the high bit of w^('"'*ones) and of
+// w^('\\'*ones) is w's own, so one &^w serves all three.
+func specialBytes(w uint64) uint64 {
+	quote := w ^ '"'*ones
+	backslash := w ^ '\\'*ones
+	return ((w - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ w & highs
 }
 
 // Number consumes the number at Pos, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?,

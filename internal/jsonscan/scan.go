@@ -55,12 +55,12 @@ const MaxDepth = 10000
 // return).
 func (s *Scanner) SkipSpace() {
 	for s.Pos < len(s.Data) {
-		switch s.Data[s.Pos] {
-		case ' ', '\t', '\n', '\r':
-			s.Pos++
-		default:
+		// Most calls find no space at all: one test says so for every byte
+		// above ' '.
+		if c := s.Data[s.Pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return
 		}
+		s.Pos++
 	}
 }
 

@@ -89,3 +89,116 @@ func FuzzStringMatchesReference(f *testing.F) {
 	}
 	f.Fuzz(sameAsReference)
 }
+
+// referenceSkipValue is SkipValue as it was before it kept its position in a
+// local variable: the same walk through the Scanner's own methods. The tests
+// below hold SkipValue to it, error for error and position for position.
+func referenceSkipValue(s *Scanner, depth int) error {
+	if depth > MaxDepth {
+		return ErrDepth
+	}
+	switch c := s.Peek(); c {
+	case '{', '[':
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		s.Pos++
+		s.SkipSpace()
+		if s.Peek() == closing {
+			s.Pos++
+			return nil
+		}
+		for {
+			if c == '{' {
+				if s.Peek() != '"' {
+					return ErrSyntax
+				}
+				if _, _, err := s.String(); err != nil {
+					return err
+				}
+				s.SkipSpace()
+				if s.Peek() != ':' {
+					return ErrSyntax
+				}
+				s.Pos++
+				s.SkipSpace()
+			}
+			if err := referenceSkipValue(s, depth+1); err != nil {
+				return err
+			}
+			s.SkipSpace()
+			switch s.Peek() {
+			case ',':
+				s.Pos++
+				s.SkipSpace()
+			case closing:
+				s.Pos++
+				return nil
+			default:
+				return ErrSyntax
+			}
+		}
+	case '"':
+		_, _, err := s.String()
+		return err
+	case 't':
+		return s.Literal("true")
+	case 'f':
+		return s.Literal("false")
+	case 'n':
+		return s.Literal("null")
+	default:
+		if c == '-' || isDigit(c) {
+			_, err := s.Number()
+			return err
+		}
+		return ErrSyntax
+	}
+}
+
+// skipSameAsReference fails t unless SkipValue, started at every offset of
+// data, with and without an exponent limit, at the top level and near
+// MaxDepth, ends where referenceSkipValue ends, with the same error.
+func skipSameAsReference(t *testing.T, data []byte) {
+	t.Helper()
+	for start := range data {
+		for _, maxExp := range []int{0, 2} {
+			for _, depth := range []int{0, MaxDepth - 2} {
+				got := Scanner{Data: data, Pos: start, MaxExponent: maxExp}
+				want := got
+				err, wantErr := got.SkipValue(depth), referenceSkipValue(&want, depth)
+				if err != wantErr || got.Pos != want.Pos {
+					t.Fatalf("SkipValue(%d) at %d of %q, MaxExponent %d = %v, Pos %d; the reference says %v, Pos %d",
+						depth, start, data, maxExp, err, got.Pos, wantErr, want.Pos)
+				}
+			}
+		}
+	}
+}
+
+func TestSkipValueMatchesReference(t *testing.T) {
+	for _, s := range skipSeeds {
+		skipSameAsReference(t, []byte(s))
+	}
+}
+
+var skipSeeds = []string{
+	` { "a" : [ 1 , {"b":null} , "x" ] ,` + "\n\t" + `"c":{}` + "\r} ", `{"a":[1,2]} , "next"`,
+	`[[[[1e5]]]]`, `{"a":{"b":{"c":[true,false,null,-0.5e-3]}}}`, `{"a":1,}`, `[1 2]`, `{"a" 1}`, `{"a":}`,
+	`{,}`, `[,]`, `{"a\u12":1}`, `tru`, `nulll`, `-`, `1.`, `{"a":1`, `[1`, `{"a"`, `"abc`, `1e999`,
+}
+
+// FuzzSkipValueMatchesReference checks SkipValue against the reference on
+// any input.
+func FuzzSkipValueMatchesReference(f *testing.F) {
+	for _, s := range skipSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			t.Skip("quadratic check: long inputs add nothing")
+		}
+		skipSameAsReference(t, data)
+	})
+}

@@ -32,10 +32,12 @@ func (s *Scanner) Members(depth int, member func(key []byte, escaped bool, value
 		if s.Peek() != '"' {
 			return ErrSyntax
 		}
-		key, escaped, err := s.String()
-		if err != nil {
-			return err
+		end, escaped := stringEnd(s.Data, s.Pos)
+		if end < 0 {
+			return ErrSyntax
 		}
+		key := s.Data[s.Pos+1 : end-1]
+		s.Pos = end
 		s.SkipSpace()
 		if s.Peek() != ':' {
 			return ErrSyntax

@@ -13,7 +13,11 @@
 // scanner does not check that strings are valid UTF-8.
 package jsonscan
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
 
 // Scanner reads one JSON text. The zero value scans an empty text; set Data (and
 // Pos, to start elsewhere than at the beginning) before use. A Scanner is a plain
@@ -49,15 +53,17 @@ const MaxDepth = 10000
 
 // SkipSpace advances Pos past JSON white space (space, tab, newline, carriage
 // return).
-func (s *Scanner) SkipSpace() {
-	for s.Pos < len(s.Data) {
-		switch s.Data[s.Pos] {
-		case ' ', '\t', '\n', '\r':
-			s.Pos++
-		default:
-			return
-		}
+func (s *Scanner) SkipSpace() { s.Pos = skipSpace(s.Data, s.Pos) }
+
+// skipSpace returns the index of the first byte of d at or after i that is
+// not white space (len(d) if there is none).
+func skipSpace(d []byte, i int) int {
+	// Most calls find no space at all: one test says so for every byte
+	// above ' '.
+	for i < len(d) && d[i] <= ' ' && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
 	}
+	return i
 }
 
 // Peek returns the byte at Pos without consuming it, or 0 at the end of Data.
@@ -71,11 +77,9 @@ func (s *Scanner) Peek() byte {
 // Literal consumes word, one of true, false and null, at Pos. It returns
 // ErrSyntax, leaving Pos unchanged, if Data does not hold word there.
 func (s *Scanner) Literal(word string) error {
-	if len(s.Data)-s.Pos < len(word) || string(s.Data[s.Pos:s.Pos+len(word)]) != word {
-		return ErrSyntax
-	}
-	s.Pos += len(word)
-	return nil
+	end, err := literalEnd(s.Data, s.Pos, word)
+	s.Pos = end
+	return err
 }
 
 // String consumes the string whose opening quote is at Pos; the caller has
@@ -86,46 +90,118 @@ func (s *Scanner) Literal(word string) error {
 // string's value (once it has checked it is valid UTF-8, if that matters). On a
 // syntax error it returns ErrSyntax and leaves Pos unchanged.
 func (s *Scanner) String() (raw []byte, escaped bool, err error) {
-	d := s.Data
-	start := s.Pos + 1
-	for i := start; i < len(d); i++ {
-		switch c := d[i]; {
-		case c == '"':
-			s.Pos = i + 1
-			return d[start:i], escaped, nil
-		case c == '\\':
-			escaped = true
+	end, escaped := stringEnd(s.Data, s.Pos)
+	if end < 0 {
+		return nil, false, ErrSyntax
+	}
+	raw, s.Pos = s.Data[s.Pos+1:end-1], end
+	return raw, escaped, nil
+}
+
+// stringEnd returns the index just after the string whose opening quote is
+// at pos in d, and whether the string holds escape sequences; or -1 if it is
+// not a valid string.
+func stringEnd(d []byte, pos int) (end int, escaped bool) {
+	i := pos + 1
+	for {
+		// Find the next byte that does not stand for itself: eight bytes per
+		// test while eight are left, then one by one.
+		for i+8 <= len(d) {
+			if m := specialBytes(binary.LittleEndian.Uint64(d[i : i+8])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto special
+			}
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
 			i++
-			if i >= len(d) {
-				return nil, false, ErrSyntax
+		}
+		if i >= len(d) {
+			return -1, false
+		}
+	special:
+		switch d[i] {
+		case '"':
+			return i + 1, escaped
+		case '\\':
+			escaped = true
+			if i = escapeEnd(d, i+1); i < 0 {
+				return -1, false
 			}
-			switch d[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(d)-i < 5 {
-					return nil, false, ErrSyntax
-				}
-				for _, h := range d[i+1 : i+5] {
-					if !isHex(h) {
-						return nil, false, ErrSyntax
-					}
-				}
-				i += 4
-			default:
-				return nil, false, ErrSyntax
-			}
-		case c < 0x20:
-			return nil, false, ErrSyntax
+		default: // a control character
+			return -1, false
 		}
 	}
-	return nil, false, ErrSyntax
+}
+
+// escapeEnd checks the escape sequence whose backslash is at i-1 and returns
+// the index just after it, or -1 if it is not a valid one.
+func escapeEnd(d []byte, i int) int {
+	if i >= len(d) {
+		return -1
+	}
+	switch d[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 1
+	case 'u':
+		if len(d)-i < 5 {
+			return -1
+		}
+		for _, h := range d[i+1 : i+5] {
+			if !isHex(h) {
+				return -1
+			}
+		}
+		return i + 5
+	}
+	return -1
+}
+
+// plain[c] reports whether the byte c stands for itself inside a string: it
+// is neither the closing quote, nor a backslash, nor a control character.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Repeated bytes for specialBytes' word-at-a-time tests.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specialBytes marks the bytes of w (eight bytes of a string, read
+// little-endian) that do not stand for themselves: '"', '\\' and those below
+// 0x20. It returns a word with the high bit set in each such byte; only the
+// lowest set bit is exact (past the first such byte, borrows may mark plain
+// bytes too), which is all String needs, and zero means all eight are plain.
+// (x-ones)&^x&highs is the classic test for a zero byte in x, and w-0x20*ones
+// the same for a byte below 0x20; the high bit of w^('"'*ones) and of
+// w^('\\'*ones) is w's own, so one &^w serves all three.
+func specialBytes(w uint64) uint64 {
+	quote := w ^ '"'*ones
+	backslash := w ^ '\\'*ones
+	return ((w - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ w & highs
 }
 
 // Number consumes the number at Pos, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?,
 // and returns its text. On a syntax error it returns ErrSyntax, and for an
 // exponent beyond MaxExponent ErrExponent, leaving Pos unchanged.
 func (s *Scanner) Number() ([]byte, error) {
-	d, i := s.Data, s.Pos
+	end, err := numberEnd(s.Data, s.Pos, s.MaxExponent)
+	if err != nil {
+		return nil, err
+	}
+	lit := s.Data[s.Pos:end]
+	s.Pos = end
+	return lit, nil
+}
+
+// numberEnd returns the index just after the number that starts at i in d,
+// for Number.
+func numberEnd(d []byte, i, maxExponent int) (int, error) {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -138,12 +214,12 @@ func (s *Scanner) Number() ([]byte, error) {
 			i++
 		}
 	default:
-		return nil, ErrSyntax
+		return 0, ErrSyntax
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		if i >= len(d) || !isDigit(d[i]) {
-			return nil, ErrSyntax
+			return 0, ErrSyntax
 		}
 		for i < len(d) && isDigit(d[i]) {
 			i++
@@ -155,19 +231,17 @@ func (s *Scanner) Number() ([]byte, error) {
 			i++
 		}
 		if i >= len(d) || !isDigit(d[i]) {
-			return nil, ErrSyntax
+			return 0, ErrSyntax
 		}
 		expStart := i
 		for i < len(d) && isDigit(d[i]) {
 			i++
 		}
-		if s.MaxExponent > 0 && exceeds(d[expStart:i], s.MaxExponent) {
-			return nil, ErrExponent
+		if maxExponent > 0 && exceeds(d[expStart:i], maxExponent) {
+			return 0, ErrExponent
 		}
 	}
-	lit := d[s.Pos:i]
-	s.Pos = i
-	return lit, nil
+	return i, nil
 }
 
 // exceeds reports whether the decimal digits denote a number above limit
@@ -192,84 +266,104 @@ func exceeds(digits []byte, limit int) bool {
 // level beyond MaxDepth is reached. Pass 0 for a top-level value. A caller that
 // wants a tighter limit L passes its own depth plus MaxDepth-L.
 func (s *Scanner) SkipValue(depth int) error {
+	end, err := skipValue(s.Data, s.Pos, depth, s.MaxExponent)
+	s.Pos = end
+	return err
+}
+
+// skipValue is SkipValue on an index rather than on s.Pos, which keeps the
+// position in a register instead of storing and loading it at every token:
+// it returns the index after the value, or the one where it failed.
+func skipValue(d []byte, i, depth, maxExponent int) (int, error) {
 	if depth > MaxDepth {
-		return ErrDepth
+		return i, ErrDepth
 	}
-	switch c := s.Peek(); c {
+	if i >= len(d) {
+		return i, ErrSyntax
+	}
+	var err error
+	switch c := d[i]; c {
 	case '{':
-		s.Pos++
-		s.SkipSpace()
-		if s.Peek() == '}' {
-			s.Pos++
-			return nil
+		if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
+			return i + 1, nil
 		}
 		for {
-			if s.Peek() != '"' {
-				return ErrSyntax
+			if i >= len(d) || d[i] != '"' {
+				return i, ErrSyntax
 			}
-			if _, _, err := s.String(); err != nil {
-				return err
+			end, _ := stringEnd(d, i)
+			if end < 0 {
+				return i, ErrSyntax
 			}
-			s.SkipSpace()
-			if s.Peek() != ':' {
-				return ErrSyntax
+			if i = skipSpace(d, end); i >= len(d) || d[i] != ':' {
+				return i, ErrSyntax
 			}
-			s.Pos++
-			s.SkipSpace()
-			if err := s.SkipValue(depth + 1); err != nil {
-				return err
+			if i, err = skipValue(d, skipSpace(d, i+1), depth+1, maxExponent); err != nil {
+				return i, err
 			}
-			s.SkipSpace()
-			switch s.Peek() {
+			if i = skipSpace(d, i); i >= len(d) {
+				return i, ErrSyntax
+			}
+			switch d[i] {
 			case ',':
-				s.Pos++
-				s.SkipSpace()
+				i = skipSpace(d, i+1)
 			case '}':
-				s.Pos++
-				return nil
+				return i + 1, nil
 			default:
-				return ErrSyntax
+				return i, ErrSyntax
 			}
 		}
 	case '[':
-		s.Pos++
-		s.SkipSpace()
-		if s.Peek() == ']' {
-			s.Pos++
-			return nil
+		if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
+			return i + 1, nil
 		}
 		for {
-			if err := s.SkipValue(depth + 1); err != nil {
-				return err
+			if i, err = skipValue(d, i, depth+1, maxExponent); err != nil {
+				return i, err
 			}
-			s.SkipSpace()
-			switch s.Peek() {
+			if i = skipSpace(d, i); i >= len(d) {
+				return i, ErrSyntax
+			}
+			switch d[i] {
 			case ',':
-				s.Pos++
-				s.SkipSpace()
+				i = skipSpace(d, i+1)
 			case ']':
-				s.Pos++
-				return nil
+				return i + 1, nil
 			default:
-				return ErrSyntax
+				return i, ErrSyntax
 			}
 		}
 	case '"':
-		_, _, err := s.String()
-		return err
+		end, _ := stringEnd(d, i)
+		if end < 0 {
+			return i, ErrSyntax
+		}
+		return end, nil
 	case 't':
-		return s.Literal("true")
+		return literalEnd(d, i, "true")
 	case 'f':
-		return s.Literal("false")
+		return literalEnd(d, i, "false")
 	case 'n':
-		return s.Literal("null")
+		return literalEnd(d, i, "null")
 	default:
 		if c == '-' || isDigit(c) {
-			_, err := s.Number()
-			return err
+			end, err := numberEnd(d, i, maxExponent)
+			if err != nil {
+				return i, err
+			}
+			return end, nil
 		}
-		return ErrSyntax
+		return i, ErrSyntax
 	}
+}
+
+// literalEnd returns the index just after word, which starts at i in d, or i
+// and ErrSyntax if it is not there.
+func literalEnd(d []byte, i int, word string) (int, error) {
+	if len(d)-i < len(word) || string(d[i:i+len(word)]) != word {
+		return i, ErrSyntax
+	}
+	return i + len(word), nil
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -566,12 +566,8 @@ func isReset(err error) bool {
 // jsonish reports whether a body with this Content-Type may be a JSON-RPC message:
 // JSON, or no type at all.
 func jsonish(ct string) bool {
-	if ct == "" {
-		return true
-	}
-	// The two forms servers send, without ParseMediaType's allocations.
-	if strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json; charset=utf-8") {
-		return true
+	if ct == "" || strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json; charset=utf-8") {
+		return true // no type, or the two forms servers send: no parsing, no allocation
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {

@@ -355,11 +355,12 @@ func eachMember(s *jsonscan.Scanner, fn func(key []byte, escaped bool, val []byt
 
 // unquote decodes a JSON string literal (quotes included); ok is false for
 // one encoding/json would not decode. A string without escapes that is valid
-// UTF-8 is converted directly.
+// UTF-8 is converted directly, through the table of recent names: a client
+// sends the same version and tool names on every request.
 func unquote(lit []byte) (string, bool) {
 	inner := lit[1 : len(lit)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
+		return internName(inner), true
 	}
 	var v string
 	return v, json.Unmarshal(lit, &v) == nil

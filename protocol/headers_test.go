@@ -236,3 +236,17 @@ func BenchmarkReadRequestFields(b *testing.B) {
 		}
 	}
 }
+
+// TestReadRequestFieldsRepeatedAllocatesNothing: the version and the name a
+// client sends on every request come from the table of recent names.
+func TestReadRequestFieldsRepeatedAllocatesNothing(t *testing.T) {
+	params := json.RawMessage(`{"name":"get_weather","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
+	ReadRequestFields(MethodToolsCall, params)
+	if n := testing.AllocsPerRun(100, func() { ReadRequestFields(MethodToolsCall, params) }); n != 0 {
+		t.Errorf("%.0f allocations per read of the same params", n)
+	}
+	f := ReadRequestFields(MethodToolsCall, params)
+	if f.Name != "get_weather" || f.ProtocolVersion != "2026-07-28" || !f.HasName || f.Malformed {
+		t.Errorf("fields %+v", f)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonenc"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -205,7 +206,7 @@ func toolArguments(args any) (json.RawMessage, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	if !json.Valid(raw) {
+	if !jsonscan.Valid(raw) {
 		return nil, errors.New("the arguments are not valid JSON")
 	}
 	if c := bytes.TrimLeft(raw, " \t\r\n"); c[0] != '{' {

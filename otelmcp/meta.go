@@ -292,7 +292,7 @@ func injectMeta(params []byte, fields []metaField) ([]byte, error) {
 		return append(b, '}'), nil
 	}
 	if s.Peek() != '{' {
-		if json.Valid(params) {
+		if jsonscan.Valid(params) {
 			return params, errParamsNotObject
 		}
 		return params, errInvalidParams

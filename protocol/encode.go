@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -171,7 +172,7 @@ func isCompactJSON(raw []byte) bool {
 			return false
 		}
 	}
-	return json.Valid(raw)
+	return jsonscan.Valid(raw)
 }
 
 // appendRawField appends `"key":raw`, writing def when raw is empty.
@@ -180,7 +181,7 @@ func appendRawField(b []byte, key string, raw json.RawMessage, def string) ([]by
 	if len(raw) == 0 {
 		return append(b, def...), nil
 	}
-	if !json.Valid(raw) {
+	if !jsonscan.Valid(raw) {
 		return b, &json.UnsupportedValueError{Str: "invalid JSON in " + key}
 	}
 	return append(b, raw...), nil

@@ -75,3 +75,25 @@ func BenchmarkSkipValueMeta(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValid compares Valid with encoding/json.Valid on a tool call's
+// arguments.
+func BenchmarkValid(b *testing.B) {
+	args := []byte(`{"message":"hello world from the benchmark","count":12,"nested":{"a":[1,2,3],"b":true,"c":null}}`)
+	b.Run("jsonscan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if !Valid(args) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if !json.Valid(args) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}

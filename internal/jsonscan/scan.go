@@ -15,6 +15,7 @@ package jsonscan
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math/bits"
 )
@@ -370,4 +371,22 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Valid reports whether data is one JSON value with only white space around it:
+// the same answer as encoding/json.Valid, about three times as fast, without
+// allocating. Texts nested deeper than encoding/json allows (10,000 arrays and
+// objects) are handed to encoding/json.Valid, so the answer is its own there too.
+func Valid(data []byte) bool {
+	// Start at depth 1: a scalar inside the deepest container encoding/json
+	// accepts is then at MaxDepth, and anything deeper fails with ErrDepth.
+	end, err := skipValue(data, skipSpace(data, 0), 1, 0)
+	switch err {
+	case nil:
+		return skipSpace(data, end) == len(data)
+	case ErrDepth:
+		return json.Valid(data)
+	default:
+		return false
+	}
 }

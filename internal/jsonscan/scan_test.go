@@ -284,6 +284,9 @@ func FuzzSkipValue(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := Valid(data), json.Valid(data); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
+		}
 		if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) > MaxDepth {
 			t.Skip("nesting beyond the scanner's limit")
 		}
@@ -327,5 +330,29 @@ func BenchmarkSkipValue(b *testing.B) {
 		if err := s.SkipValue(0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestValidMatchesEncodingJSON: Valid answers as encoding/json.Valid does, at the
+// edges of white space and of the nesting limit too.
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	deep := func(open, close string, n int, inner string) []byte {
+		return []byte(strings.Repeat(open, n) + inner + strings.Repeat(close, n))
+	}
+	cases := [][]byte{
+		[]byte(` {"a":[1,2,{"b":null}]} `), []byte("\t\n\r1\n"), []byte(`{"a":1} x`), []byte(`{"a":1}{}`),
+		[]byte(""), []byte("  "), []byte(`"\ud800"`), []byte("\"\xff\""), []byte(`[1,]`), []byte(`1e400`),
+	}
+	for _, n := range []int{MaxDepth - 1, MaxDepth, MaxDepth + 1} {
+		cases = append(cases, deep("[", "]", n, ""), deep("[", "]", n, "1"), deep(`{"a":`, "}", n, "1"),
+			deep(`{"a":`, "}", n, "{}"), deep("[", "]", n, "[1,]"))
+	}
+	for _, c := range cases {
+		if got, want := Valid(c), json.Valid(c); got != want {
+			t.Errorf("Valid(%.30q… %d bytes) = %v, json.Valid = %v", c, len(c), got, want)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { Valid(cases[0]) }); allocs != 0 {
+		t.Errorf("Valid: %v allocations per run, want 0", allocs)
 	}
 }

@@ -168,6 +168,10 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 			fmt.Fprintf(w, "|  ↳ first error: %s ||||||||\n", e)
 		}
 	}
+	if least := leastDisturbed(rows, results); len(least) > 0 {
+		fmt.Fprintf(w, "\n- least disturbed: each row's lowest CPU per call over the rounds ÷ its floor's lowest (on a shared machine, other work only adds CPU time to a call; for the gateway, the direct server's ÷ the gateway's plus the server's behind it): %s\n",
+			strings.Join(least, "; "))
+	}
 	for _, row := range rows {
 		if row.mode != load.ModeGateway {
 			continue
@@ -188,6 +192,50 @@ func floorRatios(row clientRow, rows []clientRow, results map[string][]*load.Res
 		return roundRatios(row, rows, results, func(r, floor *load.Result) float64 { return r.CallsPerSec / floor.CallsPerSec })
 	}
 	return roundRatios(row, rows, results, func(r, floor *load.Result) float64 { return clientCPUPerCall(r) / clientCPUPerCall(floor) })
+}
+
+// leastDisturbed gives, for each row that has a floor, the ratio of the lowest
+// CPU per call over the successful rounds (row ÷ floor; for the gateway, the
+// direct server's ÷ the gateway's plus its server's), as "label ratio".
+func leastDisturbed(rows []clientRow, results map[string][]*load.Result) []string {
+	lowest := func(label string, f func(*load.Result) float64) float64 {
+		m := math.Inf(1)
+		for _, r := range results[label] {
+			if v := f(r); r.Errors == 0 && v > 0 {
+				m = min(m, v)
+			}
+		}
+		return m
+	}
+	var out []string
+	for _, row := range rows {
+		if row.client == load.ClientFloor {
+			continue
+		}
+		mode := row.mode
+		if mode == load.ModeGateway {
+			mode = load.ModeClientHTTP
+		}
+		floor := ""
+		for _, f := range rows {
+			if f.mode == mode && f.client == load.ClientFloor {
+				floor = f.label
+			}
+		}
+		if floor == "" {
+			continue
+		}
+		var v float64
+		if row.mode == load.ModeGateway {
+			v = lowest(floor, cpuPerCall) / (lowest(row.label, cpuPerCall) + lowest(row.label, func(r *load.Result) float64 { return r.UpstreamCPUPerCallUs }))
+		} else {
+			v = lowest(row.label, clientCPUPerCall) / lowest(floor, clientCPUPerCall)
+		}
+		if v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			out = append(out, fmt.Sprintf("%s %.2f", row.label, v))
+		}
+	}
+	return out
 }
 
 // gatewayCPURatios is, for the gateway row, what its calls/s ÷ direct would be

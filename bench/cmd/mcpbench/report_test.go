@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,14 @@ func TestFloorRatios(t *testing.T) {
 	// By CPU: 60 ÷ (70 + 30), in the one round with both figures.
 	if s := gatewayCPURatios(rows[4], rows, results); s.n != 1 || !near(s.med, 0.6) {
 		t.Errorf("gateway by CPU = %+v, want 0.6 once", s)
+	}
+	// Least disturbed: each row's lowest over its own successful rounds ÷ its
+	// floor's lowest: HTTP 10 (the round whose floor failed counts for the
+	// row) ÷ 40, stdio 8 ÷ 10, the gateway 60 ÷ (70 + 30).
+	least := leastDisturbed(rows, results)
+	want := []string{"HTTP mcpkit 0.25", "stdio mcpkit 0.80", "gateway 0.60"}
+	if !slices.Equal(least, want) {
+		t.Errorf("least disturbed = %q, want %q", least, want)
 	}
 	if s := floorRatios(rows[0], rows, results); s.n != 0 {
 		t.Errorf("the floor has a ratio to itself: %+v", s)

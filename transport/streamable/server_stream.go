@@ -50,6 +50,7 @@ type stream struct {
 	failed   bool          // the initialize it answers failed
 	status   int           // HTTP status of a JSON answer (0 for 200)
 	queue    []event       // events for the attached writer
+	first    [1]event      // queue's first array: once a writer takes it, queue starts a new one
 	primerID string        // id of the priming event, until written
 	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
 	wake     chan struct{} // capacity 1: "look at the stream again"; made when a writer first waits
@@ -68,7 +69,15 @@ type event struct {
 }
 
 func newStream(s *session, mode streamMode, pending int) *stream {
-	st := &stream{s: s, mode: mode, pending: pending}
+	st := new(stream)
+	initStream(st, s, mode, pending)
+	return st
+}
+
+// initStream makes st, a zero stream, what newStream returns.
+func initStream(st *stream, s *session, mode streamMode, pending int) {
+	st.s, st.mode, st.pending = s, mode, pending
+	st.queue = st.first[:0:1] // the first event needs no allocation of its own
 	if !s.oneShot {
 		s.mu.Lock()
 		st.seq = s.newStreamSeqLocked()
@@ -77,7 +86,6 @@ func newStream(s *session, mode streamMode, pending int) *stream {
 			st.name = s.h.sharedStreamName(st.seq, false)
 		}
 	}
-	return st
 }
 
 // signalLocked wakes the attached writer without blocking (if it ever waited:
@@ -253,10 +261,21 @@ func (st *stream) pushLocked(msg []byte) {
 		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.nameLocked())
 		close(st.writer)
 		st.writer = nil
-		st.queue = nil
+		st.dropQueueLocked()
 		return
 	}
+	inFirst := st.queueInFirstLocked()
 	st.queue = append(st.queue, event{id: id, msg: append([]byte(nil), msg...)})
+	if inFirst && len(st.queue) > 1 {
+		st.first = [1]event{} // copied out by append; held by no writer
+	}
+}
+
+// queueInFirstLocked reports whether the queue is still st.first's array,
+// which no writer holds then (a writer takes the queue and leaves nil in its
+// place). st.mu is held.
+func (st *stream) queueInFirstLocked() bool {
+	return cap(st.queue) > 0 && &st.queue[:1][0] == &st.first[0]
 }
 
 // maxQueuedEvents bounds the events waiting for one writer.
@@ -273,6 +292,16 @@ func (st *stream) attachLocked(me chan struct{}) {
 		close(st.writer)
 	}
 	st.writer = me
+	st.dropQueueLocked()
+}
+
+// dropQueueLocked forgets the events no writer has taken, clearing st.first
+// when the queue is still there: a stream that lives on keeps no message
+// alive. st.mu is held.
+func (st *stream) dropQueueLocked() {
+	if st.queueInFirstLocked() {
+		st.first = [1]event{}
+	}
 	st.queue = nil
 }
 
@@ -281,7 +310,7 @@ func (st *stream) detach(me chan struct{}) {
 	st.mu.Lock()
 	if st.writer == me {
 		st.writer = nil
-		st.queue = nil
+		st.dropQueueLocked()
 	}
 	st.mu.Unlock()
 }
@@ -342,6 +371,16 @@ func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan str
 	return &streamWriter{h: h, w: w, st: st, me: me}
 }
 
+// streamWriterIn is newStreamWriter making the writer in *sw (which it
+// overwrites), or, when sw is nil, in an allocation of its own.
+func (h *Handler) streamWriterIn(sw *streamWriter, w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
+	if sw == nil {
+		return h.newStreamWriter(w, st, me)
+	}
+	*sw = streamWriter{h: h, w: w, st: st, me: me}
+	return sw
+}
+
 // run writes the stream until it is complete, the client leaves, another writer takes
 // over, the session ends or the handler shuts down. It returns with the stream
 // detached from this writer.
@@ -383,6 +422,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 		switch {
 		case mode == modeSSE:
 			sw.writeEvents(primer, q)
+			clear(q) // this writer's alone (maybe st.first): keep no message alive
 			if done || ending || sw.broken {
 				return
 			}

@@ -398,8 +398,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		})
 		st.ids = &ids
 	}
-	me := make(chan struct{})
-	st.writer = me
+	var sw *streamWriter
+	if o.oneShot != nil {
+		sw = h.streamWriterIn(&o.oneShot.sw, w, st)
+	} else {
+		sw = h.newStreamWriter(w, st)
+	}
+	st.writer = sw.me
 	switch {
 	case h.mode == ResponseAlwaysSSE && st.stateless:
 		// SSE from the first message on, unless the response comes first with an
@@ -419,11 +424,6 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		}
 		return nil
 	}
-	var swMem *streamWriter
-	if o.oneShot != nil {
-		swMem = &o.oneShot.sw
-	}
-	sw := h.streamWriterIn(swMem, w, st, me)
 	if st.init && !s.oneShot {
 		sw.sessionHeader = s.id
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/lazydone"
 	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -45,15 +46,15 @@ type stream struct {
 	seq      uint64 // unique in the session; 0 in a one-request session
 	name     string // seq in decimal, the stream's id in the EventStore: made when first needed
 	mode     streamMode
-	pending  int           // responses still owed
-	done     bool          // nothing more will be sent on it
-	failed   bool          // the initialize it answers failed
-	status   int           // HTTP status of a JSON answer (0 for 200)
-	queue    []event       // events for the attached writer
-	first    [1]event      // queue's first array: once a writer takes it, queue starts a new one
-	primerID string        // id of the priming event, until written
-	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
-	wake     chan struct{} // capacity 1: "look at the stream again"; made when a writer first waits
+	pending  int            // responses still owed
+	done     bool           // nothing more will be sent on it
+	failed   bool           // the initialize it answers failed
+	status   int            // HTTP status of a JSON answer (0 for 200)
+	queue    []event        // events for the attached writer
+	first    [1]event       // queue's first array: once a writer takes it, queue starts a new one
+	primerID string         // id of the priming event, until written
+	writer   *lazydone.Done // the attached writer's (streamWriter.me), closed to make it leave; nil when detached
+	wake     chan struct{}  // capacity 1: "look at the stream again"; made when a writer first waits
 
 	// idleWriter is the attached writer while its POST's goroutine is busy
 	// running the server's handler (see Handler.answer); slowTicks counts the
@@ -259,7 +260,7 @@ func (st *stream) pushLocked(msg []byte) {
 		// limit. It resumes from the store with Last-Event-ID (SSE streams of a
 		// session), or loses the rest (a one-request session).
 		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.nameLocked())
-		close(st.writer)
+		st.writer.Close()
 		st.writer = nil
 		st.dropQueueLocked()
 		return
@@ -287,9 +288,9 @@ const maxQueuedEvents = 1024
 const sseWriteTimeout = 30 * time.Second
 
 // attachLocked makes me the stream's writer, telling a previous writer to leave.
-func (st *stream) attachLocked(me chan struct{}) {
+func (st *stream) attachLocked(me *lazydone.Done) {
 	if st.writer != nil {
-		close(st.writer)
+		st.writer.Close()
 	}
 	st.writer = me
 	st.dropQueueLocked()
@@ -306,7 +307,7 @@ func (st *stream) dropQueueLocked() {
 }
 
 // detach removes me as the stream's writer, if it still is.
-func (st *stream) detach(me chan struct{}) {
+func (st *stream) detach(me *lazydone.Done) {
 	st.mu.Lock()
 	if st.writer == me {
 		st.writer = nil
@@ -333,7 +334,8 @@ type streamWriter struct {
 	rc            *http.ResponseController
 	enc           *sse.Encoder
 	st            *stream
-	me            chan struct{}
+	me            *lazydone.Done  // &leave: the writer's identity on its stream (stream.writer)
+	leave         lazydone.Done   // closed to make the writer leave; a channel only if it waits
 	sessionHeader string          // Mcp-Session-Id to send with the response headers
 	ctx           context.Context // the POST's, for a writer started late (see stream.startWriterLocked)
 	finished      chan struct{}   // closed when a writer started late has returned
@@ -367,17 +369,15 @@ func (sw *streamWriter) clearDeadline() {
 	}
 }
 
-func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
-	return &streamWriter{h: h, w: w, st: st, me: me}
+func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream) *streamWriter {
+	return h.streamWriterIn(new(streamWriter), w, st)
 }
 
-// streamWriterIn is newStreamWriter making the writer in *sw (which it
-// overwrites), or, when sw is nil, in an allocation of its own.
-func (h *Handler) streamWriterIn(sw *streamWriter, w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
-	if sw == nil {
-		return h.newStreamWriter(w, st, me)
-	}
-	*sw = streamWriter{h: h, w: w, st: st, me: me}
+// streamWriterIn is newStreamWriter making the writer in *sw, a zero
+// streamWriter (a oneShotSession's).
+func (h *Handler) streamWriterIn(sw *streamWriter, w http.ResponseWriter, st *stream) *streamWriter {
+	sw.h, sw.w, sw.st = h, w, st
+	sw.me = &sw.leave
 	return sw
 }
 
@@ -459,7 +459,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 					return
 				}
 			}
-		case <-sw.me:
+		case <-sw.me.Wait():
 			return // another writer took over
 		case <-ctx.Done():
 			return // the client left

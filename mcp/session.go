@@ -19,7 +19,8 @@ import (
 // their handlers see it as [Request].Session.
 type ServerSession struct {
 	server    *Server
-	conn      *rpcconn.Conn
+	conn      *rpcconn.Conn // &connMem
+	connMem   rpcconn.Conn  // made with the session: one allocation for both
 	transport transport.Conn
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
@@ -100,7 +101,8 @@ func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	if ic, ok := conn.(transport.RequestIDConn); ok {
 		opts.NewID = ic.NewRequestID // ids naming this replica (sessions shared by replicas)
 	}
-	ss.conn = rpcconn.NewConn(conn, opts)
+	ss.conn = &ss.connMem
+	rpcconn.InitConn(ss.conn, conn, opts)
 	return ss
 }
 

@@ -1,10 +1,6 @@
 package protocol
 
-import (
-	"maps"
-	"sync"
-	"sync/atomic"
-)
+import "github.com/mcpkit/mcpkit/internal/cowmap"
 
 // A 2026-07-28 client repeats the same envelope in every request's _meta: its
 // capabilities and its identity, byte for byte (mcpkit's client encodes them
@@ -24,45 +20,11 @@ const (
 	sharedValueBytesMax = 2048 // longer values are decoded every time
 )
 
+// The shared values of each kind, keyed by the bytes they were decoded from.
 var (
-	sharedCapabilities    sharedValues[ClientCapabilities] // io.modelcontextprotocol/clientCapabilities
-	sharedImplementations sharedValues[Implementation]     // .../clientInfo and .../serverInfo
+	sharedCapabilities    = cowmap.New[string, *ClientCapabilities](sharedValuesMax) // io.modelcontextprotocol/clientCapabilities
+	sharedImplementations = cowmap.New[string, *Implementation](sharedValuesMax)     // .../clientInfo and .../serverInfo
 )
-
-// sharedValues maps the bytes of a JSON value to what it decoded to. Reads
-// take no lock and allocate nothing: the map is replaced, never changed, and a
-// new value copies it (at most sharedValuesMax entries) under the mutex.
-type sharedValues[T any] struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[string]*T]
-}
-
-// get returns the value raw decoded to before, or nil.
-func (c *sharedValues[T]) get(raw []byte) *T {
-	if m := c.m.Load(); m != nil {
-		return (*m)[string(raw)] // no allocation for the conversion
-	}
-	return nil
-}
-
-// put records v as what raw decodes to. A full map is dropped, not copied:
-// the values in use again come back on their next decode.
-func (c *sharedValues[T]) put(raw []byte, v *T) {
-	if len(raw) > sharedValueBytesMax {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var next map[string]*T
-	if old := c.m.Load(); old != nil && len(*old) < sharedValuesMax {
-		next = make(map[string]*T, len(*old)+1)
-		maps.Copy(next, *old)
-	} else {
-		next = make(map[string]*T, 1)
-	}
-	next[string(raw)] = v
-	c.m.Store(&next)
-}
 
 // decodeShared decodes raw, the value of a _meta key whose decoded values are
 // shared (capabilities and implementations), as decodeMetaValue would, from
@@ -71,16 +33,16 @@ func (c *sharedValues[T]) put(raw []byte, v *T) {
 func decodeShared(key string, raw []byte) (v any, ok bool, err error) {
 	switch key {
 	case MetaKeyClientCapabilities:
-		return decodeSharedValue(&sharedCapabilities, key, raw)
+		return decodeSharedValue(sharedCapabilities, key, raw)
 	case MetaKeyClientInfo, MetaKeyServerInfo:
-		return decodeSharedValue(&sharedImplementations, key, raw)
+		return decodeSharedValue(sharedImplementations, key, raw)
 	}
 	return nil, false, nil
 }
 
 // decodeSharedValue is decodeShared for one kind of value.
-func decodeSharedValue[T any](c *sharedValues[T], key string, raw []byte) (any, bool, error) {
-	if v := c.get(raw); v != nil {
+func decodeSharedValue[T any](c *cowmap.Map[string, *T], key string, raw []byte) (any, bool, error) {
+	if v := c.Load()[string(raw)]; v != nil { // no allocation for the conversion
 		return v, true, nil
 	}
 	v, ok := decodeMetaValueFast(key, raw)
@@ -90,8 +52,8 @@ func decodeSharedValue[T any](c *sharedValues[T], key string, raw []byte) (any, 
 			return nil, true, err
 		}
 	}
-	if t, ok := v.(*T); ok && t != nil {
-		c.put(raw, t)
+	if t, ok := v.(*T); ok && t != nil && len(raw) <= sharedValueBytesMax {
+		c.Add(string(raw), t)
 	}
 	return v, true, nil
 }

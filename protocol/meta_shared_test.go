@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/cowmap"
 )
 
 // gatewayCaps are the capabilities mcpkit's gateway sends its servers: an
@@ -68,32 +70,32 @@ func TestSharedMetaValues(t *testing.T) {
 // than sharedValueBytesMax are not kept, and the map never holds more than
 // sharedValuesMax values however many distinct ones a peer sends.
 func TestSharedMetaValuesBounded(t *testing.T) {
-	var c sharedValues[ClientCapabilities]
+	c := cowmap.New[string, *ClientCapabilities](sharedValuesMax)
 	for i := range 3 * sharedValuesMax {
 		raw := fmt.Appendf(nil, `{"experimental":{"x%d":{}}}`, i)
-		v, ok, err := decodeSharedValue(&c, MetaKeyClientCapabilities, raw)
+		v, ok, err := decodeSharedValue(c, MetaKeyClientCapabilities, raw)
 		if !ok || err != nil || v == nil {
 			t.Fatalf("%s: %v %v %v", raw, v, ok, err)
 		}
-		if c.get(raw) != v {
+		if c.Load()[string(raw)] != v {
 			t.Fatalf("%s: not kept right after its decode", raw)
 		}
-		if n := len(*c.m.Load()); n > sharedValuesMax {
+		if n := len(c.Load()); n > sharedValuesMax {
 			t.Fatalf("%d values kept, at most %d expected", n, sharedValuesMax)
 		}
 	}
 	bad := []byte(`{"roots":true}`)
-	if _, _, err := decodeSharedValue(&c, MetaKeyClientCapabilities, bad); err == nil {
+	if _, _, err := decodeSharedValue(c, MetaKeyClientCapabilities, bad); err == nil {
 		t.Fatal("capabilities with roots true decoded")
 	}
-	if c.get(bad) != nil {
+	if c.Load()[string(bad)] != nil {
 		t.Error("a value that failed to decode was kept")
 	}
 	long := []byte(`{"experimental":{"` + strings.Repeat("x", sharedValueBytesMax) + `":{}}}`)
-	if _, _, err := decodeSharedValue(&c, MetaKeyClientCapabilities, long); err != nil {
+	if _, _, err := decodeSharedValue(c, MetaKeyClientCapabilities, long); err != nil {
 		t.Fatal(err)
 	}
-	if c.get(long) != nil {
+	if c.Load()[string(long)] != nil {
 		t.Errorf("a value of %d bytes was kept", len(long))
 	}
 }

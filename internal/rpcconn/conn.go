@@ -138,14 +138,19 @@ type readLoop struct {
 
 // NewConn returns a connection over s. Call Start to begin reading.
 func NewConn(s Stream, opts ConnOptions) *Conn {
-	c := &Conn{
-		stream: s,
-		opts:   opts,
-	}
+	c := new(Conn)
+	InitConn(c, s, opts)
+	return c
+}
+
+// InitConn makes c, a zero Conn, a connection over s, as NewConn does: for a
+// Conn kept inside a larger value, so that both take one allocation (a server
+// session made for each stateless request). c must not be copied afterwards.
+func InitConn(c *Conn, s Stream, opts ConnOptions) {
+	c.stream, c.opts = s, opts
 	if c.opts.Logger == nil {
 		c.opts.Logger = slog.Default()
 	}
-	return c
 }
 
 // Start begins reading in a goroutine owned by the connection (or see StartPush). Handlers receive

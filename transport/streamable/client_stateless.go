@@ -5,9 +5,8 @@ import (
 	"context"
 	"maps"
 	"net/http"
-	"sync"
-	"sync/atomic"
 
+	"github.com/mcpkit/mcpkit/internal/cowmap"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -38,7 +37,7 @@ func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
 		return nil, false
 	}
 	key := headerKey{version: f.ProtocolVersion, method: m.Method, name: f.Name, hasName: f.HasName}
-	if h := sharedRequestHeaders.get(key); h != nil {
+	if h := sharedRequestHeaders.Load()[key]; h != nil {
 		return h, true
 	}
 	h := make(http.Header, 3)
@@ -47,7 +46,9 @@ func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
 	if f.HasName {
 		h[protocol.HeaderName] = []string{protocol.EncodeHeaderValue(f.Name)}
 	}
-	sharedRequestHeaders.put(key, h)
+	if len(f.Name) <= sharedHeaderNameMax {
+		sharedRequestHeaders.Add(key, h)
+	}
 	return h, true
 }
 
@@ -56,7 +57,7 @@ func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
 // made once and shared, read-only, by every POST that carries them: post
 // copies them into the request's own header, and messageHeader copies before
 // adding to them.
-var sharedRequestHeaders sharedHeaders
+var sharedRequestHeaders = cowmap.New[headerKey, http.Header](sharedHeadersMax)
 
 // headerKey is what a request's metadata headers are made from.
 type headerKey struct {
@@ -70,36 +71,6 @@ const (
 	sharedHeadersMax    = 256
 	sharedHeaderNameMax = 256
 )
-
-// sharedHeaders maps a headerKey to its headers. Reads take no lock and
-// allocate nothing: the map is replaced, never changed.
-type sharedHeaders struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[headerKey]http.Header]
-}
-
-// get returns the headers made for k, or nil.
-func (s *sharedHeaders) get(k headerKey) http.Header {
-	if m := s.m.Load(); m != nil {
-		return (*m)[k]
-	}
-	return nil
-}
-
-// put records h as the headers of k.
-func (s *sharedHeaders) put(k headerKey, h http.Header) {
-	if len(k.name) > sharedHeaderNameMax {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	next := make(map[headerKey]http.Header, 1)
-	if old := s.m.Load(); old != nil && len(*old) < sharedHeadersMax {
-		next = maps.Clone(*old)
-	}
-	next[k] = h
-	s.m.Store(&next)
-}
 
 // clientReservedHeader reports whether the transport sets header k (canonical)
 // itself, so that neither ClientOptions.Header nor transport.WithHeader may.

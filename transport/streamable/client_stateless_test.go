@@ -176,7 +176,7 @@ func TestStatelessHeadersShared(t *testing.T) {
 		if _, ok := clientStatelessHeader(call(fmt.Sprintf("tool-%d", i))); !ok {
 			t.Fatal("no headers")
 		}
-		if n := len(*sharedRequestHeaders.m.Load()); n > sharedHeadersMax {
+		if n := len(sharedRequestHeaders.Load()); n > sharedHeadersMax {
 			t.Fatalf("%d headers kept, at most %d expected", n, sharedHeadersMax)
 		}
 	}

@@ -174,7 +174,7 @@ func (s *session) releaseGet() {
 	sa.mu.Lock()
 	sa.done = true
 	if sa.writer != nil {
-		close(sa.writer)
+		sa.writer.Close()
 		sa.writer = nil
 	}
 	sa.mu.Unlock()

@@ -170,11 +170,11 @@ func (h *Handler) takeOverGet(w http.ResponseWriter, r *http.Request, s *session
 			h.log.Debug("streamable: telling a GET stream's old holder to let go", "session", s.id, "error", err)
 		}
 	}
-	me := make(chan struct{})
 	st := newStream(s, modeSSE, 0)
+	sw := h.newStreamWriter(w, st)
 	st.get = true
 	st.name = streamID
-	st.writer = me
+	st.writer = sw.me
 	collect := func(id string, msg []byte) error {
 		if len(msg) > 0 && !isPending(msg) {
 			evs = append(evs, event{id: id, msg: append([]byte(nil), msg...)})
@@ -191,7 +191,7 @@ func (h *Handler) takeOverGet(w http.ResponseWriter, r *http.Request, s *session
 		old.mu.Lock()
 		old.done = true
 		if old.writer != nil {
-			close(old.writer)
+			old.writer.Close()
 			old.writer = nil
 		}
 		old.mu.Unlock()
@@ -205,10 +205,9 @@ func (h *Handler) takeOverGet(w http.ResponseWriter, r *http.Request, s *session
 	s.standalone = st
 	s.streams = append(s.streams, st)
 	s.mu.Unlock()
-	sw := h.newStreamWriter(w, st, me)
 	sw.writeEvents("", evs)
 	if sw.broken {
-		st.detach(me)
+		st.detach(sw.me)
 		sw.clearDeadline()
 		return
 	}
@@ -229,7 +228,7 @@ func (s *session) getStandalone() *stream {
 // ends.
 func (h *Handler) tail(w http.ResponseWriter, r *http.Request, s *session, streamID, owner, seen string, evs []event) {
 	pending := h.pendingOf(r.Context(), s.id, streamID)
-	sw := h.newStreamWriter(w, nil, nil)
+	sw := h.newStreamWriter(w, nil)
 	defer sw.clearDeadline()
 	deliver := func(q []event) bool {
 		for _, ev := range q {

@@ -55,29 +55,42 @@ func benchServeHTTP(b *testing.B, opts *HandlerOptions) {
 			b.Fatalf("initialize: %d", w.Code)
 		}
 	}
-	// Every call gets a new id: an id may only be reused once its request is over.
-	prefix, suffix, _ := strings.Cut(callBody(7, "echo", `{"message":"world"}`, ""), "7")
-	payload := make([]byte, 0, 256)
-	id := int64(100)
-	body := &benchBody{}
-	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", body)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(HeaderProtocolVersion, "2025-06-18")
+	header := map[string]string{HeaderProtocolVersion: "2025-06-18"}
 	if sid != "" {
-		req.Header.Set(HeaderSessionID, sid)
+		header[HeaderSessionID] = sid
 	}
-	w := &benchWriter{hdr: make(http.Header)}
+	call := echoCaller(b, h, callBody(7, "echo", `{"message":"world"}`, ""), header)
 	b.ReportAllocs()
 	for b.Loop() {
+		call()
+	}
+}
+
+// echoCaller returns a function that posts body (a call of echoServer's echo
+// tool with id 7) to h with these headers, each time with a new id (an id may
+// only be reused once its request is over), and checks the answer. The request
+// and response writer are reused, so every allocation counted is the server's.
+func echoCaller(tb testing.TB, h http.Handler, body string, header map[string]string) func() {
+	prefix, suffix, _ := strings.Cut(body, "7")
+	payload := make([]byte, 0, 512)
+	id := int64(100)
+	rb := &benchBody{}
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", rb)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	w := &benchWriter{hdr: make(http.Header)}
+	return func() {
 		id++
 		payload = append(strconv.AppendInt(append(payload[:0], prefix...), id, 10), suffix...)
-		body.Reset(payload)
+		rb.Reset(payload)
 		req.ContentLength = int64(len(payload))
 		w.reset()
 		h.ServeHTTP(w, req)
 		if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte("hello world")) {
-			b.Fatalf("%d %s", w.status, w.body.Bytes())
+			tb.Fatalf("%d %s", w.status, w.body.Bytes())
 		}
 	}
 }
@@ -160,6 +173,9 @@ func BenchmarkRoundTripToolCallSessionless(b *testing.B) {
 
 func newBenchServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
 
+// statelessEchoHeader are the standard headers of a 2026-07-28 call of echo.
+var statelessEchoHeader = map[string]string{HeaderProtocolVersion: "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
+
 // BenchmarkServeHTTPToolCallStateless measures the server side of one 2026-07-28
 // tools/call (standard headers checked, a connection of its own), as
 // benchServeHTTP does for the legacy eras.
@@ -172,28 +188,10 @@ func BenchmarkServeHTTPToolCallStateless(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			h := NewHandler(echoServer(b), &HandlerOptions{Sessionless: sessionless, Logger: quietLogger})
 			defer h.Close()
-			prefix, suffix, _ := strings.Cut(statelessBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), "7")
-			payload := make([]byte, 0, 512)
-			id := int64(100)
-			body := &benchBody{}
-			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", body)
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(HeaderProtocolVersion, "2026-07-28")
-			req.Header.Set("Mcp-Method", "tools/call")
-			req.Header.Set("Mcp-Name", "echo")
-			w := &benchWriter{hdr: make(http.Header)}
+			call := echoCaller(b, h, statelessBody(7, "tools/call", `"name":"echo","arguments":{"message":"world"}`), statelessEchoHeader)
 			b.ReportAllocs()
 			for b.Loop() {
-				id++
-				payload = append(strconv.AppendInt(append(payload[:0], prefix...), id, 10), suffix...)
-				body.Reset(payload)
-				req.ContentLength = int64(len(payload))
-				w.reset()
-				h.ServeHTTP(w, req)
-				if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte("hello world")) {
-					b.Fatalf("%d %s", w.status, w.body.Bytes())
-				}
+				call()
 			}
 		})
 	}

@@ -41,8 +41,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, jsonrpc.CodeInvalidRequest, "conflict: this session already has a GET stream open")
 		return
 	}
-	me := make(chan struct{})
 	st := newStream(s, modeSSE, 0)
+	sw := h.newStreamWriter(w, st)
 	st.get = true
 	if h.incarnation != "" {
 		st.name = h.sharedStreamName(st.seq, true)
@@ -54,7 +54,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		defer h.releaseGetClaim(s, st)
 	}
 	st.prime = wantsPriming(s.negotiated())
-	st.writer = me
+	st.writer = sw.me
 	st.switchToSSELocked() // not yet shared: no lock needed
 	s.mu.Lock()
 	if old := s.standalone; old != nil {
@@ -79,7 +79,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	s.standalone = st
 	s.streams = append(s.streams, st)
 	s.mu.Unlock()
-	h.newStreamWriter(w, st, me).run(r.Context())
+	sw.run(r.Context())
 }
 
 // standaloneBusy reports whether a writer is attached to the session's GET stream.
@@ -115,7 +115,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	if h.relay != nil && !s.hasStream(streamID) && h.resumeElsewhere(w, r, s, streamID, seen, evs) {
 		return
 	}
-	me := make(chan struct{})
+	sw := h.newStreamWriter(w, nil) // its stream is set below
 	s.mu.Lock()
 	st := s.streams.get(streamID)
 	if st != nil {
@@ -129,12 +129,12 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 			if _, err := h.store.Replay(r.Context(), s.id, seen, collect); err != nil {
 				h.log.Warn("streamable: event store replay failed", "session", s.id, "error", err)
 			}
-			st.attachLocked(me)
+			st.attachLocked(sw.me)
 			st.mu.Unlock()
 		}
 	}
 	s.mu.Unlock()
-	sw := h.newStreamWriter(w, st, me)
+	sw.st = st
 	if st == nil {
 		// The stream is complete (or was replaced): replay and end.
 		sw.writeEvents("", evs)
@@ -143,7 +143,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	}
 	sw.writeEvents("", evs)
 	if sw.broken {
-		st.detach(me)
+		st.detach(sw.me)
 		sw.clearDeadline()
 		return
 	}

@@ -328,7 +328,8 @@ func (h *Handler) postSessionless(w http.ResponseWriter, r *http.Request, in *in
 	if in.batch != nil {
 		n = len(in.batch)
 	}
-	s := h.newSession("", r.RemoteAddr, n)
+	one := h.newOneShot(r.RemoteAddr, n)
+	s := &one.s
 	s.version = v // before the session is shared: sessionlessConn.ProtocolVersion
 	var conn transport.Conn = &s.conn
 	if in.hasInit {
@@ -344,7 +345,7 @@ func (h *Handler) postSessionless(w http.ResponseWriter, r *http.Request, in *in
 		writeError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "internal error: the server cannot serve this request")
 		return
 	}
-	h.answer(w, r, s, in, answerOptions{init: in.hasInit})
+	h.answer(w, r, s, in, answerOptions{init: in.hasInit, oneShot: one})
 }
 
 // answerOptions describe the stream that answers a POST.
@@ -354,6 +355,10 @@ type answerOptions struct {
 	stateless   bool // a 2026-07-28 request (see stream)
 	missingMeta bool // ... lacking required _meta fields
 	listen      bool // ... of subscriptions/listen
+
+	// oneShot, for a one-request session made by newOneShot, holds the
+	// stream and the writer of its POST; nil otherwise.
+	oneShot *oneShotSession
 }
 
 // answer forwards a POST's messages to the session's server and, if they include
@@ -372,7 +377,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
-	st := newStream(s, modeUndecided, in.requests)
+	var st *stream
+	if o.oneShot != nil {
+		st = &o.oneShot.st
+		initStream(st, s, modeUndecided, in.requests)
+	} else {
+		st = newStream(s, modeUndecided, in.requests)
+	}
 	st.init = o.init
 	st.batch = in.batch != nil
 	st.prime = o.prime
@@ -387,8 +398,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		})
 		st.ids = &ids
 	}
-	me := make(chan struct{})
-	st.writer = me
+	var sw *streamWriter
+	if o.oneShot != nil {
+		sw = h.streamWriterIn(&o.oneShot.sw, w, st)
+	} else {
+		sw = h.newStreamWriter(w, st)
+	}
+	st.writer = sw.me
 	switch {
 	case h.mode == ResponseAlwaysSSE && st.stateless:
 		// SSE from the first message on, unless the response comes first with an
@@ -408,7 +424,6 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 		}
 		return nil
 	}
-	sw := h.newStreamWriter(w, st, me)
 	if st.init && !s.oneShot {
 		sw.sessionHeader = s.id
 	}

@@ -107,7 +107,8 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 		}
 		defer h.limits.CloseStream()
 	}
-	s := h.newSession("", r.RemoteAddr, 1)
+	one := h.newOneShot(r.RemoteAddr, 1)
+	s := &one.s
 	s.stateless = true
 	s.version = protocol.Version20260728
 	s.conn.header = r.Header
@@ -125,6 +126,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, in *inco
 		stateless:   true,
 		missingMeta: e.fields.MissingMeta(),
 		listen:      listen,
+		oneShot:     one,
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/lazydone"
 	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
@@ -45,14 +46,15 @@ type stream struct {
 	seq      uint64 // unique in the session; 0 in a one-request session
 	name     string // seq in decimal, the stream's id in the EventStore: made when first needed
 	mode     streamMode
-	pending  int           // responses still owed
-	done     bool          // nothing more will be sent on it
-	failed   bool          // the initialize it answers failed
-	status   int           // HTTP status of a JSON answer (0 for 200)
-	queue    []event       // events for the attached writer
-	primerID string        // id of the priming event, until written
-	writer   chan struct{} // the attached writer, closed to make it leave; nil when detached
-	wake     chan struct{} // capacity 1: "look at the stream again"; made when a writer first waits
+	pending  int            // responses still owed
+	done     bool           // nothing more will be sent on it
+	failed   bool           // the initialize it answers failed
+	status   int            // HTTP status of a JSON answer (0 for 200)
+	queue    []event        // events for the attached writer
+	first    [1]event       // queue's first array: once a writer takes it, queue starts a new one
+	primerID string         // id of the priming event, until written
+	writer   *lazydone.Done // the attached writer's (streamWriter.me), closed to make it leave; nil when detached
+	wake     chan struct{}  // capacity 1: "look at the stream again"; made when a writer first waits
 
 	// idleWriter is the attached writer while its POST's goroutine is busy
 	// running the server's handler (see Handler.answer); slowTicks counts the
@@ -68,7 +70,15 @@ type event struct {
 }
 
 func newStream(s *session, mode streamMode, pending int) *stream {
-	st := &stream{s: s, mode: mode, pending: pending}
+	st := new(stream)
+	initStream(st, s, mode, pending)
+	return st
+}
+
+// initStream makes st, a zero stream, what newStream returns.
+func initStream(st *stream, s *session, mode streamMode, pending int) {
+	st.s, st.mode, st.pending = s, mode, pending
+	st.queue = st.first[:0:1] // the first event needs no allocation of its own
 	if !s.oneShot {
 		s.mu.Lock()
 		st.seq = s.newStreamSeqLocked()
@@ -77,7 +87,6 @@ func newStream(s *session, mode streamMode, pending int) *stream {
 			st.name = s.h.sharedStreamName(st.seq, false)
 		}
 	}
-	return st
 }
 
 // signalLocked wakes the attached writer without blocking (if it ever waited:
@@ -251,12 +260,23 @@ func (st *stream) pushLocked(msg []byte) {
 		// limit. It resumes from the store with Last-Event-ID (SSE streams of a
 		// session), or loses the rest (a one-request session).
 		st.s.h.log.Warn("streamable: dropping a client that does not keep up with its stream", "session", st.s.id, "stream", st.nameLocked())
-		close(st.writer)
+		st.writer.Close()
 		st.writer = nil
-		st.queue = nil
+		st.dropQueueLocked()
 		return
 	}
+	inFirst := st.queueInFirstLocked()
 	st.queue = append(st.queue, event{id: id, msg: append([]byte(nil), msg...)})
+	if inFirst && len(st.queue) > 1 {
+		st.first = [1]event{} // copied out by append; held by no writer
+	}
+}
+
+// queueInFirstLocked reports whether the queue is still st.first's array,
+// which no writer holds then (a writer takes the queue and leaves nil in its
+// place). st.mu is held.
+func (st *stream) queueInFirstLocked() bool {
+	return cap(st.queue) > 0 && &st.queue[:1][0] == &st.first[0]
 }
 
 // maxQueuedEvents bounds the events waiting for one writer.
@@ -268,20 +288,30 @@ const maxQueuedEvents = 1024
 const sseWriteTimeout = 30 * time.Second
 
 // attachLocked makes me the stream's writer, telling a previous writer to leave.
-func (st *stream) attachLocked(me chan struct{}) {
+func (st *stream) attachLocked(me *lazydone.Done) {
 	if st.writer != nil {
-		close(st.writer)
+		st.writer.Close()
 	}
 	st.writer = me
+	st.dropQueueLocked()
+}
+
+// dropQueueLocked forgets the events no writer has taken, clearing st.first
+// when the queue is still there: a stream that lives on keeps no message
+// alive. st.mu is held.
+func (st *stream) dropQueueLocked() {
+	if st.queueInFirstLocked() {
+		st.first = [1]event{}
+	}
 	st.queue = nil
 }
 
 // detach removes me as the stream's writer, if it still is.
-func (st *stream) detach(me chan struct{}) {
+func (st *stream) detach(me *lazydone.Done) {
 	st.mu.Lock()
 	if st.writer == me {
 		st.writer = nil
-		st.queue = nil
+		st.dropQueueLocked()
 	}
 	st.mu.Unlock()
 }
@@ -304,7 +334,8 @@ type streamWriter struct {
 	rc            *http.ResponseController
 	enc           *sse.Encoder
 	st            *stream
-	me            chan struct{}
+	me            *lazydone.Done  // &leave: the writer's identity on its stream (stream.writer)
+	leave         lazydone.Done   // closed to make the writer leave; a channel only if it waits
 	sessionHeader string          // Mcp-Session-Id to send with the response headers
 	ctx           context.Context // the POST's, for a writer started late (see stream.startWriterLocked)
 	finished      chan struct{}   // closed when a writer started late has returned
@@ -338,8 +369,16 @@ func (sw *streamWriter) clearDeadline() {
 	}
 }
 
-func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream, me chan struct{}) *streamWriter {
-	return &streamWriter{h: h, w: w, st: st, me: me}
+func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream) *streamWriter {
+	return h.streamWriterIn(new(streamWriter), w, st)
+}
+
+// streamWriterIn is newStreamWriter making the writer in *sw, a zero
+// streamWriter (a oneShotSession's).
+func (h *Handler) streamWriterIn(sw *streamWriter, w http.ResponseWriter, st *stream) *streamWriter {
+	sw.h, sw.w, sw.st = h, w, st
+	sw.me = &sw.leave
+	return sw
 }
 
 // run writes the stream until it is complete, the client leaves, another writer takes
@@ -383,6 +422,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 		switch {
 		case mode == modeSSE:
 			sw.writeEvents(primer, q)
+			clear(q) // this writer's alone (maybe st.first): keep no message alive
 			if done || ending || sw.broken {
 				return
 			}
@@ -419,7 +459,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 					return
 				}
 			}
-		case <-sw.me:
+		case <-sw.me.Wait():
 			return // another writer took over
 		case <-ctx.Done():
 			return // the client left

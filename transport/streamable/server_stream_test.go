@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/lazydone"
 	"github.com/mcpkit/mcpkit/internal/sse"
 	"github.com/mcpkit/mcpkit/internal/testkit"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -440,7 +441,7 @@ func TestSlowClientIsCutNotBuffered(t *testing.T) {
 	defer h.Close()
 	s := h.newSession("sid", "127.0.0.1:1", 1)
 	st := newStream(s, modeSSE, 0)
-	me := make(chan struct{})
+	me := new(lazydone.Done)
 	st.writer = me
 	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
 	st.mu.Lock()
@@ -450,7 +451,7 @@ func TestSlowClientIsCutNotBuffered(t *testing.T) {
 	queued, attached := len(st.queue), st.writer != nil
 	st.mu.Unlock()
 	select {
-	case <-me:
+	case <-me.Wait():
 	default:
 		t.Fatal("the writer of a client that does not keep up was not told to leave")
 	}

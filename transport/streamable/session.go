@@ -179,20 +179,42 @@ func newSessionID() string { return rand.Text() }
 
 // newSession returns a session whose first request (counted in open) is the caller's.
 func (h *Handler) newSession(id, remote string, inboxSize int) *session {
-	s := &session{
-		h:          h,
-		id:         id,
-		oneShot:    id == "",
-		inboxSize:  int32(min(inboxSize, math.MaxInt32)),
-		open:       1,
-		lastActive: h.now(),
-	}
+	s := new(session)
+	h.initSession(s, id, remote, inboxSize)
+	return s
+}
+
+// initSession makes s, a zero session, what newSession returns.
+func (h *Handler) initSession(s *session, id, remote string, inboxSize int) {
+	s.h = h
+	s.id = id
+	s.oneShot = id == ""
+	s.inboxSize = int32(min(inboxSize, math.MaxInt32))
+	s.open = 1
+	s.lastActive = h.now()
 	if h.shared != nil && id != "" {
 		s.rep = &replicaState{}
 	}
 	s.conn.s = s
 	s.remote = remote
-	return s
+}
+
+// oneShotSession is a one-request session (sessionless, or a 2026-07-28
+// request) with the stream and the writer that answer its POST: all three
+// live as long as the POST, so they are made in one allocation instead of
+// three (see answerOptions.oneShot).
+type oneShotSession struct {
+	s  session
+	st stream
+	sw streamWriter
+}
+
+// newOneShot returns a one-request session, as newSession("", ...) does, with
+// room for its POST's stream and writer.
+func (h *Handler) newOneShot(remote string, inboxSize int) *oneShotSession {
+	o := new(oneShotSession)
+	h.initSession(&o.s, "", remote, inboxSize)
+	return o
 }
 
 // begin records the start of an HTTP request on the session and returns the

@@ -110,20 +110,24 @@ func (cs *ClientSession) toolResult(name string, raw json.RawMessage, opts []Req
 	return &res, nil
 }
 
-// plainCalls reports whether a call with opts goes out as it is: a legacy-era
-// session without request options or middleware, where callToolPlain can
-// write a tools/call by hand.
+// plainCalls reports whether a call with opts goes out as it is: a session
+// without request options or middleware, where callToolPlain can write a
+// tools/call by hand.
 func (cs *ClientSession) plainCalls(opts []RequestOption) bool {
-	return len(opts) == 0 && cs.send == nil && cs.stateless == nil
+	return len(opts) == 0 && cs.send == nil
 }
 
-// callToolPlain sends a legacy-era tools/call with only a name and arguments
-// (args, a valid JSON object, or nil; or m, a non-nil map), with no middleware
-// and no request options: its params are written by hand, as encoding/json
-// would write them (args as the caller gave them, where encoding/json would
-// compact them; m encoded by jsonenc, as json.Marshal encodes it), into a
-// pooled buffer, and the result comes back raw.
+// callToolPlain sends a tools/call with only a name and arguments (args, a
+// valid JSON object, or nil; or m, a non-nil map), with no middleware and no
+// request options: its params are written by hand, as encoding/json would
+// write them (args as the caller gave them, where encoding/json would compact
+// them; m encoded by jsonenc, as json.Marshal encodes it), into a pooled
+// buffer, and the result comes back raw. In the stateless era
+// callToolStateless does it, the session's envelope added.
 func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage, m map[string]any) (json.RawMessage, error) {
+	if cs.stateless != nil {
+		return cs.callToolStateless(ctx, name, args, m)
+	}
 	bp := toolParamBufs.Get().(*[]byte)
 	b, err := appendToolCallParams((*bp)[:0], name, args, m)
 	var raw json.RawMessage
@@ -137,10 +141,7 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 		}
 		raw, err = cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
 	}
-	if cap(b) <= 64<<10 {
-		*bp = b
-		toolParamBufs.Put(bp)
-	}
+	putToolParamBuf(bp, b)
 	return raw, err
 }
 
@@ -149,16 +150,37 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 // valid JSON object, or nil) as they are, or, when m is not nil, m as
 // json.Marshal encodes it (its error when it cannot).
 func appendToolCallParams(b []byte, name string, args json.RawMessage, m map[string]any) ([]byte, error) {
-	b = jsonrpc.AppendString(append(b, `{"name":`...), name)
-	if m != nil {
-		var err error
-		if b, err = jsonenc.Append(append(b, `,"arguments":`...), m); err != nil {
-			return b, err
-		}
-	} else if len(args) > 0 {
-		b = append(append(b, `,"arguments":`...), args...)
+	b, _, err := appendNameArgs(append(b, '{'), name, args, m)
+	if err != nil {
+		return b, err
 	}
 	return append(b, '}'), nil
+}
+
+// appendNameArgs appends the name and arguments members of a tools/call's
+// params (see appendToolCallParams) to b, an object's opening, and returns
+// where the arguments start in it (len(b) when there are none).
+func appendNameArgs(b []byte, name string, args json.RawMessage, m map[string]any) ([]byte, int, error) {
+	b = jsonrpc.AppendString(append(b, `"name":`...), name)
+	if m == nil && len(args) == 0 {
+		return b, len(b), nil
+	}
+	b = append(b, `,"arguments":`...)
+	at := len(b)
+	if m == nil {
+		return append(b, args...), at, nil
+	}
+	b, err := jsonenc.Append(b, m)
+	return b, at, err
+}
+
+// putToolParamBuf gives back bp, which the params b were written into, to
+// toolParamBufs (unless b grew huge).
+func putToolParamBuf(bp *[]byte, b []byte) {
+	if cap(b) <= 64<<10 {
+		*bp = b
+		toolParamBufs.Put(bp)
+	}
 }
 
 // toolParamBufs holds the buffers callToolPlain writes params into.

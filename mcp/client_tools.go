@@ -100,14 +100,14 @@ func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolP
 // toolResult decodes the result of a call of the tool name and checks it
 // against the tool's outputSchema.
 func (cs *ClientSession) toolResult(name string, raw json.RawMessage, opts []RequestOption) (*protocol.CallToolResult, error) {
-	var res protocol.CallToolResult
-	if err := decodeToolResult(raw, &res); err != nil {
+	res := newToolResult()
+	if err := decodeToolResult(raw, res); err != nil {
 		return nil, err
 	}
-	if err := cs.checkOutput(name, &res, opts); err != nil {
+	if err := cs.checkOutput(name, res, opts); err != nil {
 		return nil, err
 	}
-	return &res, nil
+	return res, nil
 }
 
 // plainCalls reports whether a call with opts goes out as it is: a session

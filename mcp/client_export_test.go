@@ -10,3 +10,6 @@ func SetClientClock(c *Client, now func() time.Time) { c.now = now }
 // keeps a call off the fast paths that only calls without options take
 // (callToolPlain): the tests compare the two.
 func GeneralPath() RequestOption { return func(*requestConfig) {} }
+
+// RaceEnabled is raceEnabled, for the external tests.
+const RaceEnabled = raceEnabled

@@ -32,20 +32,72 @@ import (
 // it completes. [ClientSession.CallToolParams] sends params the caller builds
 // (a _meta, a task, the answers to input requests).
 func (cs *ClientSession) CallTool(ctx context.Context, name string, args any, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	if m, ok := args.(map[string]any); ok && m != nil && cs.plainCalls(opts) {
-		// The common arguments of hosts and gateways: encoded by hand,
-		// straight into the request's params.
-		raw, err := cs.callToolPlain(ctx, name, nil, m)
-		if err != nil {
-			return nil, err
+	if cs.plainCalls(opts) {
+		switch a := args.(type) {
+		case map[string]any:
+			if a != nil {
+				// The common arguments of hosts and gateways: encoded by
+				// hand, straight into the request's params.
+				raw, err := cs.callToolPlain(ctx, name, nil, a)
+				if err != nil {
+					return nil, err
+				}
+				return cs.toolResult(name, raw, opts)
+			}
+		case nil, json.RawMessage, []byte:
+		default:
+			return cs.callToolEncoded(ctx, name, args)
 		}
-		return cs.toolResult(name, raw, opts)
 	}
 	raw, err := toolArguments(args)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
 	}
 	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, opts, true)
+}
+
+// callToolEncoded is CallTool without request options or middleware for args
+// that encoding/json encodes (a struct): they are encoded into a pooled
+// buffer, which goes back when the call is over (nothing else sees the
+// arguments), rather than into one of their own.
+func (cs *ClientSession) callToolEncoded(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
+	e := argEncoders.Get().(*argEncoder)
+	defer e.put()
+	raw, err := e.encode(args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
+	}
+	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, nil, true)
+}
+
+// argEncoder encodes the arguments of callToolEncoded.
+type argEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder // writes to buf
+}
+
+var argEncoders = sync.Pool{New: func() any {
+	e := new(argEncoder)
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
+
+// encode encodes args as toolArguments does (Encode writes what Marshal
+// returns, and a newline), into e's buffer: valid until e goes back.
+func (e *argEncoder) encode(args any) (json.RawMessage, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(args); err != nil {
+		return nil, fmt.Errorf("encoding the arguments: %w", err)
+	}
+	b := e.buf.Bytes()
+	return encodedObject(b[:len(b)-1], args)
+}
+
+// put gives e back to argEncoders, unless its buffer grew huge.
+func (e *argEncoder) put() {
+	if e.buf.Cap() <= 64<<10 {
+		argEncoders.Put(e)
+	}
 }
 
 // CallToolParams is [ClientSession.CallTool] with params the caller builds:
@@ -216,13 +268,7 @@ func toolArguments(args any) (json.RawMessage, error) {
 		if raw, err = json.Marshal(args); err != nil {
 			return nil, fmt.Errorf("encoding the arguments: %w", err)
 		}
-		if string(raw) == "null" {
-			return nil, nil // a nil map or pointer
-		}
-		if raw[0] != '{' {
-			return nil, fmt.Errorf("the arguments must encode as a JSON object, not %s (%T)", jsonKind(raw[0]), args)
-		}
-		return raw, nil
+		return encodedObject(raw, args)
 	}
 	if len(raw) == 0 {
 		return nil, nil
@@ -232,6 +278,18 @@ func toolArguments(args any) (json.RawMessage, error) {
 	}
 	if c := bytes.TrimLeft(raw, " \t\r\n"); c[0] != '{' {
 		return nil, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(c[0]))
+	}
+	return raw, nil
+}
+
+// encodedObject returns raw, args as encoding/json encodes them, when it is
+// an object; null (a nil map or pointer) is no arguments.
+func encodedObject(raw []byte, args any) (json.RawMessage, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("the arguments must encode as a JSON object, not %s (%T)", jsonKind(raw[0]), args)
 	}
 	return raw, nil
 }

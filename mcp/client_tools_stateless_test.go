@@ -305,15 +305,16 @@ func TestStatelessCallToolAllocatesAsLegacyPlusItsMeta(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	counts := make(map[string][2]float64) // by shape: legacy, 2026-07-28
 	for _, v := range []struct {
 		name string
 		args any
 	}{
+		{"raw", json.RawMessage(`{"message":"world"}`)},
 		{"struct", struct {
 			Message string `json:"message"`
 		}{"world"}},
 		{"map", map[string]any{"message": "world"}},
-		{"raw", json.RawMessage(`{"message":"world"}`)},
 	} {
 		count := func(cs *mcp.ClientSession, opts ...mcp.RequestOption) float64 {
 			return testing.AllocsPerRun(200, func() {
@@ -327,6 +328,12 @@ func TestStatelessCallToolAllocatesAsLegacyPlusItsMeta(t *testing.T) {
 		t.Logf("%s: legacy %.0f, 2026-07-28 %.0f (general path %.0f), its _meta %.0f", v.name, l, s, g, metaAllocs)
 		if s > l+metaAllocs {
 			t.Errorf("%s: a 2026-07-28 CallTool allocates %.0f times, more than the legacy one's %.0f and its result's _meta's %.0f", v.name, s, l, metaAllocs)
+		}
+		// Arguments a program builds cost nothing more than arguments it
+		// hands over encoded: they are encoded into pooled buffers.
+		counts[v.name] = [2]float64{l, s}
+		if raw := counts["raw"]; l > raw[0] || s > raw[1] {
+			t.Errorf("%s arguments: %.0f and %.0f allocations (legacy, 2026-07-28), more than raw JSON's %.0f and %.0f", v.name, l, s, raw[0], raw[1])
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/stdio"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
@@ -165,6 +166,12 @@ func benchCallToolHTTP(b *testing.B, ctx context.Context, url, version string, a
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchCallTool(b, ctx, conn, version, args)
+}
+
+// benchCallTool calls echo with args in a loop, from a session at version
+// over conn.
+func benchCallTool(b *testing.B, ctx context.Context, conn transport.Conn, version string, args any) {
 	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, conn)
 	if err != nil {
 		b.Fatal(err)
@@ -175,6 +182,26 @@ func benchCallToolHTTP(b *testing.B, ctx context.Context, url, version string, a
 		res, err := cs.CallTool(ctx, "echo", args)
 		if err != nil || res.Content[0].Text != "hello world" {
 			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkCallToolCannedByEra is CallTool with struct, map and raw
+// arguments against a connection that answers in Write (cannedConn): no
+// transport, no server, what is measured is the client's own work, in each
+// era.
+func BenchmarkCallToolCannedByEra(b *testing.B) {
+	for _, era := range []struct {
+		name, version string
+		results       map[string]json.RawMessage
+	}{
+		{"legacy", protocol.LatestLegacy, map[string]json.RawMessage{protocol.MethodInitialize: cannedInit, protocol.MethodToolsCall: cannedResult}},
+		{"stateless", protocol.Version20260728, map[string]json.RawMessage{protocol.MethodServerDiscover: cannedDiscover2026, protocol.MethodToolsCall: cannedResult2026}},
+	} {
+		for _, v := range clientCallVariants() {
+			b.Run(era.name+"/"+v.name, func(b *testing.B) {
+				benchCallTool(b, context.Background(), newCannedConn(era.results), era.version, v.args)
+			})
 		}
 	}
 }

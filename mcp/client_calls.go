@@ -68,7 +68,7 @@ func (cs *ClientSession) request(ctx context.Context, out *outgoing, result any,
 		}()
 	}
 	if cs.stateless != nil {
-		return cs.statelessCall(ctx, out, result)
+		return cs.statelessCall(ctx, out, result, statelessRetries{})
 	}
 	return cs.call(ctx, out.method, out.params, result)
 }

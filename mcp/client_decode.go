@@ -23,14 +23,31 @@ func decodeToolResult(raw json.RawMessage, res *protocol.CallToolResult) error {
 	return rpcconn.DecodeResult(protocol.MethodToolsCall, raw, res)
 }
 
+// toolResultBlock is a result and the backing array of one content block,
+// allocated together: most results hold a single block (as the server's
+// protocol.NewToolResultText makes them).
+type toolResultBlock struct {
+	res   protocol.CallToolResult
+	block [1]protocol.Content
+}
+
+// newToolResult returns a result for decodeToolResult to fill, its Content
+// empty with room for one block, which fastToolResult fills in place.
+func newToolResult() *protocol.CallToolResult {
+	b := new(toolResultBlock)
+	b.res.Content = b.block[:0]
+	return &b.res
+}
+
 // fastToolResult decodes raw into res when it is an object whose members are
 // among "content" (an array of objects with exactly the members "type" and
 // "text", both strings), "isError", "resultType" and "_meta" (decoded by
 // protocol.Meta, as encoding/json would have it do: a 2026-07-28 server puts
 // its identity there), each at most once, with no escape sequence in any
 // other string and no invalid UTF-8: then encoding/json would produce the
-// same value. It reports whether it did; when it did not,
-// res may be partly written.
+// same value. The blocks go into res.Content's backing array while they fit
+// (see newToolResult). It reports whether it did; when it did not, res may be
+// partly written.
 func fastToolResult(raw []byte, res *protocol.CallToolResult) bool {
 	p := fastParser{b: raw}
 	if !p.byte('{') {
@@ -177,7 +194,8 @@ func (p *fastParser) meta(res *protocol.CallToolResult) bool {
 	return true
 }
 
-// content reads the content array of text blocks into res.Content.
+// content reads the content array of text blocks into res.Content, in its
+// backing array while they fit.
 func (p *fastParser) content(res *protocol.CallToolResult) bool {
 	if !p.byte('[') {
 		return false
@@ -186,7 +204,10 @@ func (p *fastParser) content(res *protocol.CallToolResult) bool {
 		res.Content = []protocol.Content{}
 		return true
 	}
-	blocks := make([]protocol.Content, 0, 1)
+	blocks := res.Content[:0]
+	if cap(blocks) == 0 {
+		blocks = make([]protocol.Content, 0, 1)
+	}
 	for {
 		if !p.byte('{') {
 			return false

@@ -59,19 +59,25 @@ func TestFastToolResult(t *testing.T) {
 }
 
 // checkFastToolResult reports whether the hand decoder took data, failing t
-// if what it made differs from encoding/json's decoding.
+// if what it made differs from encoding/json's decoding, into a zero result
+// or one from newToolResult (as the client decodes).
 func checkFastToolResult(t *testing.T, data []byte) bool {
 	t.Helper()
 	var fast protocol.CallToolResult
-	if !fastToolResult(data, &fast) {
+	inPlace := newToolResult()
+	took := fastToolResult(data, &fast)
+	if fastToolResult(data, inPlace) != took {
+		t.Fatalf("%q: the hand decoder takes it only into one of a zero result and newToolResult's", data)
+	}
+	if !took {
 		return false
 	}
 	var want protocol.CallToolResult
 	if err := json.Unmarshal(data, &want); err != nil {
 		t.Fatalf("hand decoder took %q, which encoding/json rejects: %v", data, err)
 	}
-	if !reflect.DeepEqual(fast, want) {
-		t.Fatalf("%q: hand decoder made %#v, encoding/json %#v", data, fast, want)
+	if !reflect.DeepEqual(fast, want) || !reflect.DeepEqual(*inPlace, want) {
+		t.Fatalf("%q: hand decoder made %#v and %#v, encoding/json %#v", data, fast, *inPlace, want)
 	}
 	return true
 }
@@ -83,4 +89,24 @@ func FuzzFastToolResult(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkFastToolResult(t, data) })
+}
+
+// TestToolResultAllocatesItsBlockWithIt checks that a result of one text
+// block costs the result (its block allocated with it) and the text.
+func TestToolResultAllocatesItsBlockWithIt(t *testing.T) {
+	raw := []byte(`{"content":[{"type":"text","text":"hello"}],"isError":false}`)
+	n := testing.AllocsPerRun(100, func() {
+		res := newToolResult()
+		if err := decodeToolResult(raw, res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "hello" {
+			t.Fatal(res, err)
+		}
+	})
+	if n > 2 {
+		t.Errorf("decoding a one-block result: %.0f allocations, want 2 (the result with its block, the text)", n)
+	}
+	two := []byte(`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`)
+	res := newToolResult()
+	if err := decodeToolResult(two, res); err != nil || len(res.Content) != 2 || res.Content[0].Text != "a" || res.Content[1].Text != "b" {
+		t.Errorf("two blocks: %+v, %v", res, err)
+	}
 }

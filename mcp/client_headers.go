@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 )
 
 // This file handles the x-mcp-header keyword of tool input schemas in the
@@ -67,6 +69,20 @@ func (cs *ClientSession) paramHeaders(tool string, args json.RawMessage) (http.H
 		return nil, err
 	}
 	return h, nil
+}
+
+// withParamHeaders returns ctx carrying the Mcp-Param-{Name} headers of a
+// call of tool with args (see transport.WithHeader), or ctx itself when there
+// are none.
+func (cs *ClientSession) withParamHeaders(ctx context.Context, tool string, args json.RawMessage) (context.Context, error) {
+	h, err := cs.paramHeaders(tool, args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tools/call %s: %w", tool, err)
+	}
+	if h != nil {
+		return transport.WithHeader(ctx, h), nil
+	}
+	return ctx, nil
 }
 
 // refreshToolHeaders lists every tool again, bypassing the cache, to learn their

@@ -18,30 +18,51 @@ import (
 	"github.com/mcpkit/mcpkit/transport"
 )
 
-// headerConn records the HTTP headers the client asks the transport to add to
-// each request it writes (transport.WithHeader), by method.
+// headerConn records the requests the client writes, with the HTTP headers
+// it asks the transport to add to each (transport.WithHeader).
 type headerConn struct {
 	transport.Conn
-	mu      sync.Mutex
-	headers map[string][]http.Header
+	mu   sync.Mutex
+	sent []sentRequest
+}
+
+// sentRequest is one request a client wrote: its method, params and the
+// headers it asked the transport to add (Mcp-Param-{Name}).
+type sentRequest struct {
+	Method string
+	Params string
+	Header http.Header
 }
 
 func (c *headerConn) Write(ctx context.Context, msg []byte) error {
 	if m, err := jsonrpc.Decode(msg); err == nil && m.IsRequest() {
 		c.mu.Lock()
-		if c.headers == nil {
-			c.headers = make(map[string][]http.Header)
-		}
-		c.headers[m.Method] = append(c.headers[m.Method], transport.HeaderFromContext(ctx))
+		c.sent = append(c.sent, sentRequest{m.Method, string(m.Params), transport.HeaderFromContext(ctx)})
 		c.mu.Unlock()
 	}
 	return c.Conn.Write(ctx, msg)
 }
 
+// of returns the headers of the requests of method written so far.
 func (c *headerConn) of(method string) []http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.headers[method]
+	var hs []http.Header
+	for _, r := range c.sent {
+		if r.Method == method {
+			hs = append(hs, r.Header)
+		}
+	}
+	return hs
+}
+
+// take returns the requests written since the last take.
+func (c *headerConn) take() []sentRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sent
+	c.sent = nil
+	return s
 }
 
 // headerTools is a tools/list page: valid tools (one mirroring arguments into

@@ -11,7 +11,6 @@ import (
 	"github.com/mcpkit/mcpkit/internal/rpcconn"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
-	"github.com/mcpkit/mcpkit/transport"
 )
 
 // This file sends the requests of a stateless (2026-07-28) session. Each request
@@ -65,8 +64,9 @@ func cacheable(meta protocol.Meta, method, arg string) string {
 }
 
 // statelessCall sends out in the stateless era and decodes its final result into
-// result.
-func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, result any) error {
+// result. r is what earlier rounds of the same call spent (zero for a new call:
+// callToolStateless hands on a call after its first round of input).
+func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, result any, r statelessRetries) error {
 	m := cs.stateless
 	if out.cacheKey != "" && m.cache != nil {
 		if raw, ok := m.cache.get(out.cacheKey); ok {
@@ -77,12 +77,6 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 	if out.meta != nil {
 		base = *out.meta
 	}
-	maxRounds := cs.client.opts.MaxInputRounds
-	if maxRounds <= 0 {
-		maxRounds = DefaultMaxInputRounds
-	}
-	rounds := 0
-	versionRetried, headersRetried := false, false
 	for {
 		m.mu.Lock()
 		version, level := m.version, m.logLevel
@@ -103,35 +97,15 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 		}
 		callCtx := ctx
 		if out.method == protocol.MethodToolsCall {
-			h, err := cs.paramHeaders(out.tool, out.args)
-			if err != nil {
-				return fmt.Errorf("mcp: tools/call %s: %w", out.tool, err)
-			}
-			if h != nil {
-				callCtx = transport.WithHeader(ctx, h)
+			var err error
+			if callCtx, err = cs.withParamHeaders(ctx, out.tool, out.args); err != nil {
+				return err
 			}
 		}
 		raw, err := cs.callRaw(callCtx, out.method, out.params, env)
 		if err != nil {
-			var je *jsonrpc.Error
-			if errors.As(err, &je) {
-				switch je.Code {
-				case protocol.CodeUnsupportedProtocolVersion:
-					if next := newestCommon(unsupportedData(je), protocol.IsStateless); next != "" && !versionRetried {
-						versionRetried = true
-						m.mu.Lock()
-						m.version = next
-						m.mu.Unlock()
-						continue
-					}
-				case protocol.CodeHeaderMismatch:
-					if out.method == protocol.MethodToolsCall && !headersRetried {
-						headersRetried = true
-						if cs.refreshToolHeaders(ctx) == nil {
-							continue
-						}
-					}
-				}
+			if cs.retryAfter(ctx, out.method, err, &r) {
+				continue
 			}
 			if out.cacheKey != "" && m.cache != nil {
 				// A failing page (say, a cursor the server no longer
@@ -149,7 +123,7 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 			if err := rpcconn.DecodeResult(out.method, raw, result); err != nil {
 				return err
 			}
-			if out.cacheKey != "" && m.cache != nil && rounds == 0 {
+			if out.cacheKey != "" && m.cache != nil && r.rounds == 0 {
 				m.cache.put(out.method, out.cacheKey, raw, cacheHintOf(result))
 			}
 			return nil
@@ -157,25 +131,80 @@ func (cs *ClientSession) statelessCall(ctx context.Context, out *outgoing, resul
 			if out.responses == nil {
 				return fmt.Errorf("mcp: %s: the server answered input_required, which this request cannot carry", out.method)
 			}
-			if rounds++; rounds > maxRounds {
-				return fmt.Errorf("mcp: %s: the server still asked for input after %d rounds", out.method, maxRounds)
-			}
-			var ir protocol.InputRequiredResult
-			if err := json.Unmarshal(raw, &ir); err != nil {
-				return fmt.Errorf("mcp: %s: decoding the input_required result: %w", out.method, err)
-			}
-			answers, err := cs.answerInput(ctx, ir.InputRequests)
-			if err != nil {
-				return fmt.Errorf("mcp: %s: %w", out.method, err)
-			}
 			// Only this round's answers travel with the retry; the server
 			// carries earlier ones in requestState, echoed byte for byte
 			// (and left out when the server sent none).
-			*out.responses, *out.state = answers, ir.RequestState
+			if *out.responses, *out.state, err = cs.inputRound(ctx, out.method, raw, &r); err != nil {
+				return err
+			}
 		default:
-			return fmt.Errorf("mcp: %s: the server answered with an unknown resultType %q", out.method, kind)
+			return unknownResultType(out.method, kind)
 		}
 	}
+}
+
+// statelessRetries is what one stateless request has spent: its rounds of
+// input, and its one retry at another version and after refreshed headers.
+type statelessRetries struct {
+	rounds                         int
+	versionRetried, headersRetried bool
+}
+
+// retryAfter reports whether a stateless request of method that failed with
+// err is to be sent again: once at a version the server offers after an
+// UnsupportedProtocolVersion error (the session switches to it), once after a
+// HeaderMismatch on tools/call, when the tools' x-mcp-header declarations
+// could be listed again.
+func (cs *ClientSession) retryAfter(ctx context.Context, method string, err error, r *statelessRetries) bool {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		return false
+	}
+	switch je.Code {
+	case protocol.CodeUnsupportedProtocolVersion:
+		if next := newestCommon(unsupportedData(je), protocol.IsStateless); next != "" && !r.versionRetried {
+			r.versionRetried = true
+			m := cs.stateless
+			m.mu.Lock()
+			m.version = next
+			m.mu.Unlock()
+			return true
+		}
+	case protocol.CodeHeaderMismatch:
+		if method == protocol.MethodToolsCall && !r.headersRetried {
+			r.headersRetried = true
+			return cs.refreshToolHeaders(ctx) == nil
+		}
+	}
+	return false
+}
+
+// inputRound answers raw, an input_required result of method, through the
+// client's handlers (ClientOptions.MaxInputRounds bounds the rounds r counts),
+// returning the answers and the requestState the retry carries.
+func (cs *ClientSession) inputRound(ctx context.Context, method string, raw json.RawMessage, r *statelessRetries) (protocol.InputResponses, string, error) {
+	maxRounds := cs.client.opts.MaxInputRounds
+	if maxRounds <= 0 {
+		maxRounds = DefaultMaxInputRounds
+	}
+	if r.rounds++; r.rounds > maxRounds {
+		return nil, "", fmt.Errorf("mcp: %s: the server still asked for input after %d rounds", method, maxRounds)
+	}
+	var ir protocol.InputRequiredResult
+	if err := json.Unmarshal(raw, &ir); err != nil {
+		return nil, "", fmt.Errorf("mcp: %s: decoding the input_required result: %w", method, err)
+	}
+	answers, err := cs.answerInput(ctx, ir.InputRequests)
+	if err != nil {
+		return nil, "", fmt.Errorf("mcp: %s: %w", method, err)
+	}
+	return answers, ir.RequestState, nil
+}
+
+// unknownResultType is the error for a result whose resultType this client
+// does not know.
+func unknownResultType(method string, kind protocol.ResultType) error {
+	return fmt.Errorf("mcp: %s: the server answered with an unknown resultType %q", method, kind)
 }
 
 // resultTypeOf returns the resultType member of a raw result ("" when absent; the

@@ -33,20 +33,72 @@ import (
 // it completes. [ClientSession.CallToolParams] sends params the caller builds
 // (a _meta, a task, the answers to input requests).
 func (cs *ClientSession) CallTool(ctx context.Context, name string, args any, opts ...RequestOption) (*protocol.CallToolResult, error) {
-	if m, ok := args.(map[string]any); ok && m != nil && cs.plainCalls(opts) {
-		// The common arguments of hosts and gateways: encoded by hand,
-		// straight into the request's params.
-		raw, err := cs.callToolPlain(ctx, name, nil, m)
-		if err != nil {
-			return nil, err
+	if cs.plainCalls(opts) {
+		switch a := args.(type) {
+		case map[string]any:
+			if a != nil {
+				// The common arguments of hosts and gateways: encoded by
+				// hand, straight into the request's params.
+				raw, err := cs.callToolPlain(ctx, name, nil, a)
+				if err != nil {
+					return nil, err
+				}
+				return cs.toolResult(name, raw, opts)
+			}
+		case nil, json.RawMessage, []byte:
+		default:
+			return cs.callToolEncoded(ctx, name, args)
 		}
-		return cs.toolResult(name, raw, opts)
 	}
 	raw, err := toolArguments(args)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
 	}
 	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, opts, true)
+}
+
+// callToolEncoded is CallTool without request options or middleware for args
+// that encoding/json encodes (a struct): they are encoded into a pooled
+// buffer, which goes back when the call is over (nothing else sees the
+// arguments), rather than into one of their own.
+func (cs *ClientSession) callToolEncoded(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
+	e := argEncoders.Get().(*argEncoder)
+	defer e.put()
+	raw, err := e.encode(args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: calling tool %q: %w", name, err)
+	}
+	return cs.callTool(ctx, protocol.CallToolParams{Name: name, Arguments: raw}, nil, true)
+}
+
+// argEncoder encodes the arguments of callToolEncoded.
+type argEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder // writes to buf
+}
+
+var argEncoders = sync.Pool{New: func() any {
+	e := new(argEncoder)
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
+
+// encode encodes args as toolArguments does (Encode writes what Marshal
+// returns, and a newline), into e's buffer: valid until e goes back.
+func (e *argEncoder) encode(args any) (json.RawMessage, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(args); err != nil {
+		return nil, fmt.Errorf("encoding the arguments: %w", err)
+	}
+	b := e.buf.Bytes()
+	return encodedObject(b[:len(b)-1], args)
+}
+
+// put gives e back to argEncoders, unless its buffer grew huge.
+func (e *argEncoder) put() {
+	if e.buf.Cap() <= 64<<10 {
+		argEncoders.Put(e)
+	}
 }
 
 // CallToolParams is [ClientSession.CallTool] with params the caller builds:
@@ -101,30 +153,34 @@ func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolP
 // toolResult decodes the result of a call of the tool name and checks it
 // against the tool's outputSchema.
 func (cs *ClientSession) toolResult(name string, raw json.RawMessage, opts []RequestOption) (*protocol.CallToolResult, error) {
-	var res protocol.CallToolResult
-	if err := decodeToolResult(raw, &res); err != nil {
+	res := newToolResult()
+	if err := decodeToolResult(raw, res); err != nil {
 		return nil, err
 	}
-	if err := cs.checkOutput(name, &res, opts); err != nil {
+	if err := cs.checkOutput(name, res, opts); err != nil {
 		return nil, err
 	}
-	return &res, nil
+	return res, nil
 }
 
-// plainCalls reports whether a call with opts goes out as it is: a legacy-era
-// session without request options or middleware, where callToolPlain can
-// write a tools/call by hand.
+// plainCalls reports whether a call with opts goes out as it is: a session
+// without request options or middleware, where callToolPlain can write a
+// tools/call by hand.
 func (cs *ClientSession) plainCalls(opts []RequestOption) bool {
-	return len(opts) == 0 && cs.send == nil && cs.stateless == nil
+	return len(opts) == 0 && cs.send == nil
 }
 
-// callToolPlain sends a legacy-era tools/call with only a name and arguments
-// (args, a valid JSON object, or nil; or m, a non-nil map), with no middleware
-// and no request options: its params are written by hand, as encoding/json
-// would write them (args as the caller gave them, where encoding/json would
-// compact them; m encoded by jsonenc, as json.Marshal encodes it), into a
-// pooled buffer, and the result comes back raw.
+// callToolPlain sends a tools/call with only a name and arguments (args, a
+// valid JSON object, or nil; or m, a non-nil map), with no middleware and no
+// request options: its params are written by hand, as encoding/json would
+// write them (args as the caller gave them, where encoding/json would compact
+// them; m encoded by jsonenc, as json.Marshal encodes it), into a pooled
+// buffer, and the result comes back raw. In the stateless era
+// callToolStateless does it, the session's envelope added.
 func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage, m map[string]any) (json.RawMessage, error) {
+	if cs.stateless != nil {
+		return cs.callToolStateless(ctx, name, args, m)
+	}
 	bp := toolParamBufs.Get().(*[]byte)
 	b, err := appendToolCallParams((*bp)[:0], name, args, m)
 	var raw json.RawMessage
@@ -138,10 +194,7 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 		}
 		raw, err = cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
 	}
-	if cap(b) <= 64<<10 {
-		*bp = b
-		toolParamBufs.Put(bp)
-	}
+	putToolParamBuf(bp, b)
 	return raw, err
 }
 
@@ -150,16 +203,37 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 // valid JSON object, or nil) as they are, or, when m is not nil, m as
 // json.Marshal encodes it (its error when it cannot).
 func appendToolCallParams(b []byte, name string, args json.RawMessage, m map[string]any) ([]byte, error) {
-	b = jsonrpc.AppendString(append(b, `{"name":`...), name)
-	if m != nil {
-		var err error
-		if b, err = jsonenc.Append(append(b, `,"arguments":`...), m); err != nil {
-			return b, err
-		}
-	} else if len(args) > 0 {
-		b = append(append(b, `,"arguments":`...), args...)
+	b, _, err := appendNameArgs(append(b, '{'), name, args, m)
+	if err != nil {
+		return b, err
 	}
 	return append(b, '}'), nil
+}
+
+// appendNameArgs appends the name and arguments members of a tools/call's
+// params (see appendToolCallParams) to b, an object's opening, and returns
+// where the arguments start in it (len(b) when there are none).
+func appendNameArgs(b []byte, name string, args json.RawMessage, m map[string]any) ([]byte, int, error) {
+	b = jsonrpc.AppendString(append(b, `"name":`...), name)
+	if m == nil && len(args) == 0 {
+		return b, len(b), nil
+	}
+	b = append(b, `,"arguments":`...)
+	at := len(b)
+	if m == nil {
+		return append(b, args...), at, nil
+	}
+	b, err := jsonenc.Append(b, m)
+	return b, at, err
+}
+
+// putToolParamBuf gives back bp, which the params b were written into, to
+// toolParamBufs (unless b grew huge).
+func putToolParamBuf(bp *[]byte, b []byte) {
+	if cap(b) <= 64<<10 {
+		*bp = b
+		toolParamBufs.Put(bp)
+	}
 }
 
 // toolParamBufs holds the buffers callToolPlain writes params into.
@@ -195,13 +269,7 @@ func toolArguments(args any) (json.RawMessage, error) {
 		if raw, err = json.Marshal(args); err != nil {
 			return nil, fmt.Errorf("encoding the arguments: %w", err)
 		}
-		if string(raw) == "null" {
-			return nil, nil // a nil map or pointer
-		}
-		if raw[0] != '{' {
-			return nil, fmt.Errorf("the arguments must encode as a JSON object, not %s (%T)", jsonKind(raw[0]), args)
-		}
-		return raw, nil
+		return encodedObject(raw, args)
 	}
 	if len(raw) == 0 {
 		return nil, nil
@@ -211,6 +279,18 @@ func toolArguments(args any) (json.RawMessage, error) {
 	}
 	if c := bytes.TrimLeft(raw, " \t\r\n"); c[0] != '{' {
 		return nil, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(c[0]))
+	}
+	return raw, nil
+}
+
+// encodedObject returns raw, args as encoding/json encodes them, when it is
+// an object; null (a nil map or pointer) is no arguments.
+func encodedObject(raw []byte, args any) (json.RawMessage, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("the arguments must encode as a JSON object, not %s (%T)", jsonKind(raw[0]), args)
 	}
 	return raw, nil
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
@@ -159,4 +160,34 @@ func BenchmarkToolCallParamsMap(b *testing.B) {
 			}
 		}
 	})
+}
+
+// argEncoder.encode (CallTool's struct arguments without options) gives
+// what toolArguments gives, errors included.
+func TestArgEncoderEncodesAsToolArguments(t *testing.T) {
+	type inner struct {
+		S string  `json:"s,omitempty"`
+		F float64 `json:"f"`
+	}
+	var nilPtr *inner
+	for _, args := range []any{
+		inner{S: "<a&b>\u2028", F: 1e21},
+		&inner{F: -0.5},
+		nilPtr,
+		map[string]int{"b": 2, "a": 1},
+		struct{}{},
+		[]int{1},
+		"text",
+		json.Number("3"),
+		inner{F: math.NaN()},
+		struct{ F func() }{},
+	} {
+		want, wantErr := toolArguments(args)
+		e := argEncoders.Get().(*argEncoder)
+		got, err := e.encode(args)
+		if string(got) != string(want) || (got == nil) != (want == nil) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%#v: encode gives %q, %v; toolArguments %q, %v", args, got, err, want, wantErr)
+		}
+		e.put()
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/protocol"
+	"github.com/mcpkit/mcpkit/transport"
 	"github.com/mcpkit/mcpkit/transport/stdio"
 	"github.com/mcpkit/mcpkit/transport/streamable"
 )
@@ -29,10 +30,14 @@ import (
 // the ratio of the two (allocations, bytes, instructions under callgrind) is
 // what the client adds to the bytes on the wire.
 
-// cannedInit and cannedResult are the canned server's answers.
+// The canned server's answers: to initialize and a legacy request, and, in the
+// 2026-07-28 era, to server/discover and a request (with resultType and the
+// server's identity in _meta, as mcpkit's server answers).
 var (
-	cannedInit   = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}`)
-	cannedResult = json.RawMessage(`{"content":[{"type":"text","text":"hello world"}]}`)
+	cannedInit         = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}`)
+	cannedResult       = json.RawMessage(`{"content":[{"type":"text","text":"hello world"}]}`)
+	cannedDiscover2026 = json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"canned","version":"1"}}}`)
+	cannedResult2026   = json.RawMessage(`{"content":[{"type":"text","text":"hello world"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"canned","version":"1"}}}`)
 )
 
 // cannedAnswer returns the canned server's response to one message (nil for a
@@ -42,15 +47,21 @@ func cannedAnswer(b, msg []byte) []byte {
 	if err != nil || !m.IsRequest() {
 		return nil
 	}
-	if m.Method == protocol.MethodInitialize {
+	switch {
+	case m.Method == protocol.MethodInitialize:
 		return jsonrpc.AppendResult(b, m.ID, cannedInit)
+	case m.Method == protocol.MethodServerDiscover:
+		return jsonrpc.AppendResult(b, m.ID, cannedDiscover2026)
+	case bytes.Contains(m.Params, []byte(`"`+protocol.MetaKeyProtocolVersion+`"`)):
+		return jsonrpc.AppendResult(b, m.ID, cannedResult2026)
 	}
 	return jsonrpc.AppendResult(b, m.ID, cannedResult)
 }
 
 var cannedBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// cannedHTTPServer answers Streamable HTTP POSTs in JSON.
+// cannedHTTPServer answers Streamable HTTP POSTs in JSON, with a session for
+// the legacy era.
 func cannedHTTPServer(b *testing.B) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -68,7 +79,9 @@ func cannedHTTPServer(b *testing.B) *httptest.Server {
 		}
 		h := w.Header()
 		h["Content-Type"] = []string{"application/json"}
-		h[streamable.HeaderSessionID] = []string{"s1"}
+		if _, stateless := r.Header[protocol.HeaderMethod]; !stateless {
+			h[streamable.HeaderSessionID] = []string{"s1"}
+		}
 		_, _ = w.Write(out)
 	}))
 	b.Cleanup(srv.Close)
@@ -115,57 +128,117 @@ func BenchmarkClientCallToolHTTP(b *testing.B) {
 		if strings.HasSuffix(v.name, "-cancellable") {
 			ctx = cctx
 		}
+		b.Run(v.name, func(b *testing.B) { benchCallToolHTTP(b, ctx, srv.URL, protocol.LatestLegacy, v.args) })
+	}
+	b.Run("floor", func(b *testing.B) {
+		benchHTTPFloor(b, srv.URL, `{"name":"echo","arguments":{"message":"world"}}`, http.Header{
+			streamable.HeaderSessionID:       {"s1"},
+			streamable.HeaderProtocolVersion: {protocol.LatestLegacy},
+		})
+	})
+}
+
+// BenchmarkClientCallToolHTTP2026 is BenchmarkClientCallToolHTTP in the
+// 2026-07-28 era: each call carries the client's envelope in _meta and the
+// request metadata headers, and its result a resultType and _meta. The floor
+// posts the same body and headers.
+func BenchmarkClientCallToolHTTP2026(b *testing.B) {
+	srv := cannedHTTPServer(b)
+	for _, v := range clientCallVariants() {
 		b.Run(v.name, func(b *testing.B) {
-			conn, err := streamable.NewClientConn(ctx, srv.URL, &streamable.ClientOptions{DisableStandaloneStream: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, conn)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := cs.CallTool(ctx, "echo", v.args)
-				if err != nil || res.Content[0].Text != "hello world" {
-					b.Fatal(res, err)
-				}
-			}
+			benchCallToolHTTP(b, context.Background(), srv.URL, protocol.Version20260728, v.args)
 		})
 	}
-	ctx := context.Background()
 	b.Run("floor", func(b *testing.B) {
-		var pool sync.Pool
-		var id int64
-		b.ReportAllocs()
-		for b.Loop() {
-			id++
-			bp, _ := pool.Get().(*bytes.Buffer)
-			if bp == nil {
-				bp = new(bytes.Buffer)
-			}
-			bp.Reset()
-			bp.Write(jsonrpc.AppendRequest(bp.AvailableBuffer(), jsonrpc.Int64ID(id), protocol.MethodToolsCall,
-				json.RawMessage(`{"name":"echo","arguments":{"message":"world"}}`)))
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader(bp.Bytes()))
-			req.Header["Content-Type"] = []string{"application/json"}
-			req.Header["Accept"] = []string{"application/json, text/event-stream"}
-			req.Header[streamable.HeaderSessionID] = []string{"s1"}
-			req.Header[streamable.HeaderProtocolVersion] = []string{protocol.LatestLegacy}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			bp.Reset()
-			_, _ = bp.ReadFrom(resp.Body)
-			resp.Body.Close()
-			if !bytes.Contains(bp.Bytes(), []byte("hello world")) {
-				b.Fatal(bp.String())
-			}
-			pool.Put(bp)
-		}
+		benchHTTPFloor(b, srv.URL, `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},`+
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"world"}}`, http.Header{
+			streamable.HeaderProtocolVersion: {protocol.Version20260728},
+			protocol.HeaderMethod:            {protocol.MethodToolsCall},
+			protocol.HeaderName:              {"echo"},
+		})
 	})
+}
+
+// benchCallToolHTTP calls the canned server's echo with args in a loop, from a
+// session at version.
+func benchCallToolHTTP(b *testing.B, ctx context.Context, url, version string, args any) {
+	conn, err := streamable.NewClientConn(ctx, url, &streamable.ClientOptions{DisableStandaloneStream: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchCallTool(b, ctx, conn, version, args)
+}
+
+// benchCallTool calls echo with args in a loop, from a session at version
+// over conn.
+func benchCallTool(b *testing.B, ctx context.Context, conn transport.Conn, version string, args any) {
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, conn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, "echo", args)
+		if err != nil || res.Content[0].Text != "hello world" {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkCallToolCannedByEra is CallTool with struct, map and raw
+// arguments against a connection that answers in Write (cannedConn): no
+// transport, no server, what is measured is the client's own work, in each
+// era.
+func BenchmarkCallToolCannedByEra(b *testing.B) {
+	for _, era := range []struct {
+		name, version string
+		results       map[string]json.RawMessage
+	}{
+		{"legacy", protocol.LatestLegacy, map[string]json.RawMessage{protocol.MethodInitialize: cannedInit, protocol.MethodToolsCall: cannedResult}},
+		{"stateless", protocol.Version20260728, map[string]json.RawMessage{protocol.MethodServerDiscover: cannedDiscover2026, protocol.MethodToolsCall: cannedResult2026}},
+	} {
+		for _, v := range clientCallVariants() {
+			b.Run(era.name+"/"+v.name, func(b *testing.B) {
+				benchCallTool(b, context.Background(), newCannedConn(era.results), era.version, v.args)
+			})
+		}
+	}
+}
+
+// benchHTTPFloor posts a tools/call with params and the headers to url by hand,
+// in a loop, as a client at the floor does: net/http and a pooled buffer.
+func benchHTTPFloor(b *testing.B, url, params string, header http.Header) {
+	ctx := context.Background()
+	var pool sync.Pool
+	var id int64
+	b.ReportAllocs()
+	for b.Loop() {
+		id++
+		bp, _ := pool.Get().(*bytes.Buffer)
+		if bp == nil {
+			bp = new(bytes.Buffer)
+		}
+		bp.Reset()
+		bp.Write(jsonrpc.AppendRequest(bp.AvailableBuffer(), jsonrpc.Int64ID(id), protocol.MethodToolsCall, json.RawMessage(params)))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(bp.Bytes()))
+		req.Header["Content-Type"] = []string{"application/json"}
+		req.Header["Accept"] = []string{"application/json, text/event-stream"}
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bp.Reset()
+		_, _ = bp.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if !bytes.Contains(bp.Bytes(), []byte("hello world")) {
+			b.Fatal(bp.String())
+		}
+		pool.Put(bp)
+	}
 }
 
 // cannedStdioServer answers newline-delimited messages read from r on w until

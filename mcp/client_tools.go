@@ -114,16 +114,41 @@ func (cs *ClientSession) CallToolParams(ctx context.Context, p *protocol.CallToo
 // result on needs (a gateway: [ToolRequest.RawResult]); it keeps every member
 // the server wrote, resultType and _meta included, and it is not checked against
 // the tool's outputSchema (the receiver of the result does that).
+//
+// Params with only a name and arguments (a JSON object, or none), sent with no
+// request options and no middleware, take the path of CallTool: the arguments
+// are written into the request as they are, not compacted.
 func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolParams, opts ...RequestOption) (json.RawMessage, error) {
-	params := *p
 	var raw json.RawMessage
-	if err := cs.request(ctx, toolCallOut(&params), &raw, opts); err != nil {
+	var err error
+	if cs.plainCalls(opts) && p.Meta == nil && p.Task == nil && p.InputResponses == nil &&
+		p.RequestState == "" && isObjectOrNone(p.Arguments) {
+		raw, err = cs.callToolPlain(ctx, p.Name, p.Arguments, nil)
+	} else {
+		// Only this branch hands the params and the result on as interface
+		// values (see callTool).
+		params := *p
+		var r json.RawMessage
+		err = cs.request(ctx, toolCallOut(&params), &r, opts)
+		raw = r
+	}
+	if err != nil {
 		return nil, err
 	}
 	if c := bytes.TrimLeft(raw, " \t\r\n"); len(c) == 0 || c[0] != '{' {
 		return nil, fmt.Errorf("mcp: tools/call %s: the result is not a JSON object", p.Name)
 	}
 	return raw, nil
+}
+
+// isObjectOrNone reports whether args is empty or a valid JSON object, which
+// callToolPlain may write into a request as it is.
+func isObjectOrNone(args json.RawMessage) bool {
+	if len(args) == 0 {
+		return true
+	}
+	c := bytes.TrimLeft(args, " \t\r\n")
+	return len(c) > 0 && c[0] == '{' && jsonscan.Valid(args)
 }
 
 // callTool sends a tools/call; params is the session's own copy, which the

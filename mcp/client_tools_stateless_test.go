@@ -27,6 +27,7 @@ import (
 // about one call.
 type callOutcome struct {
 	Result *protocol.CallToolResult
+	Raw    string // CallToolRaw's result
 	Err    string
 	Code   int64 // of a *jsonrpc.Error
 	Sent   []sentRequest
@@ -114,6 +115,16 @@ var statelessToolArgs = []struct {
 // arguments into headers) and calls tool with args, with opts.
 func statelessCallOutcome(t *testing.T, answer func(k int) (any, *jsonrpc.Error), tool string, args any, opts ...mcp.RequestOption) callOutcome {
 	t.Helper()
+	return statelessOutcome(t, answer, func(ctx context.Context, cs *mcp.ClientSession) (*protocol.CallToolResult, json.RawMessage, error) {
+		res, err := cs.CallTool(ctx, tool, args, opts...)
+		return res, nil, err
+	})
+}
+
+// statelessOutcome is statelessCallOutcome with the call made by call.
+func statelessOutcome(t *testing.T, answer func(k int) (any, *jsonrpc.Error),
+	call func(context.Context, *mcp.ClientSession) (*protocol.CallToolResult, json.RawMessage, error)) callOutcome {
+	t.Helper()
 	var mu sync.Mutex
 	k := 0
 	log := &headerConn{Conn: scripted(t, func(m *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -145,7 +156,9 @@ func statelessCallOutcome(t *testing.T, answer func(k int) (any, *jsonrpc.Error)
 	}
 	log.take()
 	var out callOutcome
-	out.Result, err = cs.CallTool(ctx, tool, args, opts...)
+	var raw json.RawMessage
+	out.Result, raw, err = call(ctx, cs)
+	out.Raw = string(raw)
 	if err != nil {
 		out.Err = err.Error()
 		var je *jsonrpc.Error
@@ -185,6 +198,42 @@ func TestStatelessCallToolFastPathIsTheGeneralPath(t *testing.T) {
 	retried := statelessCallOutcome(t, statelessToolAnswers[10].answer, "plain", nil)
 	if retried.Err != "" || len(retried.Sent) != 3 || retried.Sent[1].Method != protocol.MethodToolsList {
 		t.Errorf("headers refreshed: %s", describeOutcome(retried))
+	}
+}
+
+// TestStatelessCallToolRawFastPathIsTheGeneralPath: CallToolRaw with only a
+// name and arguments takes CallTool's path; it answers as the general path
+// does, and sends the same requests.
+func TestStatelessCallToolRawFastPathIsTheGeneralPath(t *testing.T) {
+	for _, a := range statelessToolAnswers {
+		for _, arg := range statelessToolArgs {
+			args, ok := arg.args.(json.RawMessage)
+			if !ok && arg.args != nil {
+				b, err := json.Marshal(arg.args)
+				if err != nil {
+					continue // CallToolRaw takes arguments already encoded
+				}
+				args = b
+			}
+			if len(args) > 0 && args[0] != '{' {
+				continue // sent unchecked by both paths, and refused by the test's wire check
+			}
+			t.Run(a.name+"/"+arg.name, func(t *testing.T) {
+				outcome := func(opts ...mcp.RequestOption) callOutcome {
+					return statelessOutcome(t, a.answer, func(ctx context.Context, cs *mcp.ClientSession) (*protocol.CallToolResult, json.RawMessage, error) {
+						raw, err := cs.CallToolRaw(ctx, &protocol.CallToolParams{Name: arg.tool, Arguments: args}, opts...)
+						return nil, raw, err
+					})
+				}
+				fast, general := outcome(), outcome(mcp.GeneralPath())
+				if !reflect.DeepEqual(fast, general) {
+					t.Errorf("the fast path and the general path differ:\nfast    %s raw %s\ngeneral %s raw %s", describeOutcome(fast), fast.Raw, describeOutcome(general), general.Raw)
+				}
+				if fast.Raw == "" && fast.Err == "" {
+					t.Error("neither a result nor an error")
+				}
+			})
+		}
 	}
 }
 
@@ -334,6 +383,47 @@ func TestStatelessCallToolAllocatesAsLegacyPlusItsMeta(t *testing.T) {
 		counts[v.name] = [2]float64{l, s}
 		if raw := counts["raw"]; l > raw[0] || s > raw[1] {
 			t.Errorf("%s arguments: %.0f and %.0f allocations (legacy, 2026-07-28), more than raw JSON's %.0f and %.0f", v.name, l, s, raw[0], raw[1])
+		}
+	}
+}
+
+// TestCallToolRawAllocatesAsCallTool: CallToolRaw with only a name and
+// arguments (what a gateway forwards) takes CallTool's path in both eras: it
+// allocates the result it returns and nothing else (the general path boxes
+// the params and the result besides).
+func TestCallToolRawAllocatesAsCallTool(t *testing.T) {
+	if mcp.RaceEnabled {
+		t.Skip("the race detector makes sync.Pool drop buffers: the counts vary")
+	}
+	result := `{"content":[{"type":"text","text":"hello world"}],"resultType":"complete"}`
+	ctx := context.Background()
+	for _, era := range []struct {
+		version string
+		results map[string]json.RawMessage
+	}{
+		{protocol.LatestLegacy, map[string]json.RawMessage{
+			protocol.MethodInitialize: json.RawMessage(`{"protocolVersion":"` + protocol.LatestLegacy + `","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}`),
+			protocol.MethodToolsCall:  json.RawMessage(result),
+		}},
+		{protocol.Version20260728, map[string]json.RawMessage{
+			protocol.MethodServerDiscover: json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete"}`),
+			protocol.MethodToolsCall:      json.RawMessage(result),
+		}},
+	} {
+		cs, err := connectTo(t, newCannedConn(era.results), &mcp.ClientOptions{ProtocolVersion: era.version})
+		must(t, err)
+		p := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
+		raw := func(opts ...mcp.RequestOption) float64 {
+			return testing.AllocsPerRun(200, func() {
+				if res, err := cs.CallToolRaw(ctx, p, opts...); err != nil || len(res) != len(result) {
+					t.Fatal(string(res), err)
+				}
+			})
+		}
+		fast, general := raw(), raw(mcp.GeneralPath())
+		t.Logf("%s: CallToolRaw %.0f (general path %.0f)", era.version, fast, general)
+		if fast > 1 {
+			t.Errorf("%s: CallToolRaw allocates %.0f times, want 1 (the result; the general path: %.0f)", era.version, fast, general)
 		}
 	}
 }

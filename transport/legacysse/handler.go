@@ -3,7 +3,6 @@ package legacysse
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/httpguard"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/transport"
 )
@@ -368,7 +368,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad Request: reading the body failed", http.StatusBadRequest)
 		return
 	}
-	if !json.Valid(body) {
+	if !jsonscan.Valid(body) {
 		writeParseError(w)
 		return
 	}

@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,6 +62,16 @@ type proxyConn struct {
 	// copied again (head.strAs).
 	reqLast  struct{ method, target, host, origin, sid, accept, ct string }
 	respLast struct{ ct, sid string }
+
+	// The header lines recorded for the last request and response (headerLines).
+	reqLines, respLines lineCache
+}
+
+// recorded is the first record of an HTTP message and its HTTPInfo, allocated
+// together.
+type recorded struct {
+	rec  capture.Record
+	info capture.HTTPInfo
 }
 
 // exchange is one request on its way through, and what its response needs.
@@ -305,9 +314,16 @@ func (c *proxyConn) recordRequest(x *exchange, body []byte) {
 	}
 	h := &c.req
 	ct, _ := h.getAs("Content-Type", &c.reqLast.ct)
-	info := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct, Headers: c.headers(h)}
+	rd := &recorded{info: capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct}}
+	info := &rd.info
+	info.SetHeaderLines(c.headerLines(h, &c.reqLines))
 	if id, ok := h.get("Last-Event-ID"); ok {
-		c.p.record(&capture.Record{Kind: capture.KindReconnect, Dir: capture.ClientToServer, Transport: x.transport, Session: x.session, LastEventID: id, HTTP: info})
+		r := &rd.rec
+		if len(body) > 0 {
+			r = new(capture.Record) // rd.rec is the body's
+		}
+		*r = capture.Record{Kind: capture.KindReconnect, Dir: capture.ClientToServer, Transport: x.transport, Session: x.session, LastEventID: id, HTTP: info}
+		c.p.record(r)
 	}
 	if len(body) == 0 {
 		return
@@ -316,13 +332,13 @@ func (c *proxyConn) recordRequest(x *exchange, body []byte) {
 	if len(body) > c.p.maxKeep { // what the capture keeps of one message
 		body = body[:c.p.maxKeep]
 	}
-	c.p.record(c.bodyRecord(capture.ClientToServer, x, info, ct, body, size, size > int64(len(body))))
+	c.p.record(c.bodyRecord(&rd.rec, capture.ClientToServer, x, info, ct, body, size, size > int64(len(body))))
 }
 
-// bodyRecord is the record of an HTTP body: a message when it may be JSON-RPC,
-// else an http record that gives only its size.
-func (c *proxyConn) bodyRecord(dir string, x *exchange, info *capture.HTTPInfo, ct string, body []byte, size int64, truncated bool) *capture.Record {
-	r := &capture.Record{Dir: dir, Transport: x.transport, Session: x.session, HTTP: info}
+// bodyRecord sets r to the record of an HTTP body: a message when it may be
+// JSON-RPC, else an http record that gives only its size. It returns r.
+func (c *proxyConn) bodyRecord(r *capture.Record, dir string, x *exchange, info *capture.HTTPInfo, ct string, body []byte, size int64, truncated bool) *capture.Record {
+	*r = capture.Record{Dir: dir, Transport: x.transport, Session: x.session, HTTP: info}
 	switch {
 	case !jsonish(ct):
 		r.Kind, r.Size = capture.KindHTTP, size
@@ -333,33 +349,6 @@ func (c *proxyConn) bodyRecord(dir string, x *exchange, info *capture.HTTPInfo, 
 		r.Msg, r.Size, r.Truncated = body, size, truncated
 	}
 	return r
-}
-
-// headers returns a head's fields for the capture, secrets redacted unless told
-// otherwise.
-func (c *proxyConn) headers(h *head) map[string][]string {
-	if len(h.fields) == 0 {
-		return nil
-	}
-	// One string for the whole block, and one array for the values: names and
-	// values are pieces of them.
-	block := string(h.buf)
-	values := make([]string, len(h.fields))
-	m := make(map[string][]string, len(h.fields))
-	for i, f := range h.fields {
-		name := textproto.CanonicalMIMEHeaderKey(block[f.name.start:f.name.end])
-		value := block[f.value.start:f.value.end]
-		if !c.p.opts.NoRedact && isSecretName(name) {
-			value = redactHeaderValue(name, value)
-		}
-		if prev, ok := m[name]; ok {
-			m[name] = append(prev[:len(prev):len(prev)], value)
-			continue
-		}
-		values[i] = value
-		m[name] = values[i : i+1 : i+1]
-	}
-	return m
 }
 
 // dial connects to the upstream and starts relaying its responses.

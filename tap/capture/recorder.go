@@ -385,6 +385,9 @@ func (s *Subscription) Close() {
 func (rec *Recorder) deliver(r *Record) {
 	rec.subsMu.Lock()
 	defer rec.subsMu.Unlock()
+	if len(rec.subs) > 0 && r.HTTP != nil {
+		r.HTTP.buildHeaders()
+	}
 	for _, s := range rec.subs {
 		if s.missed > 0 {
 			select {

@@ -211,12 +211,26 @@ func (t *tally) observe(r *Record, d decoded, f func(Match)) {
 	if r.HTTP != nil {
 		exchange = r.HTTP.Exchange
 	}
-	d.each(func(i int, m *jsonrpc.Message) {
-		req := t.message(r, exchange, i, m)
-		if f != nil {
-			f(Match{Message: m, Index: i, Request: req})
+	if f == nil { // the recorder's case: d stays on the stack
+		if d.ok {
+			t.message(r, exchange, 0, &d.single)
 		}
-	})
+		for i, m := range d.batch {
+			if m != nil {
+				t.message(r, exchange, i, m)
+			}
+		}
+		return
+	}
+	if d.ok {
+		m := d.single // f may keep what it is given: a copy, not d
+		f(Match{Message: &m, Request: t.message(r, exchange, 0, &m)})
+	}
+	for i, m := range d.batch {
+		if m != nil {
+			f(Match{Message: m, Index: i, Request: t.message(r, exchange, i, m)})
+		}
+	}
 }
 
 // message accounts for m, the i-th message of r; for a response, it returns the

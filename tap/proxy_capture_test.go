@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,4 +132,104 @@ func skipRequest(br *bufio.Reader) error {
 	}
 	_, err := io.CopyN(io.Discard, br, int64(length))
 	return err
+}
+
+// TestHTTPTapRecordingAllocs bounds what recording adds to an exchange, in
+// allocations over the whole process (relays and recorder): the same exchanges
+// through a tap that records to a file and through one that does not. Header
+// sections that repeat on a connection cost nothing more; one whose
+// Content-Length changes costs one string.
+func TestHTTPTapRecordingAllocs(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("measures many exchanges; the race detector allocates on its own")
+	}
+	const n = 400
+	reply := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello"}]}}`
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Wed, 25 Nov 2026 13:04:05 GMT\r\nContent-Length: " +
+		strconv.Itoa(len(reply)) + "\r\n\r\n" + reply)
+	up := rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		var line []byte
+		for {
+			length := 0
+			for { // the head, without allocating
+				l, err := br.ReadSlice('\n')
+				if err != nil {
+					return
+				}
+				line = append(line[:0], l...)
+				if len(line) <= 2 {
+					break
+				}
+				if len(line) > 16 && asciiEqualFold(line[:15], "Content-Length:") {
+					for _, d := range line[15:] {
+						if d >= '0' && d <= '9' {
+							length = length*10 + int(d-'0')
+						}
+					}
+				}
+			}
+			if _, err := br.Discard(length); err != nil {
+				return
+			}
+			if _, err := c.Write(resp); err != nil {
+				return
+			}
+		}
+	})
+	measure := func(capt *testCapture, vary bool) float64 {
+		addr, _ := startTap(t, "http://"+up+"/mcp", capt, HTTPOptions{})
+		rc := dialRaw(t, addr)
+		reqs := make([][]byte, 2)
+		for i := range reqs {
+			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", i) + `"}}}`
+			reqs[i] = []byte("POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+				"Mcp-Protocol-Version: 2025-06-18\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+		}
+		buf := make([]byte, 4096)
+		call := func(i int) {
+			req := reqs[0]
+			if vary {
+				req = reqs[i%2]
+			}
+			if _, err := rc.c.Write(req); err != nil {
+				t.Fatal(err)
+			}
+			want := len(resp) // relayed as it came
+			for got := 0; got < want; {
+				k, err := rc.br.Read(buf[:want-got])
+				if err != nil {
+					t.Fatal(err)
+				}
+				got += k
+			}
+		}
+		for i := range 50 {
+			call(i)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.Mallocs
+		for i := range n {
+			call(i)
+		}
+		if capt != nil {
+			capt.close(t) // what the recorder's goroutine does counts too
+		}
+		runtime.ReadMemStats(&ms)
+		return float64(ms.Mallocs-before) / n
+	}
+	for _, vary := range []bool{false, true} {
+		bare := measure(nil, vary)
+		recorded := measure(newTestCapture(t), vary)
+		added := recorded - bare
+		t.Logf("Content-Length varies: %v; allocations per exchange: %.2f without a recorder, %.2f with one (+%.2f)", vary, bare, recorded, added)
+		limit := 3.0 // the request's record, a pending request in the summary, slack
+		if vary {
+			limit += 2 // a header string for the request and for the response
+		}
+		if added > limit {
+			t.Errorf("recording adds %.2f allocations per exchange, want at most %v", added, limit)
+		}
+	}
 }

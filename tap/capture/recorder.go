@@ -81,6 +81,7 @@ func NewRecorder(opts Options) (*Recorder, error) {
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	rec.tally.reuse = true // no one else sees its requests
 	if rec.maxQueue <= 0 {
 		rec.maxQueue = DefaultMaxQueue
 	}

@@ -141,7 +141,16 @@ type tally struct {
 	exchReqs  map[uint64][]*pending // the requests of each HTTP exchange
 	order     []*pending            // every request, answered or not, in order
 	answered  int
+
+	// reuse lets compact keep the requests it forgets in free, for message to
+	// reuse: only when nothing outside the tally holds them (the recorder's
+	// tally; a Pairer hands them to its callback).
+	reuse bool
+	free  []*pending
 }
+
+// maxFree bounds the forgotten requests a tally keeps for reuse.
+const maxFree = 4096
 
 type sessionKey struct{ dir, session, id string }
 
@@ -241,7 +250,13 @@ func (t *tally) message(r *Record, exchange uint64, i int, m *jsonrpc.Message) *
 		t.s.Notifications++
 	case m.IsRequest():
 		t.s.Requests++
-		p := &pending{Pending: Pending{Seq: r.Seq, Index: i, Dir: r.Dir, Session: r.Session, Method: m.Method, ID: m.ID.String()}, exchange: exchange}
+		var p *pending
+		if n := len(t.free); n > 0 {
+			p, t.free = t.free[n-1], t.free[:n-1]
+		} else {
+			p = new(pending)
+		}
+		*p = pending{Pending: Pending{Seq: r.Seq, Index: i, Dir: r.Dir, Session: r.Session, Method: m.Method, ID: m.ID.String()}, exchange: exchange}
 		if t.bySession == nil {
 			t.bySession = map[sessionKey][]*pending{}
 			t.byExch = map[exchangeKey][]*pending{}
@@ -320,6 +335,9 @@ func (t *tally) compact() {
 	for _, p := range t.order {
 		if !p.answered {
 			kept = append(kept, p)
+		} else if t.reuse && len(t.free) < maxFree {
+			// Forgotten: after this compaction no list of the maps holds p.
+			t.free = append(t.free, p)
 		}
 	}
 	clear(t.order[len(kept):])

@@ -65,13 +65,43 @@ type proxyConn struct {
 
 	// The header lines recorded for the last request and response (headerLines).
 	reqLines, respLines lineCache
+	// unrecorded stands in for an exchange's records when the tap has no
+	// recorder: nothing keeps them, relayResponses reuses it.
+	unrecorded recorded
 }
 
-// recorded is the first record of an HTTP message and its HTTPInfo, allocated
-// together.
+// recorded is the first record of an HTTP message and its HTTPInfo.
 type recorded struct {
 	rec  capture.Record
 	info capture.HTTPInfo
+}
+
+// recordingExchange is an exchange and the first records of its request and
+// response, allocated together when the tap records.
+type recordingExchange struct {
+	x   exchange
+	rec [2]recorded
+}
+
+// newExchange returns a new exchange set to v, with room for its records when
+// the tap records.
+func (c *proxyConn) newExchange(v exchange) *exchange {
+	if c.p.opts.Recorder == nil {
+		x := new(exchange)
+		*x = v
+		return x
+	}
+	b := &recordingExchange{x: v}
+	b.x.rec = &b.rec
+	return &b.x
+}
+
+// requestRecorded returns the room for the first record of x's request.
+func (x *exchange) requestRecorded() *recorded {
+	if x.rec == nil {
+		return new(recorded)
+	}
+	return &x.rec[0]
 }
 
 // exchange is one request on its way through, and what its response needs.
@@ -87,6 +117,9 @@ type exchange struct {
 	session    string
 	clientHost string  // the Host the client used to reach the tap
 	again      *resend // to send the request again if challenged (with an Authorizer)
+
+	rec       *[2]recorded // the first records of the request and response (newExchange)
+	respTaken bool         // the response's is taken
 }
 
 // pendingDepth bounds the requests a client may pipeline.
@@ -178,7 +211,7 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 	if err := h.parseFraming(); err != nil {
 		return nil, nil, err
 	}
-	x := &exchange{n: c.p.exchanges.Add(1), method: h.strAs(h.method, &c.reqLast.method), target: h.strAs(h.target, &c.reqLast.target), minor: h.minor, closeAfter: h.closeConn}
+	x := c.newExchange(exchange{n: c.p.exchanges.Add(1), method: h.strAs(h.method, &c.reqLast.method), target: h.strAs(h.target, &c.reqLast.target), minor: h.minor, closeAfter: h.closeConn})
 	x.head = x.method == http.MethodHead
 	host, _ := h.getAs("Host", &c.reqLast.host)
 	if i := strings.Index(x.target, "://"); i > 0 && !strings.HasPrefix(x.target, "/") {
@@ -314,8 +347,9 @@ func (c *proxyConn) recordRequest(x *exchange, body []byte) {
 	}
 	h := &c.req
 	ct, _ := h.getAs("Content-Type", &c.reqLast.ct)
-	rd := &recorded{info: capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct}}
+	rd := x.requestRecorded()
 	info := &rd.info
+	*info = capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct}
 	info.SetHeaderLines(c.headerLines(h, &c.reqLines))
 	if id, ok := h.get("Last-Event-ID"); ok {
 		r := &rd.rec

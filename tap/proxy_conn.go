@@ -70,40 +70,6 @@ type proxyConn struct {
 	unrecorded recorded
 }
 
-// recorded is the first record of an HTTP message and its HTTPInfo.
-type recorded struct {
-	rec  capture.Record
-	info capture.HTTPInfo
-}
-
-// recordingExchange is an exchange and the first records of its request and
-// response, allocated together when the tap records.
-type recordingExchange struct {
-	x   exchange
-	rec [2]recorded
-}
-
-// newExchange returns a new exchange set to v, with room for its records when
-// the tap records.
-func (c *proxyConn) newExchange(v exchange) *exchange {
-	if c.p.opts.Recorder == nil {
-		x := new(exchange)
-		*x = v
-		return x
-	}
-	b := &recordingExchange{x: v}
-	b.x.rec = &b.rec
-	return &b.x
-}
-
-// requestRecorded returns the room for the first record of x's request.
-func (x *exchange) requestRecorded() *recorded {
-	if x.rec == nil {
-		return new(recorded)
-	}
-	return &x.rec[0]
-}
-
 // exchange is one request on its way through, and what its response needs.
 type exchange struct {
 	n          uint64
@@ -337,52 +303,6 @@ func (c *proxyConn) classify(x *exchange, h *head) {
 			x.transport = capture.TransportHTTPSSE // an HTTP+SSE stream, until shown otherwise
 		}
 	}
-}
-
-// recordRequest records what a request carries: its message, or that it resumes
-// a stream.
-func (c *proxyConn) recordRequest(x *exchange, body []byte) {
-	if c.p.opts.Recorder == nil {
-		return
-	}
-	h := &c.req
-	ct, _ := h.getAs("Content-Type", &c.reqLast.ct)
-	rd := x.requestRecorded()
-	info := &rd.info
-	*info = capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct}
-	info.SetHeaderLines(c.headerLines(h, &c.reqLines))
-	if id, ok := h.get("Last-Event-ID"); ok {
-		r := &rd.rec
-		if len(body) > 0 {
-			r = new(capture.Record) // rd.rec is the body's
-		}
-		*r = capture.Record{Kind: capture.KindReconnect, Dir: capture.ClientToServer, Transport: x.transport, Session: x.session, LastEventID: id, HTTP: info}
-		c.p.record(r)
-	}
-	if len(body) == 0 {
-		return
-	}
-	size := int64(len(body))
-	if len(body) > c.p.maxKeep { // what the capture keeps of one message
-		body = body[:c.p.maxKeep]
-	}
-	c.p.record(c.bodyRecord(&rd.rec, capture.ClientToServer, x, info, ct, body, size, size > int64(len(body))))
-}
-
-// bodyRecord sets r to the record of an HTTP body: a message when it may be
-// JSON-RPC, else an http record that gives only its size. It returns r.
-func (c *proxyConn) bodyRecord(r *capture.Record, dir string, x *exchange, info *capture.HTTPInfo, ct string, body []byte, size int64, truncated bool) *capture.Record {
-	*r = capture.Record{Dir: dir, Transport: x.transport, Session: x.session, HTTP: info}
-	switch {
-	case !jsonish(ct):
-		r.Kind, r.Size = capture.KindHTTP, size
-	case !c.p.opts.NoRedact && holdsCredentials(body):
-		r.Kind, r.Size = capture.KindHTTP, size
-		r.Text = "body withheld: it holds credentials (--no-redact keeps it)"
-	default:
-		r.Msg, r.Size, r.Truncated = body, size, truncated
-	}
-	return r
 }
 
 // dial connects to the upstream and starts relaying its responses.

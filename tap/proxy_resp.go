@@ -118,15 +118,7 @@ func (c *proxyConn) relayResponse(x *exchange, ubr *bufio.Reader) (bool, error) 
 	if sid, ok := h.getAs("Mcp-Session-Id", &c.respLast.sid); ok && sid != "" && x.transport == capture.TransportStreamable {
 		x.session = sid // the session an initialize response opens
 	}
-	var rd *recorded
-	switch {
-	case c.p.opts.Recorder == nil:
-		rd = &c.unrecorded
-	case x.rec != nil && !x.respTaken:
-		rd, x.respTaken = &x.rec[1], true
-	default:
-		rd = new(recorded)
-	}
+	rd := c.responseRecorded(x)
 	info := &rd.info
 	*info = capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: h.status, ContentType: ct}
 	if c.p.opts.Recorder != nil {

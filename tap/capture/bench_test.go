@@ -57,6 +57,64 @@ func BenchmarkRecorder(b *testing.B) {
 	}
 }
 
+// BenchmarkRecorderTake measures the work of the recorder's goroutine for the
+// two records of a tools/call over HTTP, alone: normalizing, pairing, writing
+// the lines, with the headers as a map or as the HTTP tap gives them. (The
+// goroutine is stopped; the benchmark does its work.)
+func BenchmarkRecorderTake(b *testing.B) {
+	const reqLines = "Host:127.0.0.1:1\nContent-Type:application/json\nAccept:application/json, text/event-stream\nMcp-Protocol-Version:2025-06-18\nContent-Length:103\n"
+	const respLines = "Content-Type:application/json\nDate:Wed, 25 Nov 2026 13:04:05 GMT\nContent-Length:120\n"
+	reqHeaders := (&HTTPInfo{lines: reqLines})
+	reqHeaders.buildHeaders()
+	respHeaders := (&HTTPInfo{lines: respLines})
+	respHeaders.buildHeaders()
+	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"bench"}}}`)
+	resp := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello bench"}]}}`)
+	for _, form := range []string{"map", "lines"} {
+		b.Run("headers="+form, func(b *testing.B) {
+			f, err := os.Create(filepath.Join(b.TempDir(), "c.jsonl"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			rec, err := NewRecorder(Options{Out: f})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = rec.Close()
+			const n = 1024 // records made ahead, outside the timing
+			qs, ss := make([]Record, n), make([]Record, n)
+			qi, si := make([]HTTPInfo, n), make([]HTTPInfo, n)
+			var line []byte
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				k := i % n
+				if k == 0 {
+					b.StopTimer()
+					for j := range n {
+						qi[j] = HTTPInfo{Exchange: uint64(i + j), Method: "POST", Path: "/mcp", ContentType: "application/json", Headers: reqHeaders.Headers}
+						si[j] = HTTPInfo{Exchange: uint64(i + j), Method: "POST", Path: "/mcp", Status: 200, ContentType: "application/json", Headers: respHeaders.Headers}
+						if form == "lines" {
+							qi[j].SetHeaderLines(reqLines)
+							si[j].SetHeaderLines(respLines)
+						}
+						qs[j] = Record{Seq: uint64(2*(i+j) + 1), Dir: ClientToServer, Transport: TransportStreamable, Session: "conn-1", Msg: json.RawMessage(req), HTTP: &qi[j]}
+						ss[j] = Record{Seq: uint64(2*(i+j) + 2), Dir: ServerToClient, Transport: TransportStreamable, Session: "conn-1", Msg: json.RawMessage(resp), HTTP: &si[j]}
+					}
+					b.StartTimer()
+				}
+				line = rec.take(&qs[k], line)
+				line = rec.take(&ss[k], line)
+			}
+			b.StopTimer()
+			if s := rec.Summary(); s.Messages != int64(2*b.N) || s.Responses != int64(b.N) || len(s.Unanswered) != 0 {
+				b.Fatalf("summary: %s", s.String())
+			}
+		})
+	}
+}
+
 // waitDrained waits until the recorder's goroutine has taken every queued record.
 func waitDrained(rec *Recorder) {
 	for {

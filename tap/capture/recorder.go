@@ -192,15 +192,7 @@ func (rec *Recorder) run() {
 				break
 			}
 			for i, r := range batch {
-				msgs := normalize(r)
-				rec.statsMu.Lock()
-				rec.tally.observe(r, msgs, nil)
-				rec.statsMu.Unlock()
-				if rec.out != nil {
-					line = AppendRecord(line[:0], r)
-					rec.write(line)
-				}
-				rec.deliver(r)
+				line = rec.take(r, line)
 				batch[i] = nil
 			}
 			spare = batch
@@ -209,6 +201,21 @@ func (rec *Recorder) run() {
 			}
 		}
 	}
+}
+
+// take is the work of run for one record: it accounts for r, writes its line
+// (built in line, returned for the next) and hands r to the subscribers.
+func (rec *Recorder) take(r *Record, line []byte) []byte {
+	msgs := normalize(r)
+	rec.statsMu.Lock()
+	rec.tally.observe(r, msgs, nil)
+	rec.statsMu.Unlock()
+	if rec.out != nil {
+		line = AppendRecord(line[:0], r)
+		rec.write(line)
+	}
+	rec.deliver(r)
+	return line
 }
 
 // write writes one record's line. Once a write fails (a full disk), no line

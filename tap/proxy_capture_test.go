@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/textproto"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -236,23 +235,5 @@ func TestHTTPTapRecordingAllocs(t *testing.T) {
 		if added > limit {
 			t.Errorf("recording adds %.2f allocations per exchange, want at most %v", added, limit)
 		}
-	}
-}
-
-// TestCanonicalName: the names the tap recognises without allocating get the
-// canonical form textproto gives them; others too.
-func TestCanonicalName(t *testing.T) {
-	for spelling, canon := range commonNames {
-		if want := textproto.CanonicalMIMEHeaderKey(spelling); canon != want {
-			t.Errorf("%q: %q, want %q", spelling, canon, want)
-		}
-	}
-	for _, n := range []string{"mcp-session-id", "MCP-SESSION-ID", "x-weird-CASE", "Foo Bar", "a_b", "ümlaut"} {
-		if got, want := canonicalName([]byte(n)), textproto.CanonicalMIMEHeaderKey(n); got != want {
-			t.Errorf("%q: %q, want %q", n, got, want)
-		}
-	}
-	if n := testing.AllocsPerRun(100, func() { _ = canonicalName([]byte("content-type")) }); n != 0 {
-		t.Errorf("canonicalName of a common name: %v allocations", n)
 	}
 }

@@ -114,6 +114,33 @@ type lineCache struct {
 	raw  []byte
 	last string
 	buf  []byte
+	// The recorded forms of the last secret values (an Authorization that
+	// stays while Content-Length changes), each worked out once.
+	secrets [4]redacted
+	next    int // the entry of secrets to replace next
+}
+
+// redacted is a secret field's value and its recorded form.
+type redacted struct {
+	name string
+	raw  []byte
+	out  string
+}
+
+// redact returns the recorded form of the value of the secret field name.
+func (lc *lineCache) redact(name string, value []byte) string {
+	for i := range lc.secrets {
+		if e := &lc.secrets[i]; e.name == name && bytes.Equal(e.raw, value) {
+			return e.out
+		}
+	}
+	out := redactHeaderValue(name, string(value))
+	if len(value) <= 4<<10 {
+		e := &lc.secrets[lc.next]
+		e.name, e.raw, e.out = name, append(e.raw[:0], value...), out
+		lc.next = (lc.next + 1) % len(lc.secrets)
+	}
+	return out
 }
 
 // headerLines returns a head's fields in the form of
@@ -130,11 +157,11 @@ func (c *proxyConn) headerLines(h *head, lc *lineCache) string {
 	}
 	b := lc.buf[:0]
 	for _, f := range h.fields {
-		name := canonicalName(h.bytes(f.name))
+		name, secret := fieldName(h.bytes(f.name))
 		b = append(b, name...)
 		b = append(b, ':')
-		if value := h.bytes(f.value); !c.p.opts.NoRedact && isSecretName(name) {
-			b = append(b, redactHeaderValue(name, string(value))...)
+		if value := h.bytes(f.value); secret && !c.p.opts.NoRedact {
+			b = append(b, lc.redact(name, value)...)
 		} else {
 			b = append(b, value...)
 		}
@@ -152,19 +179,28 @@ func (c *proxyConn) headerLines(h *head, lc *lineCache) string {
 	return lc.last
 }
 
-// canonicalName is textproto.CanonicalMIMEHeaderKey of a field name, without an
-// allocation for the names MCP traffic carries, in their usual spellings.
-func canonicalName(raw []byte) string {
-	if s, ok := commonNames[string(raw)]; ok {
-		return s
+// fieldName returns the canonical form of a field name
+// (textproto.CanonicalMIMEHeaderKey) and whether it names a secret
+// (isSecretName), without an allocation for the names MCP traffic carries, in
+// their usual spellings.
+func fieldName(raw []byte) (string, bool) {
+	if n, ok := commonNames[string(raw)]; ok {
+		return n.canon, n.secret
 	}
-	return textproto.CanonicalMIMEHeaderKey(string(raw))
+	canon := textproto.CanonicalMIMEHeaderKey(string(raw))
+	return canon, isSecretName(canon)
+}
+
+// knownName is what fieldName knows of a common field name.
+type knownName struct {
+	canon  string
+	secret bool
 }
 
 // commonNames maps the usual spellings of common field names (canonical and
 // lower-case) to their canonical form, as textproto.CanonicalMIMEHeaderKey
-// gives it.
-var commonNames = func() map[string]string {
+// gives it, and to whether they name a secret.
+var commonNames = func() map[string]knownName {
 	names := [...]string{
 		"Accept", "Accept-Encoding", "Accept-Language", "Access-Control-Allow-Origin", "Authorization",
 		"Cache-Control", "Connection", "Content-Encoding", "Content-Length", "Content-Type", "Cookie",
@@ -173,12 +209,13 @@ var commonNames = func() map[string]string {
 		"Traceparent", "Transfer-Encoding", "User-Agent", "Vary", "Www-Authenticate", "X-Accel-Buffering",
 		"X-Forwarded-For", "X-Request-Id",
 	}
-	m := make(map[string]string, 3*len(names))
+	m := make(map[string]knownName, 3*len(names))
 	spellings := names[:]
 	spellings = append(spellings, "Last-Event-ID", "MCP-Protocol-Version", "MCP-Session-ID", "ETag", "WWW-Authenticate", "X-Request-ID")
 	for _, n := range spellings {
 		for _, s := range [...]string{n, strings.ToLower(n), textproto.CanonicalMIMEHeaderKey(n)} {
-			m[s] = textproto.CanonicalMIMEHeaderKey(s)
+			canon := textproto.CanonicalMIMEHeaderKey(s)
+			m[s] = knownName{canon, isSecretName(canon)}
 		}
 	}
 	return m

@@ -3,7 +3,9 @@ package tap
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"net/textproto"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/tap/capture"
@@ -56,5 +58,53 @@ func checkHeaderLines(t *testing.T, c *proxyConn, lc *lineCache, section []byte,
 	wantLine := capture.AppendRecord(nil, &capture.Record{HTTP: &capture.HTTPInfo{Method: "GET", Path: "/", Headers: want}})
 	if !bytes.Equal(gotLine, wantLine) {
 		t.Fatalf("fields %q recorded as\n%s\nwant\n%s", section, gotLine, wantLine)
+	}
+}
+
+// TestFieldName: the names the tap recognises without allocating get the
+// canonical form textproto gives them, and are secret as isSecretName says;
+// others too.
+func TestFieldName(t *testing.T) {
+	for spelling, n := range commonNames {
+		if want := textproto.CanonicalMIMEHeaderKey(spelling); n.canon != want || n.secret != isSecretName(want) {
+			t.Errorf("%q: %+v, want %q", spelling, n, want)
+		}
+	}
+	for _, n := range []string{"mcp-session-id", "MCP-SESSION-ID", "x-weird-CASE", "Foo Bar", "a_b", "ümlaut", "authorization", "x-api-key", "Cookie"} {
+		canon, secret := fieldName([]byte(n))
+		if want := textproto.CanonicalMIMEHeaderKey(n); canon != want || secret != isSecretName(want) {
+			t.Errorf("%q: %q %v, want %q %v", n, canon, secret, want, isSecretName(want))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = fieldName([]byte("content-type")) }); n != 0 {
+		t.Errorf("fieldName of a common name: %v allocations", n)
+	}
+}
+
+// BenchmarkHeaderLines measures recording the header fields of a request (those
+// of BenchmarkHTTPTap's client, and an Authorization): when they repeat from the
+// connection's previous request, and when they do not (Content-Length changes).
+func BenchmarkHeaderLines(b *testing.B) {
+	heads := make([]head, 2)
+	for i := range heads {
+		raw := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+			"Mcp-Protocol-Version: 2025-06-18\r\nAuthorization: Bearer abc\r\nContent-Length: 10" + string(rune('0'+i)) + "\r\n\r\n"
+		if err := heads[i].read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := &proxyConn{p: &HTTPTap{}}
+	for _, changing := range []bool{false, true} {
+		b.Run(fmt.Sprintf("changing=%v", changing), func(b *testing.B) {
+			var lc lineCache
+			b.ReportAllocs()
+			for i := range b.N {
+				h := &heads[0]
+				if changing {
+					h = &heads[i%2]
+				}
+				_ = c.headerLines(h, &lc)
+			}
+		})
 	}
 }

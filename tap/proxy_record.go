@@ -167,16 +167,17 @@ func (c *proxyConn) headerLines(h *head, lc *lineCache) string {
 		}
 		b = append(b, '\n')
 	}
-	if string(b) != lc.last {
-		lc.last = string(b)
+	lines := lc.last
+	if string(b) != lines {
+		lines = string(b)
 	}
 	if cap(b) <= holdLimit {
-		lc.buf = b
+		lc.buf, lc.last = b, lines
 		lc.raw = append(lc.raw[:0], raw...)
 	} else {
 		lc.buf, lc.raw, lc.last = nil, nil, "" // do not keep a huge head
 	}
-	return lc.last
+	return lines
 }
 
 // fieldName returns the canonical form of a field name

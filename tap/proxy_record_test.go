@@ -81,6 +81,27 @@ func TestFieldName(t *testing.T) {
 	}
 }
 
+// TestHeaderLinesLargeHead: header lines too large to keep for the next message
+// (short secrets grow redacted) are recorded all the same, each time.
+func TestHeaderLinesLargeHead(t *testing.T) {
+	const n = 70000
+	var h head
+	if err := h.read(bufio.NewReader(strings.NewReader("GET / HTTP/1.1\r\n" + strings.Repeat("x-api-key: k\r\n", n) + "\r\n"))); err != nil {
+		t.Fatal(err)
+	}
+	c := &proxyConn{p: &HTTPTap{}}
+	var lc lineCache
+	want := strings.Repeat("X-Api-Key:"+Redacted+"\n", n)
+	for range 2 {
+		if got := c.headerLines(&h, &lc); got != want {
+			t.Fatalf("recorded %d bytes of lines, want %d", len(got), len(want))
+		}
+	}
+	if lc.buf != nil || lc.raw != nil {
+		t.Errorf("kept %d + %d bytes of a large head", cap(lc.buf), cap(lc.raw))
+	}
+}
+
 // BenchmarkHeaderLines measures recording the header fields of a request (those
 // of BenchmarkHTTPTap's client, and an Authorization): when they repeat from the
 // connection's previous request, and when they do not (Content-Length changes).

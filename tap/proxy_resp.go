@@ -327,11 +327,14 @@ func (c *proxyConn) relayStream(x *exchange, ubr *bufio.Reader, info *capture.HT
 		if ev.Type == "endpoint" || (len(bytes.TrimSpace(ev.Data)) == 0 && !ev.Truncated) {
 			return // recorded by rewrite; or no message (an event that primes a stream's id)
 		}
-		ei := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: info.Status, ContentType: info.ContentType, EventID: ev.ID}
+		rd := new(recorded) // the record and its HTTPInfo in one allocation
+		ei := &rd.info
+		*ei = capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: info.Status, ContentType: info.ContentType, EventID: ev.ID}
 		if ev.Type != "message" {
 			ei.Event = ev.Type
 		}
-		c.p.record(&capture.Record{Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: ei, Msg: ev.Data, Size: ev.Size, Truncated: ev.Truncated})
+		rd.rec = capture.Record{Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: ei, Msg: ev.Data, Size: ev.Size, Truncated: ev.Truncated}
+		c.p.record(&rd.rec)
 	}
 	end := func(how string, err error) error {
 		r := &capture.Record{Kind: capture.KindStreamClose, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,

@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,6 +62,12 @@ type proxyConn struct {
 	// copied again (head.strAs).
 	reqLast  struct{ method, target, host, origin, sid, accept, ct string }
 	respLast struct{ ct, sid string }
+
+	// The header lines recorded for the last request and response (headerLines).
+	reqLines, respLines lineCache
+	// unrecorded stands in for an exchange's records when the tap has no
+	// recorder: nothing keeps them, relayResponses reuses it.
+	unrecorded recorded
 }
 
 // exchange is one request on its way through, and what its response needs.
@@ -78,6 +83,9 @@ type exchange struct {
 	session    string
 	clientHost string  // the Host the client used to reach the tap
 	again      *resend // to send the request again if challenged (with an Authorizer)
+
+	rec       *[2]recorded // the first records of the request and response (newExchange)
+	respTaken bool         // the response's is taken
 }
 
 // pendingDepth bounds the requests a client may pipeline.
@@ -169,7 +177,7 @@ func (c *proxyConn) readRequest() (*exchange, []byte, error) {
 	if err := h.parseFraming(); err != nil {
 		return nil, nil, err
 	}
-	x := &exchange{n: c.p.exchanges.Add(1), method: h.strAs(h.method, &c.reqLast.method), target: h.strAs(h.target, &c.reqLast.target), minor: h.minor, closeAfter: h.closeConn}
+	x := c.newExchange(exchange{n: c.p.exchanges.Add(1), method: h.strAs(h.method, &c.reqLast.method), target: h.strAs(h.target, &c.reqLast.target), minor: h.minor, closeAfter: h.closeConn})
 	x.head = x.method == http.MethodHead
 	host, _ := h.getAs("Host", &c.reqLast.host)
 	if i := strings.Index(x.target, "://"); i > 0 && !strings.HasPrefix(x.target, "/") {
@@ -295,71 +303,6 @@ func (c *proxyConn) classify(x *exchange, h *head) {
 			x.transport = capture.TransportHTTPSSE // an HTTP+SSE stream, until shown otherwise
 		}
 	}
-}
-
-// recordRequest records what a request carries: its message, or that it resumes
-// a stream.
-func (c *proxyConn) recordRequest(x *exchange, body []byte) {
-	if c.p.opts.Recorder == nil {
-		return
-	}
-	h := &c.req
-	ct, _ := h.getAs("Content-Type", &c.reqLast.ct)
-	info := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, ContentType: ct, Headers: c.headers(h)}
-	if id, ok := h.get("Last-Event-ID"); ok {
-		c.p.record(&capture.Record{Kind: capture.KindReconnect, Dir: capture.ClientToServer, Transport: x.transport, Session: x.session, LastEventID: id, HTTP: info})
-	}
-	if len(body) == 0 {
-		return
-	}
-	size := int64(len(body))
-	if len(body) > c.p.maxKeep { // what the capture keeps of one message
-		body = body[:c.p.maxKeep]
-	}
-	c.p.record(c.bodyRecord(capture.ClientToServer, x, info, ct, body, size, size > int64(len(body))))
-}
-
-// bodyRecord is the record of an HTTP body: a message when it may be JSON-RPC,
-// else an http record that gives only its size.
-func (c *proxyConn) bodyRecord(dir string, x *exchange, info *capture.HTTPInfo, ct string, body []byte, size int64, truncated bool) *capture.Record {
-	r := &capture.Record{Dir: dir, Transport: x.transport, Session: x.session, HTTP: info}
-	switch {
-	case !jsonish(ct):
-		r.Kind, r.Size = capture.KindHTTP, size
-	case !c.p.opts.NoRedact && holdsCredentials(body):
-		r.Kind, r.Size = capture.KindHTTP, size
-		r.Text = "body withheld: it holds credentials (--no-redact keeps it)"
-	default:
-		r.Msg, r.Size, r.Truncated = body, size, truncated
-	}
-	return r
-}
-
-// headers returns a head's fields for the capture, secrets redacted unless told
-// otherwise.
-func (c *proxyConn) headers(h *head) map[string][]string {
-	if len(h.fields) == 0 {
-		return nil
-	}
-	// One string for the whole block, and one array for the values: names and
-	// values are pieces of them.
-	block := string(h.buf)
-	values := make([]string, len(h.fields))
-	m := make(map[string][]string, len(h.fields))
-	for i, f := range h.fields {
-		name := textproto.CanonicalMIMEHeaderKey(block[f.name.start:f.name.end])
-		value := block[f.value.start:f.value.end]
-		if !c.p.opts.NoRedact && isSecretName(name) {
-			value = redactHeaderValue(name, value)
-		}
-		if prev, ok := m[name]; ok {
-			m[name] = append(prev[:len(prev):len(prev)], value)
-			continue
-		}
-		values[i] = value
-		m[name] = values[i : i+1 : i+1]
-	}
-	return m
 }
 
 // dial connects to the upstream and starts relaying its responses.

@@ -118,9 +118,11 @@ func (c *proxyConn) relayResponse(x *exchange, ubr *bufio.Reader) (bool, error) 
 	if sid, ok := h.getAs("Mcp-Session-Id", &c.respLast.sid); ok && sid != "" && x.transport == capture.TransportStreamable {
 		x.session = sid // the session an initialize response opens
 	}
-	info := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: h.status, ContentType: ct}
+	rd := c.responseRecorded(x)
+	info := &rd.info
+	*info = capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: h.status, ContentType: ct}
 	if c.p.opts.Recorder != nil {
-		info.Headers = c.headers(h)
+		info.SetHeaderLines(c.headerLines(h, &c.respLines))
 	}
 	headBytes := c.appendHead(c.rout[:0], h, chunkOut || closeOut, chunkOut, closeAfter)
 	c.keepOut(headBytes)
@@ -128,7 +130,7 @@ func (c *proxyConn) relayResponse(x *exchange, ubr *bufio.Reader) (bool, error) 
 	if sse {
 		err = c.relayStream(x, ubr, info, headBytes, mode, h.contentLength, chunkOut)
 	} else {
-		err = c.relayBody(x, ubr, info, headBytes, mode, h.contentLength, chunkOut)
+		err = c.relayBody(x, ubr, rd, headBytes, mode, h.contentLength, chunkOut)
 	}
 	return !closeAfter && err == nil, err
 }
@@ -172,7 +174,8 @@ func (c *proxyConn) appendHead(b []byte, h *head, dropLength, chunked, closeConn
 // client: whatever the client sends once it has the answer must get a later seq
 // than the answer (a next request on another connection could be recorded first
 // otherwise, and the timeline would see a session used before it was opened).
-func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTPInfo, headBytes []byte, mode int, length int64, chunkOut bool) error {
+func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, rd *recorded, headBytes []byte, mode int, length int64, chunkOut bool) error {
+	info := &rd.info
 	var keep []byte
 	var size int64
 	if mode == bodyNone || (mode == bodyLength && length <= smallBody) {
@@ -181,13 +184,13 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 		if mode == bodyLength && length > 0 {
 			keep = make([]byte, length)
 			if _, err := io.ReadFull(ubr, keep); err != nil {
-				c.recordBody(x, info, keep, 0, false)
+				c.recordBody(x, rd, keep, 0, false)
 				return c.upstreamLost(x, info, noEOF(err))
 			}
 			size = length
 			b = append(b, keep...)
 		}
-		c.recordBody(x, info, keep, size, false)
+		c.recordBody(x, rd, keep, size, false)
 		if err := c.writeClient(b); err != nil {
 			return c.clientLost(err)
 		}
@@ -204,7 +207,7 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 	record := func() {
 		if !recorded {
 			recorded = true
-			c.recordBody(x, info, keep, size, size > int64(len(keep)))
+			c.recordBody(x, rd, keep, size, size > int64(len(keep)))
 		}
 	}
 	var chunk []byte
@@ -254,27 +257,33 @@ func (c *proxyConn) relayBody(x *exchange, ubr *bufio.Reader, info *capture.HTTP
 }
 
 // recordBody records a response body (or its absence) and, for a status of 400
-// or more, the error.
-func (c *proxyConn) recordBody(x *exchange, info *capture.HTTPInfo, body []byte, size int64, truncated bool) {
+// or more, the error. It is called once per response: the first record it
+// makes is rd.rec.
+func (c *proxyConn) recordBody(x *exchange, rd *recorded, body []byte, size int64, truncated bool) {
 	if c.p.opts.Recorder == nil {
 		return
 	}
+	info := &rd.info
 	var r *capture.Record
 	if size > 0 {
-		r = c.bodyRecord(capture.ServerToClient, x, info, info.ContentType, body, size, truncated)
+		r = c.bodyRecord(&rd.rec, capture.ServerToClient, x, info, info.ContentType, body, size, truncated)
 	}
 	if info.Status >= 400 {
 		text := fmt.Sprintf("%d %s", info.Status, http.StatusText(info.Status))
+		e := &rd.rec // unless it holds the message
 		if r != nil && r.IsMessage() {
 			c.p.record(r)
+			e = new(capture.Record)
 		} else if len(body) > 0 && jsonishOrText(info.ContentType) && (c.p.opts.NoRedact || !holdsCredentials(body)) {
 			text += ": " + excerpt(body)
 		}
-		c.p.record(&capture.Record{Kind: capture.KindHTTPError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: info, Text: text, Size: size})
+		*e = capture.Record{Kind: capture.KindHTTPError, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: info, Text: text, Size: size}
+		c.p.record(e)
 		return
 	}
 	if r == nil {
-		r = &capture.Record{Kind: capture.KindHTTP, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: info}
+		r = &rd.rec
+		*r = capture.Record{Kind: capture.KindHTTP, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: info}
 	}
 	c.p.record(r)
 }
@@ -318,11 +327,14 @@ func (c *proxyConn) relayStream(x *exchange, ubr *bufio.Reader, info *capture.HT
 		if ev.Type == "endpoint" || (len(bytes.TrimSpace(ev.Data)) == 0 && !ev.Truncated) {
 			return // recorded by rewrite; or no message (an event that primes a stream's id)
 		}
-		ei := &capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: info.Status, ContentType: info.ContentType, EventID: ev.ID}
+		rd := new(recorded) // the record and its HTTPInfo in one allocation
+		ei := &rd.info
+		*ei = capture.HTTPInfo{Exchange: x.n, Method: x.method, Path: x.path, Status: info.Status, ContentType: info.ContentType, EventID: ev.ID}
 		if ev.Type != "message" {
 			ei.Event = ev.Type
 		}
-		c.p.record(&capture.Record{Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: ei, Msg: ev.Data, Size: ev.Size, Truncated: ev.Truncated})
+		rd.rec = capture.Record{Dir: capture.ServerToClient, Transport: x.transport, Session: x.session, HTTP: ei, Msg: ev.Data, Size: ev.Size, Truncated: ev.Truncated}
+		c.p.record(&rd.rec)
 	}
 	end := func(how string, err error) error {
 		r := &capture.Record{Kind: capture.KindStreamClose, Dir: capture.ServerToClient, Transport: x.transport, Session: x.session,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,5 +342,66 @@ func TestSummaryCountsRefusedRequests(t *testing.T) {
 	s := Summarize(recs)
 	if s.Refused != 1 || len(s.Unanswered) != 1 || s.Unanswered[0].ID != "2" || !strings.Contains(s.String(), "1 refused with an HTTP error") {
 		t.Errorf("summary %s", s.String())
+	}
+}
+
+// TestRecorderReusesForgottenRequests: the recorder's tally reuses the requests
+// it has forgotten (answered, compacted away) without changing what it pairs:
+// its summary of thousands of requests, answered late, out of order, under ids
+// that repeat, some refused, some never, is the one Summarize makes of the
+// capture.
+func TestRecorderReusesForgottenRequests(t *testing.T) {
+	var out strings.Builder
+	rec, err := NewRecorder(Options{Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(format string, a ...any) []byte { return []byte(fmt.Sprintf(format, a...)) }
+	const n = 6000
+	for i := range n + 5 {
+		session := fmt.Sprintf("s%d", i%3)
+		if i < n {
+			rec.Record(&Record{Dir: ClientToServer, Session: session, HTTP: &HTTPInfo{Exchange: uint64(i + 1)},
+				Msg: msg(`{"jsonrpc":"2.0","id":%d,"method":"m%d"}`, i%40, i%5)})
+		}
+		j := i - 5 // answer the request of five exchanges ago
+		if j < 0 || j%97 == 0 {
+			continue // never answered
+		}
+		session = fmt.Sprintf("s%d", j%3)
+		info := &HTTPInfo{Exchange: uint64(j + 1), Status: 200}
+		switch {
+		case j%31 == 0:
+			info.Status = 404
+			rec.Record(&Record{Kind: KindHTTPError, Dir: ServerToClient, Session: session, HTTP: info})
+		case j%11 == 0: // on another stream of the session
+			rec.Record(&Record{Dir: ServerToClient, Session: session, Msg: msg(`{"jsonrpc":"2.0","id":%d,"result":{}}`, j%40)})
+		default:
+			rec.Record(&Record{Dir: ServerToClient, Session: session, HTTP: info, Msg: msg(`{"jsonrpc":"2.0","id":%d,"result":{}}`, j%40)})
+		}
+		if i%1000 == 0 {
+			waitDrained(rec) // no record dropped
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.tally.reuse || cap(rec.tally.free) == 0 {
+		t.Fatalf("the recorder reused no request")
+	}
+	cr, err := NewReader(strings.NewReader(out.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := cr.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := rec.Summary(), Summarize(recs)
+	if got.Dropped != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("the recorder's summary:\n%s\nSummarize:\n%s", got.String(), want.String())
+	}
+	if len(want.Unanswered) < n/97 || want.Refused == 0 || want.Unmatched != 0 {
+		t.Errorf("the traffic does not test what it should: %s", want.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -59,19 +60,6 @@ type decoded struct {
 	single jsonrpc.Message
 	ok     bool // single holds a message
 	batch  []*jsonrpc.Message
-}
-
-// each calls f with every message and its place in the batch (0 for a single
-// message).
-func (d *decoded) each(f func(int, *jsonrpc.Message)) {
-	if d.ok {
-		f(0, &d.single)
-	}
-	for i, m := range d.batch {
-		if m != nil {
-			f(i, m)
-		}
-	}
 }
 
 // decodeMessages decodes a message or a batch with the SDK's validating codec. It
@@ -171,7 +159,9 @@ func appendHTTP(b []byte, h *HTTPInfo) []byte {
 		b = strconv.AppendInt(b, int64(h.Status), 10)
 	}
 	b = appendStringField(b, "contentType", h.ContentType)
-	if len(h.Headers) > 0 {
+	if h.Headers == nil && h.lines != "" {
+		b = appendHeaderLines(b, h.lines)
+	} else if len(h.Headers) > 0 {
 		b = append(b, `,"headers":{`...)
 		var arr [32]string
 		names := arr[:0]
@@ -199,6 +189,35 @@ func appendHTTP(b []byte, h *HTTPInfo) []byte {
 	b = appendStringField(b, "event", h.Event)
 	return append(b, '}')
 }
+
+// appendHeaderLines appends the "headers" member of the fields in
+// SetHeaderLines's form: the same bytes as for the map they stand for (names
+// sorted, each name's values in the order sent).
+func appendHeaderLines(b []byte, lines string) []byte {
+	var arr [32]headerField
+	fields := arr[:0]
+	for name, value := range headerLines(lines) {
+		fields = append(fields, headerField{name, value})
+	}
+	slices.SortStableFunc(fields, func(x, y headerField) int { return strings.Compare(x.name, y.name) })
+	b = append(b, `,"headers":{`...)
+	for i, f := range fields {
+		switch {
+		case i > 0 && f.name == fields[i-1].name:
+			b = append(b, ',')
+			b = jsonrpc.AppendString(b, f.value)
+			continue
+		case i > 0:
+			b = append(b, "],"...)
+		}
+		b = jsonrpc.AppendString(b, f.name)
+		b = append(b, ":["...)
+		b = jsonrpc.AppendString(b, f.value)
+	}
+	return append(b, "]}"...)
+}
+
+type headerField struct{ name, value string }
 
 // appendStringField appends `,"name":"value"` unless value is empty.
 func appendStringField(b []byte, name, value string) []byte {

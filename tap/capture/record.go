@@ -12,6 +12,7 @@ package capture
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -167,12 +168,67 @@ type HTTPInfo struct {
 	ContentType string `json:"contentType,omitempty"`
 	// Headers are the request's headers on a client-to-server record, the
 	// response's on the first server-to-client record of a response, with secrets
-	// redacted unless the tap was told otherwise.
+	// redacted unless the tap was told otherwise. A producer may give them with
+	// SetHeaderLines instead: Headers is then built by the recorder, before a
+	// subscriber gets the record. Like the rest of a record, the map is shared
+	// (by every record that holds this HTTPInfo) and must not be modified.
 	Headers map[string][]string `json:"headers,omitempty"`
 	// EventID and Event are the id and the event type (when not "message") of the
 	// SSE event a message came in.
 	EventID string `json:"eventId,omitempty"`
 	Event   string `json:"event,omitempty"`
+
+	// lines holds the headers SetHeaderLines gave, while Headers is nil.
+	lines string
+}
+
+// SetHeaderLines gives h its headers in a compact form that costs a producer on
+// a hot path (the HTTP tap's relays) one string rather than a map: one line per
+// header field, in the order the fields were sent, each the field's canonical
+// name (net/textproto.CanonicalMIMEHeaderKey), a colon and the value, ended by
+// "\n"; no name holds a colon, no value a line feed. It replaces Headers, which
+// stays nil until h reaches a Recorder: the recorder writes the fields to the
+// capture exactly as it writes Headers (AppendRecord does the same), and sets
+// Headers from them before a subscriber gets a record holding h, so that the
+// record's consumers (subscribers, and a Reader of the capture) find Headers as
+// usual. Once h is handed to a Recorder, only the recorder sets Headers.
+func (h *HTTPInfo) SetHeaderLines(lines string) {
+	h.Headers, h.lines = nil, lines
+}
+
+// buildHeaders sets Headers from the lines SetHeaderLines gave, if it has not been.
+func (h *HTTPInfo) buildHeaders() {
+	if h.Headers != nil || h.lines == "" {
+		return
+	}
+	n := strings.Count(h.lines, "\n")
+	values := make([]string, n) // one array: each name's values are a piece of it
+	m := make(map[string][]string, n)
+	i := 0
+	for name, value := range headerLines(h.lines) {
+		if prev, ok := m[name]; ok {
+			m[name] = append(prev[:len(prev):len(prev)], value)
+			continue
+		}
+		values[i] = value
+		m[name] = values[i : i+1 : i+1]
+		i++
+	}
+	h.Headers = m
+}
+
+// headerLines iterates over the fields of SetHeaderLines's form: name and value.
+func headerLines(lines string) func(func(string, string) bool) {
+	return func(yield func(string, string) bool) {
+		for lines != "" {
+			line, rest, _ := strings.Cut(lines, "\n")
+			lines = rest
+			name, value, _ := strings.Cut(line, ":")
+			if !yield(name, value) {
+				return
+			}
+		}
+	}
 }
 
 // IsMessage reports whether r records a JSON-RPC message (valid or not).

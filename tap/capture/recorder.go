@@ -81,6 +81,7 @@ func NewRecorder(opts Options) (*Recorder, error) {
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	rec.tally.reuse = true // no one else sees its requests
 	if rec.maxQueue <= 0 {
 		rec.maxQueue = DefaultMaxQueue
 	}
@@ -191,15 +192,7 @@ func (rec *Recorder) run() {
 				break
 			}
 			for i, r := range batch {
-				msgs := normalize(r)
-				rec.statsMu.Lock()
-				rec.tally.observe(r, msgs, nil)
-				rec.statsMu.Unlock()
-				if rec.out != nil {
-					line = AppendRecord(line[:0], r)
-					rec.write(line)
-				}
-				rec.deliver(r)
+				line = rec.take(r, line)
 				batch[i] = nil
 			}
 			spare = batch
@@ -208,6 +201,21 @@ func (rec *Recorder) run() {
 			}
 		}
 	}
+}
+
+// take is the work of run for one record: it accounts for r, writes its line
+// (built in line, returned for the next) and hands r to the subscribers.
+func (rec *Recorder) take(r *Record, line []byte) []byte {
+	msgs := normalize(r)
+	rec.statsMu.Lock()
+	rec.tally.observe(r, msgs, nil)
+	rec.statsMu.Unlock()
+	if rec.out != nil {
+		line = AppendRecord(line[:0], r)
+		rec.write(line)
+	}
+	rec.deliver(r)
+	return line
 }
 
 // write writes one record's line. Once a write fails (a full disk), no line
@@ -385,6 +393,9 @@ func (s *Subscription) Close() {
 func (rec *Recorder) deliver(r *Record) {
 	rec.subsMu.Lock()
 	defer rec.subsMu.Unlock()
+	if len(rec.subs) > 0 && r.HTTP != nil {
+		r.HTTP.buildHeaders()
+	}
 	for _, s := range rec.subs {
 		if s.missed > 0 {
 			select {

@@ -141,7 +141,16 @@ type tally struct {
 	exchReqs  map[uint64][]*pending // the requests of each HTTP exchange
 	order     []*pending            // every request, answered or not, in order
 	answered  int
+
+	// reuse lets compact keep the requests it forgets in free, for message to
+	// reuse: only when nothing outside the tally holds them (the recorder's
+	// tally; a Pairer hands them to its callback).
+	reuse bool
+	free  []*pending
 }
+
+// maxFree bounds the forgotten requests a tally keeps for reuse.
+const maxFree = 4096
 
 type sessionKey struct{ dir, session, id string }
 
@@ -211,12 +220,26 @@ func (t *tally) observe(r *Record, d decoded, f func(Match)) {
 	if r.HTTP != nil {
 		exchange = r.HTTP.Exchange
 	}
-	d.each(func(i int, m *jsonrpc.Message) {
-		req := t.message(r, exchange, i, m)
-		if f != nil {
-			f(Match{Message: m, Index: i, Request: req})
+	if f == nil { // the recorder's case: d stays on the stack
+		if d.ok {
+			t.message(r, exchange, 0, &d.single)
 		}
-	})
+		for i, m := range d.batch {
+			if m != nil {
+				t.message(r, exchange, i, m)
+			}
+		}
+		return
+	}
+	if d.ok {
+		m := d.single // f may keep what it is given: a copy, not d
+		f(Match{Message: &m, Request: t.message(r, exchange, 0, &m)})
+	}
+	for i, m := range d.batch {
+		if m != nil {
+			f(Match{Message: m, Index: i, Request: t.message(r, exchange, i, m)})
+		}
+	}
 }
 
 // message accounts for m, the i-th message of r; for a response, it returns the
@@ -227,7 +250,13 @@ func (t *tally) message(r *Record, exchange uint64, i int, m *jsonrpc.Message) *
 		t.s.Notifications++
 	case m.IsRequest():
 		t.s.Requests++
-		p := &pending{Pending: Pending{Seq: r.Seq, Index: i, Dir: r.Dir, Session: r.Session, Method: m.Method, ID: m.ID.String()}, exchange: exchange}
+		var p *pending
+		if n := len(t.free); n > 0 {
+			p, t.free = t.free[n-1], t.free[:n-1]
+		} else {
+			p = new(pending)
+		}
+		*p = pending{Pending: Pending{Seq: r.Seq, Index: i, Dir: r.Dir, Session: r.Session, Method: m.Method, ID: m.ID.String()}, exchange: exchange}
 		if t.bySession == nil {
 			t.bySession = map[sessionKey][]*pending{}
 			t.byExch = map[exchangeKey][]*pending{}
@@ -306,6 +335,9 @@ func (t *tally) compact() {
 	for _, p := range t.order {
 		if !p.answered {
 			kept = append(kept, p)
+		} else if t.reuse && len(t.free) < maxFree {
+			// Forgotten: after this compaction no list of the maps holds p.
+			t.free = append(t.free, p)
 		}
 	}
 	clear(t.order[len(kept):])

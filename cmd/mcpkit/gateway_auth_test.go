@@ -24,10 +24,39 @@ import (
 // loggedProcess is a CLI process that serves HTTP, with everything it wrote on
 // stderr kept (to check what it logged).
 type loggedProcess struct {
-	base   string
-	before []string // the lines before the announcement
-	mu     sync.Mutex
-	stderr strings.Builder
+	base    string
+	before  []string      // the lines before the announcement
+	newLine chan struct{} // capacity 1: signalled after each line is kept
+	mu      sync.Mutex
+	stderr  strings.Builder
+}
+
+// waitLog waits until the process has logged a line containing every one of
+// parts, and fails the test after 30 s.
+func (p *loggedProcess) waitLog(t *testing.T, parts ...string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		for line := range strings.Lines(p.logs()) {
+			if containsAll(line, parts) {
+				return
+			}
+		}
+		select {
+		case <-p.newLine:
+		case <-timeout:
+			t.Fatalf("no line with %q logged in 30 s; stderr:\n%s", parts, p.logs())
+		}
+	}
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, part := range parts {
+		if !strings.Contains(s, part) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *loggedProcess) logs() string {
@@ -52,7 +81,7 @@ func startLogged(t *testing.T, env []string, args ...string) *loggedProcess {
 	}
 	done := make(chan struct{})
 	t.Cleanup(func() { cancel(); _ = cmd.Wait(); <-done })
-	p := &loggedProcess{}
+	p := &loggedProcess{newLine: make(chan struct{}, 1)}
 	type announced struct {
 		url    string
 		before []string
@@ -67,6 +96,10 @@ func startLogged(t *testing.T, env []string, args ...string) *loggedProcess {
 			p.mu.Lock()
 			p.stderr.WriteString(sc.Text() + "\n")
 			p.mu.Unlock()
+			select {
+			case p.newLine <- struct{}{}:
+			default:
+			}
 			if seen {
 				continue
 			}

@@ -43,7 +43,11 @@ func TestGatewayHTTPStatus(t *testing.T) {
 	}})
 	cfg := writeFile(t, "mcp.json", string(data))
 	t.Setenv("BROKEN_TOKEN", token)
-	base := startHTTPForTest(t, "gateway", "--config", cfg, "--http", "127.0.0.1:0", "--require", "a", "--start-timeout", "30s")
+	gw := startLogged(t, nil, "gateway", "--config", cfg, "--http", "127.0.0.1:0", "--require", "a", "--start-timeout", "30s")
+	base := gw.base
+	// The gateway announces itself once "a" is ready; "broken" may not have
+	// failed yet: its first failure is logged after /status counts it.
+	gw.waitLog(t, "upstream: server down", "broken")
 
 	code, body := fetch(t, base+"/status", "")
 	var st struct {

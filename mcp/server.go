@@ -229,7 +229,7 @@ func (s *Server) Connect(ctx context.Context, conn transport.Conn) (*ServerSessi
 			ss.stopCtx = context.AfterFunc(ctx, func() { _ = ss.conn.Close() })
 		}
 		ss.conn.StartPush()
-		pc.Bind(ss.conn)
+		pc.Bind(&ss.conn)
 		return ss, nil
 	}
 	ss.conn.Start(ctx)

@@ -19,8 +19,7 @@ import (
 // their handlers see it as [Request].Session.
 type ServerSession struct {
 	server    *Server
-	conn      *rpcconn.Conn // &connMem
-	connMem   rpcconn.Conn  // made with the session: one allocation for both
+	conn      rpcconn.Conn // made with the session: one allocation for both (never copied)
 	transport transport.Conn
 
 	stopCtx func() bool // stops ending the session with its context (a pushed connection's)
@@ -101,8 +100,7 @@ func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	if ic, ok := conn.(transport.RequestIDConn); ok {
 		opts.NewID = ic.NewRequestID // ids naming this replica (sessions shared by replicas)
 	}
-	ss.conn = &ss.connMem
-	rpcconn.InitConn(ss.conn, conn, opts)
+	rpcconn.InitConn(&ss.conn, conn, opts)
 	return ss
 }
 
@@ -231,7 +229,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	if len(ss.server.opts.Middleware) == 0 {
 		return ss.conn.Call(ctx, method, params, result)
 	}
-	return callThrough(ctx, chain(ss.server.opts.Middleware, sendInvoker(ss.conn)), ss, method, params, result)
+	return callThrough(ctx, chain(ss.server.opts.Middleware, sendInvoker(&ss.conn)), ss, method, params, result)
 }
 
 // Notify sends the notification method with params (any value encoding/json
@@ -249,7 +247,7 @@ func (ss *ServerSession) notify(ctx context.Context, method string, params any) 
 	if len(ss.server.opts.Middleware) == 0 {
 		return ss.conn.Notify(ctx, method, params)
 	}
-	return notifyThrough(ctx, ss.server.opts.Middleware, ss.conn, ss, method, params)
+	return notifyThrough(ctx, ss.server.opts.Middleware, &ss.conn, ss, method, params)
 }
 
 // sendCancelled tells the client to stop working on a request the server gave up on.

@@ -174,7 +174,7 @@ func (h *Handler) takeOverGet(w http.ResponseWriter, r *http.Request, s *session
 	sw := h.newStreamWriter(w, st)
 	st.get = true
 	st.name = streamID
-	st.writer = sw.me
+	st.writer = &sw.leave
 	collect := func(id string, msg []byte) error {
 		if len(msg) > 0 && !isPending(msg) {
 			evs = append(evs, event{id: id, msg: append([]byte(nil), msg...)})
@@ -207,7 +207,7 @@ func (h *Handler) takeOverGet(w http.ResponseWriter, r *http.Request, s *session
 	s.mu.Unlock()
 	sw.writeEvents("", evs)
 	if sw.broken {
-		st.detach(sw.me)
+		st.detach(&sw.leave)
 		sw.clearDeadline()
 		return
 	}

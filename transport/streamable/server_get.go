@@ -54,7 +54,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		defer h.releaseGetClaim(s, st)
 	}
 	st.prime = wantsPriming(s.negotiated())
-	st.writer = sw.me
+	st.writer = &sw.leave
 	st.switchToSSELocked() // not yet shared: no lock needed
 	s.mu.Lock()
 	if old := s.standalone; old != nil {
@@ -129,7 +129,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 			if _, err := h.store.Replay(r.Context(), s.id, seen, collect); err != nil {
 				h.log.Warn("streamable: event store replay failed", "session", s.id, "error", err)
 			}
-			st.attachLocked(sw.me)
+			st.attachLocked(&sw.leave)
 			st.mu.Unlock()
 		}
 	}
@@ -143,7 +143,7 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, las
 	}
 	sw.writeEvents("", evs)
 	if sw.broken {
-		st.detach(sw.me)
+		st.detach(&sw.leave)
 		sw.clearDeadline()
 		return
 	}

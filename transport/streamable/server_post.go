@@ -404,7 +404,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, in 
 	} else {
 		sw = h.newStreamWriter(w, st)
 	}
-	st.writer = sw.me
+	st.writer = &sw.leave
 	switch {
 	case h.mode == ResponseAlwaysSSE && st.stateless:
 		// SSE from the first message on, unless the response comes first with an

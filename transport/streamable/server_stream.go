@@ -53,7 +53,7 @@ type stream struct {
 	queue    []event        // events for the attached writer
 	first    [1]event       // queue's first array: once a writer takes it, queue starts a new one
 	primerID string         // id of the priming event, until written
-	writer   *lazydone.Done // the attached writer's (streamWriter.me), closed to make it leave; nil when detached
+	writer   *lazydone.Done // the attached writer's (&streamWriter.leave), closed to make it leave; nil when detached
 	wake     chan struct{}  // capacity 1: "look at the stream again"; made when a writer first waits
 
 	// idleWriter is the attached writer while its POST's goroutine is busy
@@ -334,8 +334,7 @@ type streamWriter struct {
 	rc            *http.ResponseController
 	enc           *sse.Encoder
 	st            *stream
-	me            *lazydone.Done  // &leave: the writer's identity on its stream (stream.writer)
-	leave         lazydone.Done   // closed to make the writer leave; a channel only if it waits
+	leave         lazydone.Done   // closed to make the writer leave (a channel only if it waits); &leave is its identity on its stream (stream.writer)
 	sessionHeader string          // Mcp-Session-Id to send with the response headers
 	ctx           context.Context // the POST's, for a writer started late (see stream.startWriterLocked)
 	finished      chan struct{}   // closed when a writer started late has returned
@@ -377,7 +376,6 @@ func (h *Handler) newStreamWriter(w http.ResponseWriter, st *stream) *streamWrit
 // streamWriter (a oneShotSession's).
 func (h *Handler) streamWriterIn(sw *streamWriter, w http.ResponseWriter, st *stream) *streamWriter {
 	sw.h, sw.w, sw.st = h, w, st
-	sw.me = &sw.leave
 	return sw
 }
 
@@ -386,7 +384,7 @@ func (h *Handler) streamWriterIn(sw *streamWriter, w http.ResponseWriter, st *st
 // detached from this writer.
 func (sw *streamWriter) run(ctx context.Context) {
 	st := sw.st
-	defer st.detach(sw.me)
+	defer st.detach(&sw.leave)
 	defer sw.clearDeadline()
 	// The handler's shared clock: its first tick may come at once, so a stream
 	// waits for a second one (a full interval at least) before it decides the
@@ -449,7 +447,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 			if mode == modeUndecided {
 				// Slow to answer: stream, so that keep-alives can flow.
 				st.mu.Lock()
-				if st.mode == modeUndecided && st.writer == sw.me {
+				if st.mode == modeUndecided && st.writer == &sw.leave {
 					st.switchToSSELocked()
 				}
 				st.mu.Unlock()
@@ -459,7 +457,7 @@ func (sw *streamWriter) run(ctx context.Context) {
 					return
 				}
 			}
-		case <-sw.me.Wait():
+		case <-sw.leave.Wait():
 			return // another writer took over
 		case <-ctx.Done():
 			return // the client left

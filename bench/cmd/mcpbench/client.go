@@ -20,7 +20,7 @@ type clientRow struct {
 	label  string // the table's row
 	mode   string
 	client string
-	server string // "mcpkit" (srv-mcpkit) or "gateway" (srv-gateway)
+	server string // "mcpkit" (srv-mcpkit), "gateway" (srv-gateway) or "gateway-floor"
 }
 
 // clientRows are the rows of the client table, in order (issue 20).
@@ -41,6 +41,7 @@ var clientRows = []clientRow{
 	{"stdio mcpkit, map args", load.ModeClientStdio, load.ClientMcpkitMap, "mcpkit"},
 	{"stdio mcpkit, raw args", load.ModeClientStdio, load.ClientMcpkitRaw, "mcpkit"},
 	{"gateway: floor → srv-gateway → srv-mcpkit stdio", load.ModeGateway, "", "gateway"},
+	{"gateway floor: floor → srv-gateway-floor (hand-written) → srv-mcpkit stdio", load.ModeGateway, "", gatewayFloor},
 }
 
 // clientMain is `mcpbench client`: the client path's figures (issue 20), each row
@@ -76,7 +77,7 @@ func clientMain(ctx context.Context, args []string) error {
 		}
 	}
 	// srv-gateway runs srv-mcpkit from its own directory.
-	bins, err := buildServers(ctx, *binDir, []string{implMcpkit, "gateway"})
+	bins, err := buildServers(ctx, *binDir, []string{implMcpkit, "gateway", gatewayFloor})
 	if err != nil {
 		return err
 	}
@@ -181,6 +182,53 @@ func printClientReport(w io.Writer, rows []clientRow, results map[string][]*load
 				row.label, fmtStat(s, 2))
 		}
 	}
+	for _, row := range rows {
+		if row.mode != load.ModeGateway || row.server == gatewayFloor {
+			continue
+		}
+		if r := vsGatewayFloor(row, rows, results); r.calls.n > 0 {
+			fmt.Fprintf(w, "\n- %s ÷ the hand-written gateway floor (%s, the same server behind it): calls/s per round %s; by CPU per round (the floor's gateway and server ÷ these) %s; least disturbed %.2f\n",
+				row.label, gatewayFloor, fmtStat(r.calls, 2), fmtStat(r.cpu, 2), r.least)
+		}
+	}
+}
+
+// gatewayFloor is the server of the hand-written gateway's row
+// (cmd/srv-gateway-floor): what forwarding a call from HTTP to the same stdio
+// server costs with no MCP library.
+const gatewayFloor = "gateway-floor"
+
+// floorComparison is a gateway row against the hand-written gateway floor.
+type floorComparison struct {
+	calls stat    // calls/s ÷ the floor's, per round
+	cpu   stat    // the floor's CPU per call (gateway and server behind) ÷ the row's, per round
+	least float64 // the same from each one's lowest over its rounds
+}
+
+// vsGatewayFloor compares a gateway row with the gateway floor's row, round by
+// round (a round where either failed is left out); calls.n is 0 without one.
+func vsGatewayFloor(row clientRow, rows []clientRow, results map[string][]*load.Result) floorComparison {
+	var floor []*load.Result
+	for _, f := range rows {
+		if f.server == gatewayFloor {
+			floor = results[f.label]
+		}
+	}
+	both := func(r *load.Result) float64 { return r.CPUPerCallUs + r.UpstreamCPUPerCallUs }
+	var calls, cpu []float64
+	least := [2]float64{math.Inf(1), math.Inf(1)} // the row's, the floor's
+	for i, r := range results[row.label] {
+		if i >= len(floor) || r.Errors > 0 || floor[i].Errors > 0 || floor[i].CallsPerSec <= 0 || both(r) <= 0 {
+			continue
+		}
+		calls = append(calls, r.CallsPerSec/floor[i].CallsPerSec)
+		cpu = append(cpu, both(floor[i])/both(r))
+		least[0], least[1] = min(least[0], both(r)), min(least[1], both(floor[i]))
+	}
+	if len(calls) == 0 {
+		return floorComparison{}
+	}
+	return floorComparison{calls: summarize(calls), cpu: summarize(cpu), least: least[1] / least[0]}
 }
 
 // floorRatios compares row with the floor of its mode in each round (the

@@ -12,11 +12,11 @@ import (
 
 // TestClientSmoke runs every row of `mcpbench client` briefly, unpinned: each must
 // complete calls without error and report the client's CPU time, and the gateway
-// row the CPU time of the server behind it.
+// rows (mcpkit's and the hand-written floor) the CPU time of the server behind.
 func TestClientSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	bins, err := buildServers(ctx, t.TempDir(), []string{implMcpkit, "gateway"})
+	bins, err := buildServers(ctx, t.TempDir(), []string{implMcpkit, "gateway", gatewayFloor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,8 @@ func TestClientSmoke(t *testing.T) {
 	}
 	var out bytes.Buffer
 	printClientReport(&out, clientRows, results, time.Second, 0, 1, 2, false, "?")
-	for _, want := range []string{"| HTTP go-sdk client |", "| stdio mcpkit, raw args |", "| HTTP 2026-07-28 mcpkit, raw args |", "| gateway: "} {
+	for _, want := range []string{"| HTTP go-sdk client |", "| stdio mcpkit, raw args |", "| HTTP 2026-07-28 mcpkit, raw args |", "| gateway: ", "| gateway floor: ",
+		"÷ the hand-written gateway floor (gateway-floor, the same server behind it): calls/s per round "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report has no %q:\n%s", want, out.String())
 		}

@@ -149,3 +149,46 @@ func TestFloorRatios(t *testing.T) {
 		t.Errorf("the report does not show the ratio column:\n%s", out.String())
 	}
 }
+
+// TestGatewayFloorComparison checks the line that reads the gateway against
+// the hand-written gateway floor: per round, calls/s ÷ the floor's and the
+// floor's CPU (its own and its server's) ÷ the gateway's; the least disturbed
+// from each one's lowest; failed rounds left out.
+func TestGatewayFloorComparison(t *testing.T) {
+	rows := []clientRow{
+		{"HTTP floor", load.ModeClientHTTP, load.ClientFloor, "mcpkit"},
+		{"gateway", load.ModeGateway, "", "gateway"},
+		{"gateway floor", load.ModeGateway, "", gatewayFloor},
+	}
+	gw := func(calls, cpu, up float64) *load.Result {
+		return &load.Result{CallsPerSec: calls, CPUPerCallUs: cpu, UpstreamCPUPerCallUs: up}
+	}
+	results := map[string][]*load.Result{
+		"HTTP floor":    {gw(20000, 50, 0), gw(20000, 50, 0), gw(20000, 50, 0)},
+		"gateway":       {gw(8000, 90, 30), gw(9000, 80, 20), gw(1, 1, 1)},
+		"gateway floor": {gw(10000, 60, 20), gw(12000, 50, 25), {Errors: 1}},
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	r := vsGatewayFloor(rows[1], rows, results)
+	if r.calls.n != 2 || !near(r.calls.min, 0.75) || !near(r.calls.max, 0.8) {
+		t.Errorf("calls ÷ floor = %+v, want 0.8 and 0.75 (the third round's floor failed)", r.calls)
+	}
+	if r.cpu.n != 2 || !near(r.cpu.min, 80.0/120) || !near(r.cpu.max, 0.75) {
+		t.Errorf("CPU floor ÷ gateway = %+v, want 80/120 and 75/100", r.cpu)
+	}
+	if !near(r.least, 0.75) { // lowest 75 ÷ lowest 100
+		t.Errorf("least disturbed = %v, want 0.75", r.least)
+	}
+	if r := vsGatewayFloor(rows[1], rows[:2], results); r.calls.n != 0 {
+		t.Errorf("a comparison without a floor row: %+v", r)
+	}
+	var out bytes.Buffer
+	printClientReport(&out, rows, results, time.Second, 0, 3, 16, true, "?")
+	want := "- gateway ÷ the hand-written gateway floor (gateway-floor, the same server behind it): calls/s per round 0.78 (0.75–0.80); by CPU per round (the floor's gateway and server ÷ these) 0.71 (0.67–0.75); least disturbed 0.75\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("the report does not compare the gateway with its floor:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "- gateway floor ÷ the hand-written") {
+		t.Errorf("the floor is compared with itself:\n%s", out.String())
+	}
+}

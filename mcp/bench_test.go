@@ -49,8 +49,15 @@ func BenchmarkInProcessToolCall(b *testing.B) {
 
 // BenchmarkStdioToolCall measures the same round trip over the stdio transport's
 // newline-delimited framing, through OS pipes, as between a client and a server
-// subprocess (without the process boundary).
-func BenchmarkStdioToolCall(b *testing.B) {
+// subprocess (without the process boundary), in the legacy era.
+func BenchmarkStdioToolCall(b *testing.B) { benchStdioToolCall(b, protocol.LatestLegacy) }
+
+// BenchmarkStdioToolCall2026 is BenchmarkStdioToolCall in the 2026-07-28 era,
+// as mcpkit's gateway speaks to a stdio server: every request carries the
+// client's envelope in _meta and every result the server's identity.
+func BenchmarkStdioToolCall2026(b *testing.B) { benchStdioToolCall(b, protocol.Version20260728) }
+
+func benchStdioToolCall(b *testing.B, version string) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
 		return "hello " + in.Message, nil
@@ -68,7 +75,7 @@ func BenchmarkStdioToolCall(b *testing.B) {
 	ctx := context.Background()
 	ss, _ := srv.Connect(ctx, stdio.NewServerConn(toServerR, toClientW, nil))
 	defer ss.Close()
-	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: protocol.LatestLegacy}).Connect(ctx, stdio.NewServerConn(toClientR, toServerW, nil))
+	cs, err := mcp.NewClient(protocol.Implementation{Name: "bench", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, stdio.NewServerConn(toClientR, toServerW, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

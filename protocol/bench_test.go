@@ -49,6 +49,21 @@ func BenchmarkUnmarshalCallToolParamsStateless(b *testing.B) {
 	}
 }
 
+// BenchmarkCallToolParamsEnvelope decodes the params of a 2026-07-28
+// tools/call as mcpkit's gateway sends them to a server, _meta first: the
+// envelope it repeats on every request (decoded from bytes kept after the
+// first, see keepMeta), then the name and the arguments.
+func BenchmarkCallToolParamsEnvelope(b *testing.B) {
+	data := []byte(`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpkit-gateway","version":"0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"w1-1"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var p CallToolParams
+		if err := p.UnmarshalJSON(data); err != nil || len(p.Meta) != 3 {
+			b.Fatal(err, p.Meta)
+		}
+	}
+}
+
 func BenchmarkMarshalListToolsResult(b *testing.B) {
 	tools := make([]Tool, 20)
 	for i := range tools {

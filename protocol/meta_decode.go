@@ -15,6 +15,18 @@ import (
 // anything unusual: escaped or invalid-UTF-8 keys, syntax errors, a value that
 // does not decode.
 func decodeMetaFast(data []byte) (Meta, bool) {
+	if m, ok := sharedMeta(data); ok {
+		return m, true
+	}
+	m, ok := scanMeta(data)
+	if ok {
+		keepMeta(data, m)
+	}
+	return m, ok
+}
+
+// scanMeta is decodeMetaFast's scan of the object.
+func scanMeta(data []byte) (Meta, bool) {
 	s := jsonscan.Scanner{Data: data}
 	s.SkipSpace()
 	if s.Peek() != '{' {

@@ -8,10 +8,15 @@ import (
 
 // metaBoth decodes data with Meta.UnmarshalJSON and with the general path (a
 // map of raw values, each through decodeMetaValue) and fails unless they agree.
+// It decodes data twice, so that the second decode may take the entries kept
+// by the first (keepMeta), and both must agree with the general path.
 func metaBoth(t *testing.T, data []byte) {
 	t.Helper()
-	var fast Meta
+	var fast, again Meta
 	fastErr := json.Unmarshal(data, &fast)
+	if againErr := json.Unmarshal(data, &again); (againErr == nil) != (fastErr == nil) || !reflect.DeepEqual(fast, again) {
+		t.Fatalf("%q: decoded again %#v (%v), first %#v (%v)", data, again, againErr, fast, fastErr)
+	}
 	var raw map[string]json.RawMessage
 	slowErr := json.Unmarshal(data, &raw)
 	var slow Meta
@@ -62,6 +67,43 @@ var metaSeeds = []string{
 	`{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"\u0065":{}},"other":[1,2]}}`,
 	`{"io.modelcontextprotocol/clientCapabilities":{"extensions":{},"experimental":{ }}}`,
 	`{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpkit-gateway","version":"0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+}
+
+// TestMetaKeptEnvelope checks that a _meta of envelope keys only is kept and
+// decoded again into a map of its own with the same shared values, and that
+// one with any other key is never kept.
+func TestMetaKeptEnvelope(t *testing.T) {
+	envelope := []byte(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"kept","version":"1"},"io.modelcontextprotocol/logLevel":"info"}`)
+	var first, second Meta
+	if err := first.UnmarshalJSON(envelope); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sharedMetas.Load()[string(envelope)]; !ok {
+		t.Fatal("the envelope was not kept")
+	}
+	first["added"] = true // the caller's map is its own
+	if err := second.UnmarshalJSON(envelope); err != nil {
+		t.Fatal(err)
+	}
+	if len(second) != 3 || second["added"] != nil {
+		t.Fatalf("decoded again: %#v", second)
+	}
+	if first[MetaKeyClientInfo] != second[MetaKeyClientInfo] || second[MetaKeyLogLevel] != LevelInfo || second[MetaKeyProtocolVersion] != Version20260728 {
+		t.Fatalf("decoded again: %#v, first %#v", second, first)
+	}
+	for _, other := range []string{
+		`{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"}`,
+		`{}`,
+	} {
+		var m Meta
+		if err := m.UnmarshalJSON([]byte(other)); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sharedMetas.Load()[other]; ok {
+			t.Errorf("%s was kept", other)
+		}
+	}
 }
 
 func TestMetaDecodeMatchesGeneralPath(t *testing.T) {

@@ -24,7 +24,59 @@ const (
 var (
 	sharedCapabilities    = cowmap.New[string, *ClientCapabilities](sharedValuesMax) // io.modelcontextprotocol/clientCapabilities
 	sharedImplementations = cowmap.New[string, *Implementation](sharedValuesMax)     // .../clientInfo and .../serverInfo
+	sharedMetas           = cowmap.New[string, []metaEntry](sharedValuesMax)         // whole envelopes, see sharedMeta
 )
+
+// sharedMetaBytesMax bounds the whole _meta objects kept by keepMeta.
+const sharedMetaBytesMax = 2 * sharedValueBytesMax
+
+// A whole _meta made of envelope keys only — the protocol version, the
+// client's capabilities, an identity, the log level — repeats byte for byte
+// too: a 2026-07-28 request's is the client's envelope, a result's the
+// server's identity. Its entries are kept, keyed by the object's exact bytes,
+// so that decoding it again is one lookup and a new map with the same
+// entries, with no scan of the bytes. Every value kept is immutable (a
+// version or a level) or one of the shared values above, whose contract it
+// shares ([Meta]); a _meta with any other key, a progress token say, is
+// decoded every time and never kept.
+
+// metaEntry is one decoded member of a kept _meta.
+type metaEntry struct {
+	key   string
+	value any
+}
+
+// sharedMeta returns a new map with the entries of the _meta object data,
+// when the same bytes were decoded and kept before.
+func sharedMeta(data []byte) (Meta, bool) {
+	entries, ok := sharedMetas.Load()[string(data)] // no allocation for the conversion
+	if !ok {
+		return nil, false
+	}
+	m := make(Meta, max(len(entries), 4)) // as decodeMetaFast makes it
+	for _, e := range entries {
+		m[e.key] = e.value
+	}
+	return m, true
+}
+
+// keepMeta keeps the entries of m, decoded from the _meta object data, when
+// every key is an envelope key and data is not too long.
+func keepMeta(data []byte, m Meta) {
+	if len(data) > sharedMetaBytesMax || len(m) == 0 {
+		return
+	}
+	entries := make([]metaEntry, 0, len(m))
+	for k, v := range m {
+		switch k {
+		case MetaKeyProtocolVersion, MetaKeyClientCapabilities, MetaKeyClientInfo, MetaKeyServerInfo, MetaKeyLogLevel:
+			entries = append(entries, metaEntry{k, v})
+		default:
+			return
+		}
+	}
+	sharedMetas.Add(string(data), entries)
+}
 
 // decodeShared decodes raw, the value of a _meta key whose decoded values are
 // shared (capabilities and implementations), as decodeMetaValue would, from

@@ -62,7 +62,7 @@ type forwarder struct {
 	next    uint64
 	pending map[uint64]chan answer
 
-	sessions sync.Map // session ID → struct{}
+	sessions sync.Map // session ID → struct{}; never removed: a run opens a few
 	nextSID  atomic.Uint64
 }
 

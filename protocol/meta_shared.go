@@ -36,9 +36,11 @@ const sharedMetaBytesMax = 2 * sharedValueBytesMax
 // server's identity. Its entries are kept, keyed by the object's exact bytes,
 // so that decoding it again is one lookup and a new map with the same
 // entries, with no scan of the bytes. Every value kept is immutable (a
-// version or a level) or one of the shared values above, whose contract it
-// shares ([Meta]); a _meta with any other key, a progress token say, is
-// decoded every time and never kept.
+// version or a level) or a *ClientCapabilities or *Implementation, which
+// [Meta]'s contract already shares between decodes of the same bytes (for a
+// value too long for the caches above, this makes it shared too); a _meta
+// with any other key, a progress token say, is decoded every time and never
+// kept.
 
 // metaEntry is one decoded member of a kept _meta.
 type metaEntry struct {

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/maphash"
 	"net/http"
 	"strings"
 	"testing"
@@ -248,5 +250,26 @@ func TestReadRequestFieldsRepeatedAllocatesNothing(t *testing.T) {
 	f := ReadRequestFields(MethodToolsCall, params)
 	if f.Name != "get_weather" || f.ProtocolVersion != "2026-07-28" || !f.HasName || f.Malformed {
 		t.Errorf("fields %+v", f)
+	}
+}
+
+// TestInternNameKeepsTwoNamesOfOneSet: two names a client repeats on every
+// request stay in the table even when they hash to the same set (with one
+// slot per set they evicted each other, and the test above failed once in 64
+// runs, with the seed).
+func TestInternNameKeepsTwoNamesOfOneSet(t *testing.T) {
+	setOf := func(s string) uint64 {
+		return maphash.Bytes(internSeed, []byte(s)) % uint64(len(internedNames))
+	}
+	a, b := []byte("2026-07-28"), []byte(nil)
+	for i := 0; b == nil; i++ {
+		if n := fmt.Sprintf("tool_%d", i); setOf(n) == setOf(string(a)) {
+			b = []byte(n)
+		}
+	}
+	internName(a)
+	internName(b)
+	if n := testing.AllocsPerRun(100, func() { internName(a); internName(b) }); n != 0 {
+		t.Errorf("%.0f allocations per pair of names in one set", n)
 	}
 }

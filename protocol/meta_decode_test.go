@@ -129,3 +129,15 @@ func BenchmarkMetaDecodeProgressToken(b *testing.B) {
 		}
 	}
 }
+
+// TestMetaNotKeptAllocatesOnlyTheMap: a _meta that is not kept (a progress
+// token's) costs the map it decodes into and nothing for being looked at.
+func TestMetaNotKeptAllocatesOnlyTheMap(t *testing.T) {
+	data := []byte(`{"progressToken":1}`)
+	if n := testing.AllocsPerRun(100, func() {
+		var m Meta
+		_ = m.UnmarshalJSON(data)
+	}); n > 2 {
+		t.Errorf("%.0f allocations to decode %s, want the map's 2", n, data)
+	}
+}

@@ -51,6 +51,9 @@ type metaEntry struct {
 // sharedMeta returns a new map with the entries of the _meta object data,
 // when the same bytes were decoded and kept before.
 func sharedMeta(data []byte) (Meta, bool) {
+	if len(data) > sharedMetaBytesMax {
+		return nil, false // never kept: not worth hashing
+	}
 	entries, ok := sharedMetas.Load()[string(data)] // no allocation for the conversion
 	if !ok {
 		return nil, false
@@ -63,19 +66,22 @@ func sharedMeta(data []byte) (Meta, bool) {
 }
 
 // keepMeta keeps the entries of m, decoded from the _meta object data, when
-// every key is an envelope key and data is not too long.
+// every key is an envelope key and data is not too long. Any other _meta (a
+// progress token's, on many legacy requests) costs only the look at its keys.
 func keepMeta(data []byte, m Meta) {
 	if len(data) > sharedMetaBytesMax || len(m) == 0 {
 		return
 	}
-	entries := make([]metaEntry, 0, len(m))
-	for k, v := range m {
+	for k := range m {
 		switch k {
 		case MetaKeyProtocolVersion, MetaKeyClientCapabilities, MetaKeyClientInfo, MetaKeyServerInfo, MetaKeyLogLevel:
-			entries = append(entries, metaEntry{k, v})
 		default:
 			return
 		}
+	}
+	entries := make([]metaEntry, 0, len(m))
+	for k, v := range m {
+		entries = append(entries, metaEntry{k, v})
 	}
 	sharedMetas.Add(string(data), entries)
 }

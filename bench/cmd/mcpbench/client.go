@@ -216,19 +216,19 @@ func vsGatewayFloor(row clientRow, rows []clientRow, results map[string][]*load.
 	}
 	both := func(r *load.Result) float64 { return r.CPUPerCallUs + r.UpstreamCPUPerCallUs }
 	var calls, cpu []float64
-	least := [2]float64{math.Inf(1), math.Inf(1)} // the row's, the floor's
+	lowestRow, lowestFloor := math.Inf(1), math.Inf(1)
 	for i, r := range results[row.label] {
 		if i >= len(floor) || r.Errors > 0 || floor[i].Errors > 0 || floor[i].CallsPerSec <= 0 || both(r) <= 0 {
 			continue
 		}
 		calls = append(calls, r.CallsPerSec/floor[i].CallsPerSec)
 		cpu = append(cpu, both(floor[i])/both(r))
-		least[0], least[1] = min(least[0], both(r)), min(least[1], both(floor[i]))
+		lowestRow, lowestFloor = min(lowestRow, both(r)), min(lowestFloor, both(floor[i]))
 	}
 	if len(calls) == 0 {
 		return floorComparison{}
 	}
-	return floorComparison{calls: summarize(calls), cpu: summarize(cpu), least: least[1] / least[0]}
+	return floorComparison{calls: summarize(calls), cpu: summarize(cpu), least: lowestFloor / lowestRow}
 }
 
 // floorRatios compares row with the floor of its mode in each round (the

@@ -198,7 +198,8 @@ func (f *forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a, err := f.call(r.Context(), req.Params)
 		switch {
 		case err != nil:
-			body = reply(req.ID, "error", json.RawMessage(`{"code":-32603,"message":`+strconv.Quote(err.Error())+`}`))
+			msg, _ := json.Marshal(err.Error()) // a JSON string, whatever the error says
+			body = reply(req.ID, "error", json.RawMessage(`{"code":-32603,"message":`+string(msg)+`}`))
 		case len(a.Error) > 0:
 			body = reply(req.ID, "error", a.Error)
 		default:

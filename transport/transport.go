@@ -21,9 +21,11 @@
 //	StatefulConn     a legacy session shared by replicas     restore and save its SessionState
 //	RequestIDConn    a transport shared by replicas          make server-to-client request ids
 //	LegacyConn       HTTP+SSE (2024-11-05)                   refuse the stateless era there
+//	ResponseConn     Streamable HTTP                         hand over a success response with its
+//	                                                         id, so it is routed without being read
 //
 // See [SessionlessConn], [PeerConn], [HeaderConn], [EndpointConn], [PushConn],
-// [StatefulConn], [RequestIDConn] and [LegacyConn].
+// [StatefulConn], [RequestIDConn], [LegacyConn] and [ResponseConn].
 //
 // Context values cross the layers in both directions: [WithHeader] lets the
 // layer above add HTTP headers to one message, and [WithPrincipal] names the
@@ -179,4 +181,17 @@ type RequestIDConn interface {
 	Conn
 	// NewRequestID returns a fresh id, never returned before on this Conn.
 	NewRequestID() jsonrpc.ID
+}
+
+// ResponseConn is implemented by a Conn whose transport routes each response by
+// the id of its request (Streamable HTTP: to the POST that carried the request).
+// Its Write must read a message to learn that; the server's connection engine
+// calls WriteResponse instead for a success response it encoded itself, msg
+// being {"jsonrpc":"2.0","id":…,"result":…} with id the request's (the id
+// [jsonrpc.RelatedRequest] finds in ctx). The transport routes it by id without
+// reading it again. Error responses and every other message still go to Write.
+// As with Write, msg must not be retained after WriteResponse returns.
+type ResponseConn interface {
+	Conn
+	WriteResponse(ctx context.Context, id jsonrpc.ID, msg []byte) error
 }

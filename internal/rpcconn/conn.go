@@ -23,6 +23,15 @@ type Stream interface {
 	Close() error
 }
 
+// ResponseStream is a Stream that takes a success response together with the
+// id of its request, so that it can route the response without reading it
+// again (transport.ResponseConn satisfies it). The connection calls it for the
+// responses it encodes itself; every other message goes to Write.
+type ResponseStream interface {
+	Stream
+	WriteResponse(ctx context.Context, id jsonrpc.ID, msg []byte) error
+}
+
 // Handler answers incoming requests and notifications. For a notification the
 // result is ignored. A returned *jsonrpc.Error reaches the peer as is; any other error becomes
 // jsonrpc.CodeInternalError with the error's text.

@@ -59,6 +59,14 @@ func (c *Conn) respond(ctx context.Context, id jsonrpc.ID, result any, err error
 		c.writeError(ctx, id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: cannot encode result: " + merr.Error()})
 		return
 	}
+	if rs, ok := c.stream.(ResponseStream); ok {
+		// The transport learns the message's id and kind from us instead
+		// of reading the message again.
+		if err := rs.WriteResponse(ctx, id, *bp); err != nil {
+			c.opts.Logger.Debug("jsonrpc: write failed", "error", err)
+		}
+		return
+	}
 	c.write(ctx, *bp)
 }
 

@@ -152,6 +152,13 @@ func (c *sessionConn) Read(ctx context.Context) ([]byte, error) {
 // Write routes one message from the server to the stream it belongs to.
 func (c *sessionConn) Write(ctx context.Context, msg []byte) error { return c.s.write(ctx, msg) }
 
+// WriteResponse sends a success response the server encoded for the request
+// id (transport.ResponseConn): it goes to the stream of that request, with no
+// second reading of the message.
+func (c *sessionConn) WriteResponse(_ context.Context, id jsonrpc.ID, msg []byte) error {
+	return c.s.writeResponse(id, msg)
+}
+
 // Close ends the session, as a DELETE would.
 func (c *sessionConn) Close() error {
 	c.s.end()
@@ -340,42 +347,21 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		id = m.ID // e.g. a response written without its request's context
 	}
 
+	if isResponse {
+		return s.deliverResponse(id, msg, m)
+	}
 	s.mu.Lock()
 	if s.ended() {
 		s.mu.Unlock()
 		return errSessionEnded
 	}
-	if s.open == 0 {
-		// Activity outside any POST (finish records the time of those).
-		s.lastActive = s.h.now()
-	}
+	s.noteActivity()
 	var st *stream
-	if related || isResponse {
-		if isResponse {
-			st = s.routes.take(id)
-		} else {
-			st = s.routes.get(id)
-		}
+	if related {
+		st = s.routes.get(id)
 	}
 	s.mu.Unlock()
 
-	if isResponse {
-		if st == nil {
-			// Its request was cancelled (notifications/cancelled), or the session ended.
-			s.h.log.Debug("streamable: dropping a response no stream is waiting for", "session", s.id, "id", m.ID)
-			return nil
-		}
-		failed := false
-		if st.init {
-			failed = s.noteInitialize(m)
-		}
-		status := 0
-		if st.stateless && m.Error != nil {
-			status = statelessErrorStatus(m.Error, st.missingMeta)
-		}
-		st.deliverResponse(msg, failed, status)
-		return nil
-	}
 	if st != nil && st.deliverInterim(msg) {
 		return nil
 	}
@@ -395,6 +381,56 @@ func (s *session) write(ctx context.Context, msg []byte) error {
 		s.h.log.Debug("streamable: dropping a notification: the client has no stream open", "session", s.id, "method", m.Method)
 	}
 	return nil
+}
+
+// writeResponse is write for a success response the connection engine encoded
+// for the request id (see transport.ResponseConn): routed by id, the message
+// is read only for an initialize, whose result names the session's version.
+func (s *session) writeResponse(id jsonrpc.ID, msg []byte) error {
+	return s.deliverResponse(id, msg, nil)
+}
+
+// deliverResponse hands msg, the response to the request id, to the stream
+// waiting for it. m is msg decoded, or nil for a success response not read
+// yet.
+func (s *session) deliverResponse(id jsonrpc.ID, msg []byte, m *jsonrpc.Message) error {
+	s.mu.Lock()
+	if s.ended() {
+		s.mu.Unlock()
+		return errSessionEnded
+	}
+	s.noteActivity()
+	st := s.routes.take(id)
+	s.mu.Unlock()
+	if st == nil {
+		// Its request was cancelled (notifications/cancelled), or the session ended.
+		s.h.log.Debug("streamable: dropping a response no stream is waiting for", "session", s.id, "id", id)
+		return nil
+	}
+	failed := false
+	if st.init {
+		if m == nil {
+			m = new(jsonrpc.Message)
+			if err := jsonrpc.DecodeInto(msg, m); err != nil {
+				return fmt.Errorf("streamable: server wrote an invalid message: %w", err)
+			}
+		}
+		failed = s.noteInitialize(m)
+	}
+	status := 0
+	if st.stateless && m != nil && m.Error != nil {
+		status = statelessErrorStatus(m.Error, st.missingMeta)
+	}
+	st.deliverResponse(msg, failed, status)
+	return nil
+}
+
+// noteActivity records the time of a message sent outside any POST (finish
+// records the time of those). s.mu is held.
+func (s *session) noteActivity() {
+	if s.open == 0 {
+		s.lastActive = s.h.now()
+	}
 }
 
 // noteInitialize records the version an initialize response negotiated. It reports

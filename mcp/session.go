@@ -104,6 +104,10 @@ func newServerSession(s *Server, conn transport.Conn) *ServerSession {
 	return ss
 }
 
+// A transport's ResponseConn is what the connection engine calls as a
+// ResponseStream: the two declarations must stay alike.
+var _ rpcconn.ResponseStream = transport.ResponseConn(nil)
+
 // sessionHooks are a session's rpcconn.ConnHooks.
 type sessionHooks ServerSession
 

@@ -159,6 +159,8 @@ func (c *sessionConn) WriteResponse(_ context.Context, id jsonrpc.ID, msg []byte
 	return c.s.writeResponse(id, msg)
 }
 
+var _ transport.ResponseConn = (*sessionConn)(nil) // relayedConn has it too, embedding it
+
 // Close ends the session, as a DELETE would.
 func (c *sessionConn) Close() error {
 	c.s.end()

@@ -258,15 +258,27 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func BenchmarkDecodeRequest(b *testing.B) {
+// BenchmarkDecode measures Decode on the messages of a tool call: a legacy
+// request, a 2026-07-28 request with the envelope mcpkit's gateway sends in its
+// _meta, and a 2026-07-28 response with the server's identity in its _meta.
+func BenchmarkDecode(b *testing.B) {
 	rpcshared.RegisterMethodNames("tools/call")
-	data := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello world"},"_meta":{"progressToken":"abc"}}}`)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := Decode(data); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct{ name, data string }{
+		{"request", `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello world"},"_meta":{"progressToken":"abc"}}}`},
+		{"request-2026", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpkit-gateway","version":"0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"w3-42"}}}`},
+		{"response-2026", `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"hello w3-42"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-mcpkit","version":"1.0.0"}}}}`},
+	} {
+		data := []byte(c.data)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			var m Message
+			for b.Loop() {
+				if err := DecodeInto(data, &m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/rpcshared"
 )
 
@@ -138,117 +139,174 @@ func invalid(m *Message, format string, args ...any) (*Message, error) {
 }
 
 // message decodes one message object at s.Pos. The scanner is left after the value.
+//
+// It reads the message in one pass, checking the syntax as it goes: a syntax
+// error anywhere makes the whole message a parse error, so a member of the
+// wrong shape is only noted, and the verdict on it given once the whole object
+// has been read. Member values are at nesting depth 1, as in a SkipValue of
+// the whole message.
 func (s *scanner) message(m *Message) (*Message, error) {
-	start := s.Pos
 	if s.Peek() != '{' {
 		if err := s.SkipValue(0); err != nil {
 			return nil, parseError(err)
 		}
 		return invalid(nil, "a message must be a JSON object")
 	}
-	// Validate first: a syntax error anywhere makes the whole message a parse error.
-	if err := s.SkipValue(0); err != nil {
+	s.Pos++
+	var sh shape
+	if s.SkipSpace(); s.Peek() == '}' {
+		s.Pos++
+	} else if err := s.members(m, &sh); err != nil {
 		return nil, parseError(err)
 	}
-	end := s.Pos
-	s.Pos = start + 1
 
-	var version, idErr, method, hasResult, hasError bool
-	var shapeErr string
+	switch {
+	case sh.idErr:
+		return invalid(nil, "%v", errBadID)
+	case !sh.version:
+		return invalid(m, `"jsonrpc" must be "2.0"`)
+	case sh.err != "":
+		return invalid(m, "%s", sh.err)
+	case sh.method && (sh.hasResult || sh.hasError):
+		return invalid(m, "a request must not carry result or error")
+	case sh.method && m.ID.IsNull():
+		return invalid(m, "a request id must not be null")
+	case !sh.method && !sh.hasResult && !sh.hasError:
+		return invalid(m, "a message needs a method, a result or an error")
+	case sh.hasResult && sh.hasError:
+		return invalid(m, "a response must not carry both result and error")
+	case !sh.method && m.ID.IsAbsent():
+		return invalid(m, "a response needs an id")
+	case sh.hasResult && !m.ID.IsValid():
+		return invalid(m, "a result needs a string or integer id")
+	}
+	return m, nil
+}
+
+// shape is what message learns about a message's members besides their
+// values: which ones it has, and what is wrong with their kinds.
+type shape struct {
+	version, idErr, method, hasResult, hasError bool
+	err                                         string // the last member of the wrong kind, if any
+}
+
+// members reads the members of the message object whose first member starts
+// at s.Pos, up to and including its closing brace, into m and sh, and returns
+// the scanner's error for a syntax error.
+func (s *scanner) members(m *Message, sh *shape) error {
 	for {
-		s.SkipSpace()
-		if s.Peek() == '}' {
-			break
+		if s.Peek() != '"' {
+			return jsonscan.ErrSyntax
 		}
-		rawKey, escaped, _ := s.String()
+		rawKey, escaped, err := s.String()
+		if err != nil {
+			return err
+		}
 		key := rawKey
 		if escaped {
 			key = []byte(decodeString(rawKey, true))
 		}
-		s.SkipSpace()
-		s.Pos++ // ':'
+		if s.SkipSpace(); s.Peek() != ':' {
+			return jsonscan.ErrSyntax
+		}
+		s.Pos++
 		s.SkipSpace()
 		vstart := s.Pos
 		switch string(key) {
 		case "jsonrpc":
 			if s.Peek() != '"' {
-				_ = s.SkipValue(0)
+				err = s.SkipValue(1)
 				break
 			}
-			raw, esc, _ := s.String()
-			version = (!esc && string(raw) == "2.0") || (esc && decodeString(raw, true) == "2.0")
-		case "id":
-			id, err := s.id()
-			if err != nil {
-				idErr = true
-			} else {
-				m.ID = id
+			var raw []byte
+			var esc bool
+			if raw, esc, err = s.String(); err == nil {
+				sh.version = (!esc && string(raw) == "2.0") || (esc && decodeString(raw, true) == "2.0")
 			}
+		case "id":
+			err = s.readID(m, &sh.idErr)
 		case "method":
 			if s.Peek() != '"' {
-				_ = s.SkipValue(0)
-				shapeErr = "method must be a string"
+				err = s.SkipValue(1)
+				sh.err = "method must be a string"
 				break
 			}
-			raw, esc, _ := s.String()
-			m.Method = internMethod(raw, esc)
-			method = true
-			if m.Method == "" {
-				shapeErr = "method must not be empty"
+			var raw []byte
+			var esc bool
+			if raw, esc, err = s.String(); err == nil {
+				m.Method = internMethod(raw, esc)
+				sh.method = true
+				if m.Method == "" {
+					sh.err = "method must not be empty"
+				}
 			}
 		case "params":
-			_ = s.SkipValue(0)
+			if err = s.SkipValue(1); err != nil {
+				break
+			}
 			switch s.Data[vstart] {
 			case '{', '[':
 				m.Params = s.Data[vstart:s.Pos]
 			case 'n': // params: null is treated as absent
 			default:
-				shapeErr = "params must be an object or an array"
+				sh.err = "params must be an object or an array"
 			}
 		case "result":
-			_ = s.SkipValue(0)
-			m.Result = s.Data[vstart:s.Pos]
-			hasResult = true
+			if err = s.SkipValue(1); err == nil {
+				m.Result = s.Data[vstart:s.Pos]
+				sh.hasResult = true
+			}
 		case "error":
-			_ = s.SkipValue(0)
-			hasError = true
+			if err = s.SkipValue(1); err != nil {
+				break
+			}
+			sh.hasError = true
 			var e Error
-			if err := json.Unmarshal(s.Data[vstart:s.Pos], &e); err != nil || s.Data[vstart] != '{' {
-				shapeErr = "error must be an object with an integer code and a string message"
+			if json.Unmarshal(s.Data[vstart:s.Pos], &e) != nil || s.Data[vstart] != '{' {
+				sh.err = "error must be an object with an integer code and a string message"
 			} else {
 				m.Error = &e
 			}
 		default:
-			_ = s.SkipValue(0)
+			err = s.SkipValue(1)
+		}
+		if err != nil {
+			return err
 		}
 		s.SkipSpace()
-		if s.Peek() == ',' {
+		switch s.Peek() {
+		case ',':
 			s.Pos++
+			s.SkipSpace()
+		case '}':
+			s.Pos++
+			return nil
+		default:
+			return jsonscan.ErrSyntax
 		}
 	}
-	s.Pos = end
+}
 
-	switch {
-	case idErr:
-		return invalid(nil, "%v", errBadID)
-	case !version:
-		return invalid(m, `"jsonrpc" must be "2.0"`)
-	case shapeErr != "":
-		return invalid(m, "%s", shapeErr)
-	case method && (hasResult || hasError):
-		return invalid(m, "a request must not carry result or error")
-	case method && m.ID.IsNull():
-		return invalid(m, "a request id must not be null")
-	case !method && !hasResult && !hasError:
-		return invalid(m, "a message needs a method, a result or an error")
-	case hasResult && hasError:
-		return invalid(m, "a response must not carry both result and error")
-	case !method && m.ID.IsAbsent():
-		return invalid(m, "a response needs an id")
-	case hasResult && !m.ID.IsValid():
-		return invalid(m, "a result needs a string or integer id")
+// readID reads the id member's value into m.ID; a value of the wrong kind
+// sets idErr. It returns the scanner's error for a syntax error.
+func (s *scanner) readID(m *Message, idErr *bool) error {
+	if c := s.Peek(); c != '"' && c != 'n' && c != '-' && (c < '0' || c > '9') {
+		if err := s.SkipValue(1); err != nil {
+			return err
+		}
+		*idErr = true
+		return nil
 	}
-	return m, nil
+	id, err := s.id()
+	switch {
+	case err == errBadID:
+		*idErr = true
+	case err != nil:
+		return err
+	default:
+		m.ID = id
+	}
+	return nil
 }
 
 // internMethod decodes a method name, returning the shared copy of a name

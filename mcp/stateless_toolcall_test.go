@@ -216,3 +216,30 @@ func TestStatelessToolCallThroughMiddleware(t *testing.T) {
 		t.Errorf("unchanged params: %.0f allocations, as many as params decoded again (%.0f)", same, copied)
 	}
 }
+
+// TestHasNull checks hasNull against bytes.Contains on every string of up to
+// seven bytes over the letters of null and one other, and on the envelope of
+// a gateway's request with and without a null in it.
+func TestHasNull(t *testing.T) {
+	const letters = "nulx"
+	var walk func(b []byte)
+	walk = func(b []byte) {
+		if got, want := hasNull(b), bytes.Contains(b, []byte("null")); got != want {
+			t.Fatalf("hasNull(%q) = %v, want %v", b, got, want)
+		}
+		if len(b) == 7 {
+			return
+		}
+		for i := range len(letters) {
+			walk(append(b, letters[i]))
+		}
+	}
+	walk(nil)
+	envelope := `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}},"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"echo","arguments":{"message":"unull"}}`
+	if !hasNull([]byte(envelope)) {
+		t.Errorf("hasNull missed the null of %s", envelope)
+	}
+	if hasNull([]byte(strings.ReplaceAll(envelope, "unull", "nul"))) {
+		t.Errorf("hasNull found a null without one")
+	}
+}

@@ -1,8 +1,10 @@
 // Package jsonscan is a small validating JSON scanner shared by mcpkit's codecs.
 //
-// A Scanner never builds a tree and never allocates: it checks the syntax of what
-// it consumes and reports where tokens start and end, so callers can keep values
-// as sub-slices of the input. Callers drive it token by token (SkipSpace, Peek,
+// A Scanner never builds a tree: it checks the syntax of what it consumes and
+// reports where tokens start and end, so callers can keep values as sub-slices
+// of the input. It allocates only to remember the value of a _meta member that
+// it met twice in a row, which a 2026-07-28 peer repeats in every message and
+// which it then skips by one comparison (see memo.go). Callers drive it token by token (SkipSpace, Peek,
 // String, Number, Literal) and hand whole values they do not care about to
 // SkipValue. White space is never skipped implicitly: every method starts at Pos
 // exactly, and callers call SkipSpace between tokens.
@@ -296,10 +298,16 @@ func skipValue(d []byte, i, depth, maxExponent int) (int, error) {
 			if end < 0 {
 				return i, ErrSyntax
 			}
+			meta := isMetaKey(d[i:end])
 			if i = skipSpace(d, end); i >= len(d) || d[i] != ':' {
 				return i, ErrSyntax
 			}
-			if i, err = skipValue(d, skipSpace(d, i+1), depth+1, maxExponent); err != nil {
+			if i = skipSpace(d, i+1); meta {
+				i, err = skipMeta(d, i, depth+1, maxExponent)
+			} else {
+				i, err = skipValue(d, i, depth+1, maxExponent)
+			}
+			if err != nil {
 				return i, err
 			}
 			if i = skipSpace(d, i); i >= len(d) {

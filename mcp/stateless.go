@@ -67,23 +67,24 @@ func isStatelessRequest(msg *jsonrpc.Message) bool {
 }
 
 // hasVersionKey reports whether params contain the quoted protocolVersion
-// _meta key (head+tail, checked against the constant by a test). It searches for the key's tail, whose '/' is rare in JSON (a
-// search for the whole key stops at every quote), then checks the head.
+// _meta key (head+tail, checked against the constant by a test). It looks for
+// the key's capital V, which JSON rarely holds (a gateway's whole envelope has
+// only that one), and then checks what is around it: a search for the whole
+// key would stop at every quote, one for its tail at every '/' of the
+// envelope's other keys.
 func hasVersionKey(params []byte) bool {
 	const (
-		head = `"io.modelcontextprotocol`
-		tail = `/protocolVersion"`
+		head = `"io.modelcontextprotocol/protocol`
+		tail = `Version"`
 	)
-	for i := len(head); i <= len(params)-len(tail); {
-		j := bytes.Index(params[i:], []byte(tail))
+	for i := len(head); i <= len(params)-len(tail); i++ {
+		j := bytes.IndexByte(params[i:len(params)-len(tail)+1], 'V')
 		if j < 0 {
 			return false
 		}
-		i += j
-		if string(params[i-len(head):i]) == head {
+		if i += j; string(params[i:i+len(tail)]) == tail && string(params[i-len(head):i]) == head {
 			return true
 		}
-		i++
 	}
 	return false
 }

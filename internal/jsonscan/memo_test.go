@@ -61,7 +61,7 @@ func TestMetaMemo(t *testing.T) {
 		t.Fatalf("a _meta met once: %v, remembered %v", err, remembered(once))
 	}
 	for _, c := range []string{
-		meta[:len(meta)-1],                          // a prefix of it: the text ends inside the object
+		meta[:len(meta)-1], // a prefix of it: the text ends inside the object
 		strings.Replace(meta, `"tools"`, `"tool"}`, 1), // the same start, broken inside
 		strings.Replace(meta, "1e5", "1e500", 1),       // an exponent beyond MaxExponent 2 and one more digit
 		meta + `}`,                                     // it, then a syntax error after it

@@ -4,10 +4,11 @@
 // reports where tokens start and end, so callers can keep values as sub-slices
 // of the input. It allocates only to remember the value of a _meta member that
 // it met twice in a row, which a 2026-07-28 peer repeats in every message and
-// which it then skips by one comparison (see memo.go). Callers drive it token by token (SkipSpace, Peek,
-// String, Number, Literal) and hand whole values they do not care about to
-// SkipValue. White space is never skipped implicitly: every method starts at Pos
-// exactly, and callers call SkipSpace between tokens.
+// which it then skips by one comparison (see memo.go). Callers drive it token
+// by token (SkipSpace, Peek, String, Number, Literal) and hand whole values
+// they do not care about to SkipValue. White space is never skipped
+// implicitly: every method starts at Pos exactly, and callers call SkipSpace
+// between tokens.
 //
 // The grammar is RFC 8259's, exactly as strict as encoding/json.Valid: a text
 // SkipValue accepts (followed only by white space) is one json.Valid accepts,

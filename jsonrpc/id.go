@@ -83,7 +83,7 @@ func (id ID) MarshalJSON() ([]byte, error) { return id.AppendJSON(nil), nil }
 func (id *ID) UnmarshalJSON(data []byte) error {
 	s := newScanner(data)
 	s.SkipSpace()
-	v, err := s.id()
+	v, err := s.id(0)
 	if err != nil {
 		return err
 	}

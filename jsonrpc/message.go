@@ -290,14 +290,7 @@ func (s *scanner) members(m *Message, sh *shape) error {
 // readID reads the id member's value into m.ID; a value of the wrong kind
 // sets idErr. It returns the scanner's error for a syntax error.
 func (s *scanner) readID(m *Message, idErr *bool) error {
-	if c := s.Peek(); c != '"' && c != 'n' && c != '-' && (c < '0' || c > '9') {
-		if err := s.SkipValue(1); err != nil {
-			return err
-		}
-		*idErr = true
-		return nil
-	}
-	id, err := s.id()
+	id, err := s.id(1)
 	switch {
 	case err == errBadID:
 		*idErr = true

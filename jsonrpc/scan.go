@@ -26,7 +26,8 @@ func newScanner(data []byte) scanner {
 var errBadID = errors.New("id must be a string, an integer or null")
 
 // id scans an id value: a string, an integer (an integral number in any notation) or null.
-func (s *scanner) id() (ID, error) {
+// depth is the value's nesting level, as for SkipValue, for a value of another kind.
+func (s *scanner) id(depth int) (ID, error) {
 	switch c := s.Peek(); {
 	case c == '"':
 		raw, escaped, err := s.String()
@@ -53,7 +54,7 @@ func (s *scanner) id() (ID, error) {
 		}
 		return Int64ID(int64(f)), nil
 	default:
-		if err := s.SkipValue(0); err != nil {
+		if err := s.SkipValue(depth); err != nil {
 			return ID{}, err
 		}
 		return ID{}, errBadID
@@ -103,7 +104,7 @@ func idFromPrefix(prefix []byte) (id ID, isResponse bool) {
 		s.SkipSpace()
 		switch key {
 		case "id":
-			v, err := s.id()
+			v, err := s.id(0)
 			if err != nil {
 				return ID{}, isResponse
 			}

@@ -45,12 +45,13 @@ func (s *Scanner) Members(depth int, member func(key []byte, escaped bool, value
 		s.Pos++
 		s.SkipSpace()
 		start := s.Pos
-		if !escaped && string(key) == "_meta" {
-			var err error
-			if s.Pos, err = skipMeta(s.Data, s.Pos, depth+1, s.MaxExponent); err != nil {
-				return err
-			}
-		} else if err := s.SkipValue(depth + 1); err != nil {
+		var err error
+		if isMetaKey(key) {
+			s.Pos, err = skipMeta(s.Data, s.Pos, depth+1, s.MaxExponent)
+		} else {
+			err = s.SkipValue(depth + 1)
+		}
+		if err != nil {
 			return err
 		}
 		if !member(key, escaped, s.Data[start:s.Pos]) {

@@ -35,9 +35,10 @@ const (
 	memoMaxDepth = MaxDepth - memoMaxLen/2
 )
 
-// isMetaKey reports whether the string token quoted (its quotes included) is
-// "_meta", unescaped.
-func isMetaKey(quoted []byte) bool { return string(quoted) == `"_meta"` }
+// isMetaKey reports whether the raw key (its bytes between the quotes, still
+// escaped) is _meta. A key written with escapes never is: the memo is for
+// what peers send, and they write it plainly.
+func isMetaKey(raw []byte) bool { return string(raw) == "_meta" }
 
 // memoEntry is one remembered object.
 type memoEntry struct {

@@ -299,7 +299,7 @@ func skipValue(d []byte, i, depth, maxExponent int) (int, error) {
 			if end < 0 {
 				return i, ErrSyntax
 			}
-			meta := isMetaKey(d[i:end])
+			meta := isMetaKey(d[i+1 : end-1])
 			if i = skipSpace(d, end); i >= len(d) || d[i] != ':' {
 				return i, ErrSyntax
 			}

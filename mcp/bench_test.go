@@ -50,14 +50,23 @@ func BenchmarkInProcessToolCall(b *testing.B) {
 // BenchmarkStdioToolCall measures the same round trip over the stdio transport's
 // newline-delimited framing, through OS pipes, as between a client and a server
 // subprocess (without the process boundary), in the legacy era.
-func BenchmarkStdioToolCall(b *testing.B) { benchStdioToolCall(b, protocol.LatestLegacy) }
+func BenchmarkStdioToolCall(b *testing.B) { benchStdioToolCall(b, protocol.LatestLegacy, false) }
 
 // BenchmarkStdioToolCall2026 is BenchmarkStdioToolCall in the 2026-07-28 era,
 // as mcpkit's gateway speaks to a stdio server: every request carries the
 // client's envelope in _meta and every result the server's identity.
-func BenchmarkStdioToolCall2026(b *testing.B) { benchStdioToolCall(b, protocol.Version20260728) }
+func BenchmarkStdioToolCall2026(b *testing.B) { benchStdioToolCall(b, protocol.Version20260728, false) }
 
-func benchStdioToolCall(b *testing.B, version string) {
+// BenchmarkStdioToolCallConcurrent is BenchmarkStdioToolCall2026 with 16 calls
+// in flight per P on the one connection, as a gateway's clients put them on the
+// pipe to its server. Run with -cpu 1, its ns/op is the CPU that both ends
+// spend per call on one core, as the gateway and its server share one in
+// bench/'s pinned harness (without the process boundary).
+func BenchmarkStdioToolCallConcurrent(b *testing.B) {
+	benchStdioToolCall(b, protocol.Version20260728, true)
+}
+
+func benchStdioToolCall(b *testing.B, version string, concurrent bool) {
 	srv := mcp.NewServer(protocol.Implementation{Name: "bench", Version: "1"}, nil)
 	if err := mcp.AddTool(srv, &protocol.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
 		return "hello " + in.Message, nil
@@ -82,6 +91,19 @@ func benchStdioToolCall(b *testing.B, version string) {
 	defer cs.Close()
 	params := &protocol.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"world"}`)}
 	b.ReportAllocs()
+	if concurrent {
+		b.SetParallelism(16)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := cs.CallToolParams(ctx, params)
+				if err != nil || res.Content[0].Text != "hello world" {
+					b.Error(res, err)
+					return
+				}
+			}
+		})
+		return
+	}
 	for b.Loop() {
 		res, err := cs.CallToolParams(ctx, params)
 		if err != nil || res.Content[0].Text != "hello world" {

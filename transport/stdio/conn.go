@@ -152,11 +152,15 @@ func (c *lineConn) write(ctx context.Context, msg []byte) error {
 		return fmt.Errorf("stdio: refusing to write: %w", ErrNewlineInMessage)
 	}
 	select {
-	case c.writeSlot <- struct{}{}:
-	case <-c.closed:
-		return c.errWriteClosed()
-	case <-ctx.Done():
-		return ctx.Err()
+	case c.writeSlot <- struct{}{}: // free: no need to watch anything else
+	default:
+		select {
+		case c.writeSlot <- struct{}{}:
+		case <-c.closed:
+			return c.errWriteClosed()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	defer func() { <-c.writeSlot }()
 	if c.isClosed() {

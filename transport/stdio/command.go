@@ -294,9 +294,10 @@ func (c *CommandConn) exitError(ctx context.Context, timer *time.Timer) *ExitErr
 	return &ExitError{Err: c.waitErr, Stderr: c.tail.snapshot()}
 }
 
-// Write sends msg to the server followed by a newline, in one write. It rejects a
-// message that contains a newline. Concurrent Writes are serialized; a Write waiting
-// for another gives up when its context ends or on Close.
+// Write sends msg to the server followed by a newline, in one write, which Writes
+// made at the same moment share (their lines in order). It rejects a message that
+// contains a newline. Concurrent Writes are serialized; a Write waiting for another
+// gives up when its context ends or on Close.
 //
 // When a write fails because the server has exited, Write returns an *ExitError
 // with the exit status (0 included) and the last lines of its stderr, rather than

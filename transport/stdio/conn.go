@@ -1,11 +1,11 @@
 package stdio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 
@@ -62,8 +62,10 @@ type lineConn struct {
 	readErr   error           // why the input ended: io.EOF or a wrapped read error
 
 	writeSlot chan struct{} // capacity 1: holding the token means owning out
-	writeBuf  []byte        // guarded by writeSlot
 	writeErr  error         // guarded by writeSlot; sticky once a write failed
+
+	batches batches
+	yield   func() // runtime.Gosched: how a batch's writer gives way (tests replace it)
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -75,6 +77,7 @@ func newLineConn(in io.Reader, out io.Writer, maxMessageSize int, drainAfterClos
 		out:             out,
 		drainAfterClose: drainAfterClose,
 		writeSlot:       make(chan struct{}, 1),
+		yield:           runtime.Gosched,
 		closed:          make(chan struct{}),
 	}
 	if d, ok := in.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
@@ -83,6 +86,7 @@ func newLineConn(in io.Reader, out io.Writer, maxMessageSize int, drainAfterClos
 		c.results = make(chan readResult)
 		c.readDone = make(chan struct{})
 	}
+	c.batches.cond.L = &c.batches.mu
 	return c
 }
 
@@ -138,51 +142,6 @@ func (c *lineConn) readLoop() {
 			}
 		}
 	}
-}
-
-// write sends msg and a '\n' in one call to the underlying writer.
-func (c *lineConn) write(ctx context.Context, msg []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if len(msg) == 0 {
-		return errEmptyMessage
-	}
-	if bytes.IndexByte(msg, '\n') >= 0 {
-		return fmt.Errorf("stdio: refusing to write: %w", ErrNewlineInMessage)
-	}
-	select {
-	case c.writeSlot <- struct{}{}: // free: no need to watch anything else
-	default:
-		select {
-		case c.writeSlot <- struct{}{}:
-		case <-c.closed:
-			return c.errWriteClosed()
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	defer func() { <-c.writeSlot }()
-	if c.isClosed() {
-		return c.errWriteClosed()
-	}
-	if c.writeErr != nil {
-		return c.writeErr
-	}
-	buf := append(c.writeBuf[:0], msg...)
-	buf = append(buf, '\n')
-	_, err := c.out.Write(buf)
-	if cap(buf) <= maxRetainedWriteBuffer {
-		c.writeBuf = buf[:0]
-	} else {
-		c.writeBuf = nil
-	}
-	if err != nil {
-		// A partly written line cannot be taken back: fail every later write too.
-		c.writeErr = fmt.Errorf("%w: %w", errWriting, err)
-		return c.writeErr
-	}
-	return nil
 }
 
 func (c *lineConn) errWriteClosed() error {

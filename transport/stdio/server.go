@@ -67,10 +67,11 @@ func (s *serverConn) Read(ctx context.Context) ([]byte, error) {
 	return msg, err
 }
 
-// Write sends msg followed by a newline in one write. It rejects a message that
-// contains a newline. Concurrent Writes are serialized; a Write waiting for another
-// gives up when its context ends, but one already in progress runs to completion or
-// until Close closes the output.
+// Write sends msg followed by a newline in one write, which Writes made at the
+// same moment share (their lines in order). It rejects a message that contains a
+// newline. Concurrent Writes are serialized; a Write waiting for another gives up
+// when its context ends, but one already in progress (or sharing one in
+// progress) runs to completion or until Close closes the output.
 func (s *serverConn) Write(ctx context.Context, msg []byte) error {
 	return s.write(ctx, msg)
 }

@@ -242,6 +242,16 @@ func ReadRequestFields(method string, params json.RawMessage) RequestFields {
 // readMeta reads the protocol fields of a _meta object, keys matched exactly
 // and the last one winning. It reports false if the server cannot decode one.
 func (f *RequestFields) readMeta(meta []byte) bool {
+	if found, ok := f.recall(meta); found {
+		return ok
+	}
+	ok := f.scanMeta(meta)
+	f.remember(meta, ok)
+	return ok
+}
+
+// scanMeta is readMeta without the memo (headers_memo.go).
+func (f *RequestFields) scanMeta(meta []byte) bool {
 	s := jsonscan.Scanner{Data: meta}
 	ok := true
 	err := eachMember(&s, func(key []byte, escaped bool, val []byte) {

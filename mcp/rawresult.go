@@ -116,23 +116,12 @@ func rawNeedsAdapting(raw []byte, v string) bool {
 
 // mentionsToolUseOrResult reports whether raw holds "tool_use" or
 // "tool_result" (protocol.ContentTypeToolUse, protocol.ContentTypeToolResult)
-// anywhere, as bytes.Contains would find them. It looks for the '_' they
-// share, which results seldom hold, where bytes.Contains stops at every 't'.
+// anywhere, as bytes.Contains would find them, searching for their '_', which
+// results seldom hold.
 func mentionsToolUseOrResult(raw []byte) bool {
-	const stem, use, result = "tool_", "use", "result"
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(raw[i:], '_')
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+1 < len(stem) || string(raw[i+1-len(stem):i]) != stem[:len(stem)-1] {
-			continue
-		}
-		if rest := raw[i+1:]; bytes.HasPrefix(rest, []byte(use)) || bytes.HasPrefix(rest, []byte(result)) {
-			return true
-		}
-	}
+	const underscore = len("tool")
+	return jsonscan.ContainsAround(raw, protocol.ContentTypeToolUse, underscore) ||
+		jsonscan.ContainsAround(raw, protocol.ContentTypeToolResult, underscore)
 }
 
 // RawToolResult is a tools/call result a handler returned already encoded

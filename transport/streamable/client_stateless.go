@@ -1,13 +1,13 @@
 package streamable
 
 import (
-	"bytes"
 	"context"
 	"maps"
 	"net/http"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/cowmap"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
@@ -22,37 +22,18 @@ import (
 // stream instead of posting notifications/cancelled.
 
 // clientMetaVersionKey is what a stateless request's params contain; searching for
-// it (mentionsVersionKey) keeps the legacy path to one byte search.
+// it by its '/' (versionKeySlash) keeps the legacy path to one quick byte search.
 const clientMetaVersionKey = `"` + protocol.MetaKeyProtocolVersion + `"`
 
 // versionKeySlash is where clientMetaVersionKey has its '/'.
 var versionKeySlash = strings.IndexByte(clientMetaVersionKey, '/')
-
-// mentionsVersionKey reports whether params contain clientMetaVersionKey, as
-// bytes.Contains would find it. It looks for the key's '/', which few params
-// hold outside _meta keys, where bytes.Contains stops at the '"' of every
-// string.
-func mentionsVersionKey(params []byte) bool {
-	before, after := versionKeySlash, len(clientMetaVersionKey)-versionKeySlash
-	for i := before; i <= len(params)-after; i++ {
-		j := bytes.IndexByte(params[i:len(params)-after+1], '/')
-		if j < 0 {
-			return false
-		}
-		i += j
-		if string(params[i-before:i+after]) == clientMetaVersionKey {
-			return true
-		}
-	}
-	return false
-}
 
 // clientStatelessHeader returns the request metadata headers of m, and false when m
 // is not a 2026-07-28 request. It reads the body with protocol.ReadRequestFields,
 // the reader the server validates the headers with, so both sides agree on the
 // values even for unusual bodies (members named in another case, repeated).
 func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
-	if !mentionsVersionKey(m.Params) {
+	if !jsonscan.ContainsAround(m.Params, clientMetaVersionKey, versionKeySlash) {
 		return nil, false
 	}
 	f := protocol.ReadRequestFields(m.Method, m.Params)

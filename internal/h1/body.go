@@ -32,21 +32,21 @@ var errClosedBody = errors.New("http: read on closed response body")
 // or closes it. Close may be called while a Read blocks in another goroutine:
 // it then closes the connection, which ends the Read.
 type body struct {
-	br   *bufio.Reader
-	c    *conn           // nil in the fuzz test
-	ctx  context.Context // the request's, for its error when it ends the body
-	stop func() bool     // stops the cancellation hook; nil when there is none
+	br  *bufio.Reader
+	c   *conn           // nil in the fuzz test
+	ctx context.Context // the request's, for its error when it ends the body
 
 	mode int
 	n    int64 // bytes left: of the body (byLength) or of the current chunk
 	crlf bool  // a chunk's CRLF is due before the next size line
 	keep bool  // the connection may be reused after the body
 
-	mu      sync.Mutex
-	reading bool
-	closed  bool
-	done    bool  // the connection was released
-	err     error // sticky: io.EOF at the end, or the failure
+	mu       sync.Mutex
+	reading  bool
+	closed   bool
+	done     bool  // the connection was released
+	detached bool  // DetachContext ran
+	err      error // sticky: io.EOF at the end, or the failure
 }
 
 // Read reads from the body.
@@ -282,12 +282,15 @@ func (b *body) Close() error {
 func (b *body) DetachContext() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.stop == nil {
+	if b.c == nil || b.detached || b.done {
 		return true
 	}
-	ok := b.stop()
-	b.stop = nil
-	return ok
+	b.detached = true
+	if !b.c.deactivate() || b.ctx.Err() != nil {
+		b.c.abort()
+		return false
+	}
+	return true
 }
 
 // drain reads the rest of a short body so that the connection can be reused.
@@ -295,10 +298,9 @@ func (b *body) drain() bool {
 	if !b.keep || b.c == nil || b.mode == byClose || (b.mode == byLength && b.n > drainMax) {
 		return false
 	}
-	if b.stop != nil && !b.stop() {
+	if b.c.aborted.Load() {
 		return false // the context ended: the connection has a past deadline
 	}
-	b.stop = nil
 	_ = b.c.nc.SetReadDeadline(time.Now().Add(drainWait))
 	var buf [512]byte
 	total := 0
@@ -325,6 +327,5 @@ func (b *body) releaseLocked(reuse bool) {
 	if b.c == nil {
 		return
 	}
-	b.c.release(b.stop, reuse && b.keep)
-	b.stop = nil
+	b.c.release(reuse && b.keep)
 }

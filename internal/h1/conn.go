@@ -28,7 +28,9 @@ type conn struct {
 	p   parser
 
 	peek    peeker // the liveness check of an idle connection
-	abortFn func() // c.abort, made once: what the request context's AfterFunc runs
+	abortFn func() // c.abort, made once: what an Interrupter is given
+	fireFn  func() // c.fire, made once: what the request context's AfterFunc runs
+	w       watch  // the request context's AfterFunc: see watch
 	aborted atomic.Bool
 	in      Interrupter // the request context's, while a request holds c
 	reused  bool
@@ -43,7 +45,7 @@ func newConn(t *Transport, key string, nc net.Conn) *conn {
 		br:  bufio.NewReaderSize(nc, readBufferSize),
 		p:   parser{maxBytes: t.o.MaxResponseHeaderBytes, maxCount: t.o.MaxResponseHeaders},
 	}
-	c.abortFn = c.abort
+	c.abortFn, c.fireFn = c.abort, c.fire
 	c.peek.init(nc)
 	return c
 }
@@ -58,7 +60,10 @@ func (c *conn) abort() {
 	_ = c.nc.SetDeadline(aLongTimeAgo)
 }
 
-func (c *conn) close() { _ = c.nc.Close() }
+func (c *conn) close() {
+	c.unwatch()
+	_ = c.nc.Close()
+}
 
 // alive reports whether an idle connection is still open, without blocking.
 func (c *conn) alive() bool { return c.peek.alive() }
@@ -81,14 +86,14 @@ type Interrupter interface {
 var errInterrupted = fmt.Errorf("request interrupted: %w", net.ErrClosed)
 
 // release ends a request on c: the connection goes back to the pool when reuse
-// holds and neither the context's hook nor its Interrupter had run, else it is
-// closed.
-func (c *conn) release(stop func() bool, reuse bool) {
+// holds and neither the context's end nor its Interrupter had aborted it, else
+// it is closed.
+func (c *conn) release(reuse bool) {
 	if c.in != nil { // first, so that no abort comes once c is back in the pool
 		c.in.DetachAbort()
 		c.in = nil
 	}
-	if stop != nil && !stop() {
+	if !c.deactivate() {
 		reuse = false
 	}
 	if reuse && !c.aborted.Load() {
@@ -109,16 +114,8 @@ type response struct {
 
 // roundTrip writes the request and reads the response head. retry reports
 // whether the request may be sent again on another connection: see retryable.
+// The connection watches ctx already (see Transport.get).
 func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http.Response, bool, error) {
-	c.aborted.Store(false)
-	var stop func() bool
-	if ctx.Done() != nil {
-		if err := ctx.Err(); err != nil {
-			c.t.put(c)
-			return nil, false, err
-		}
-		stop = context.AfterFunc(ctx, c.abortFn)
-	}
 	if in, ok := ctx.(Interrupter); ok {
 		c.in = in
 		if !in.AttachAbort(c.abortFn) {
@@ -130,12 +127,12 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 		tr.WroteRequest(httptrace.WroteRequestInfo{Err: err})
 	}
 	if err != nil {
-		c.release(stop, false)
+		c.release(false)
 		return nil, c.retryable(false, err), c.fail(ctx, "writing the request", err)
 	}
 	h, err := c.p.readHead(c.br)
 	if err != nil {
-		c.release(stop, false)
+		c.release(false)
 		return nil, c.retryable(h.gotBytes, err), c.fail(ctx, "reading the response", err)
 	}
 	r := new(response)
@@ -147,7 +144,7 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 	resp.Request = req
 	keep := !h.close && !req.Close && (h.minor >= 1 || h.keepAlive)
 	b := &r.body
-	*b = body{br: c.br, c: c, ctx: ctx, stop: stop, keep: keep}
+	*b = body{br: c.br, c: c, ctx: ctx, keep: keep}
 	switch {
 	case req.Method == http.MethodHead || h.status == http.StatusNoContent || h.status == http.StatusNotModified:
 		resp.ContentLength = 0
@@ -155,7 +152,7 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 			resp.ContentLength = h.length
 		}
 		resp.Body = http.NoBody
-		c.release(stop, keep)
+		c.release(keep)
 	case h.chunked:
 		b.mode = byChunks
 		resp.ContentLength = -1
@@ -164,7 +161,7 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 		resp.Body = b
 	case h.length == 0:
 		resp.Body = http.NoBody
-		c.release(stop, keep)
+		c.release(keep)
 	case h.length > 0:
 		b.mode, b.n = byLength, h.length
 		resp.ContentLength = h.length

@@ -75,7 +75,7 @@ func TestInterrupterAttachedAndDetached(t *testing.T) {
 		if a, d := in.counts(); a != 1 || d != 0 {
 			t.Fatalf("before the body's end: attached %d, detached %d; want 1, 0", a, d)
 		}
-		if resp.Body.(*body).stop != nil {
+		if c := resp.Body.(*body).c; c.w.stop != nil || c.w.arms != 0 {
 			t.Fatal("an AfterFunc was armed on a context that cannot be cancelled")
 		}
 		if data, err := io.ReadAll(resp.Body); err != nil || string(data) != "ok" {

@@ -126,6 +126,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errors.New("h1: request URL without a host")
 	}
 	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		closeBody(req)
+		return nil, err
+	}
 	w, err := t.encode(req)
 	if err != nil {
 		closeBody(req)
@@ -194,7 +198,7 @@ func closeBody(req *http.Request) {
 const peekAfter = time.Second
 
 // get returns an idle connection of key that is still open, or dials a new one
-// (always, when fresh).
+// (always, when fresh), watching ctx (see watch).
 func (t *Transport) get(ctx context.Context, key string, fresh bool) (*conn, error) {
 	if !fresh {
 		now := time.Now()
@@ -211,7 +215,7 @@ func (t *Transport) get(ctx context.Context, key string, fresh bool) (*conn, err
 			t.nidle--
 			t.mu.Unlock()
 			idle := now.Sub(c.idleAt)
-			if idle < t.o.IdleTimeout && c.br.Buffered() == 0 && (t.noPeek || idle < peekAfter || c.alive()) {
+			if idle < t.o.IdleTimeout && c.br.Buffered() == 0 && (t.noPeek || idle < peekAfter || c.alive()) && c.watchContext(ctx) {
 				c.reused = true
 				return c, nil
 			}
@@ -222,7 +226,9 @@ func (t *Transport) get(ctx context.Context, key string, fresh bool) (*conn, err
 	if err != nil {
 		return nil, fmt.Errorf("h1: dial %s: %w", key, err)
 	}
-	return newConn(t, key, nc), nil
+	c := newConn(t, key, nc)
+	c.watchContext(ctx) // true: c has no earlier registration
+	return c, nil
 }
 
 // put keeps an idle connection, or closes it when the host has enough.

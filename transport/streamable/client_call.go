@@ -44,12 +44,13 @@ func (c *ClientConn) writeCall(ctx context.Context, msg []byte, out *clientOutgo
 	//
 	// On the default transport (internal/h1) the request context is k.ctx with
 	// ctx's cancellation, and Close ends the request through it (it is an
-	// h1.Interrupter): h1 arms one AfterFunc on ctx only when ctx can be
-	// cancelled, and none when it cannot (the common case); handOff detaches it
-	// from a stream that outlives the Write. Elsewhere, a context that is never
-	// cancelled needs no context of its own: the connection's cancellation is
-	// all there is (see callContext); a cancellable one gets one of its own,
-	// cancelled by ctx while the Write waits.
+	// h1.Interrupter): h1 watches ctx only when ctx can be cancelled, with an
+	// AfterFunc its connection keeps while requests come with the same ctx;
+	// handOff detaches it from a stream that outlives the Write. Elsewhere, a
+	// context that is never cancelled needs no context of its own: the
+	// connection's cancellation is all there is (see callContext); a
+	// cancellable one gets one of its own, cancelled by ctx while the Write
+	// waits.
 	var reqCtx context.Context
 	var stop func() bool
 	switch {

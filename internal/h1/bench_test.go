@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkRoundTrip compares a small JSON POST, its reply read whole, through
-// this transport and through net/http's, against the same local server (whose
-// CPU is in the figures too: compare the two, not the absolute values).
+// this transport (its responses given back with Recycle or not) and through
+// net/http's, against the same local server (whose CPU is in the figures too:
+// compare them, not the absolute values).
 func BenchmarkRoundTrip(b *testing.B) {
 	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello world"}]}}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -24,10 +25,12 @@ func BenchmarkRoundTrip(b *testing.B) {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"world"}}}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	h := New(nil)
 	for _, c := range []struct {
-		name string
-		rt   http.RoundTripper
-	}{{"h1", New(nil)}, {"net-http", &http.Transport{}}} {
+		name    string
+		rt      http.RoundTripper
+		recycle bool // give each response back (Recycle), as the Streamable HTTP client does
+	}{{"h1", h, false}, {"h1-recycled", h, true}, {"net-http", &http.Transport{}, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			buf := make([]byte, 0, 512)
 			b.ReportAllocs()
@@ -49,6 +52,9 @@ func BenchmarkRoundTrip(b *testing.B) {
 				resp.Body.Close()
 				if len(buf) != len(reply) {
 					b.Fatalf("read %d bytes", len(buf))
+				}
+				if c.recycle {
+					Recycle(resp)
 				}
 			}
 		})

@@ -34,6 +34,7 @@ var errClosedBody = errors.New("http: read on closed response body")
 type body struct {
 	br  *bufio.Reader
 	c   *conn           // nil in the fuzz test
+	r   *response       // the response the body is part of (see Recycle); nil in the fuzz test
 	ctx context.Context // the request's, for its error when it ends the body
 
 	mode int

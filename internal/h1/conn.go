@@ -104,7 +104,7 @@ func (c *conn) release(reuse bool) {
 }
 
 // response holds a response with its body and the backing of its first header
-// values: one allocation.
+// values: one allocation, reused when the caller gives it back (Recycle).
 type response struct {
 	resp http.Response
 	body body
@@ -135,16 +135,18 @@ func (c *conn) roundTrip(ctx context.Context, req *http.Request, w *wbuf) (*http
 		c.release(false)
 		return nil, c.retryable(h.gotBytes, err), c.fail(ctx, "reading the response", err)
 	}
-	r := new(response)
+	r := newResponse()
 	resp := &r.resp
 	resp.Status, resp.StatusCode = h.statusText, h.status
 	resp.Proto, resp.ProtoMajor, resp.ProtoMinor = h.proto, h.major, h.minor
-	resp.Header = make(http.Header, len(c.p.fields))
+	if resp.Header == nil {
+		resp.Header = make(http.Header, len(c.p.fields))
+	}
 	c.p.build(resp.Header, r.vals[:])
 	resp.Request = req
 	keep := !h.close && !req.Close && (h.minor >= 1 || h.keepAlive)
 	b := &r.body
-	*b = body{br: c.br, c: c, ctx: ctx, keep: keep}
+	*b = body{br: c.br, c: c, r: r, ctx: ctx, keep: keep}
 	switch {
 	case req.Method == http.MethodHead || h.status == http.StatusNoContent || h.status == http.StatusNotModified:
 		resp.ContentLength = 0

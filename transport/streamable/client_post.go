@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/h1"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 )
@@ -313,6 +314,9 @@ func (c *ClientConn) readReply(ctx context.Context, k *clientCall, resp *http.Re
 		return c.followStream(ctx, k, resp.Body)
 	case clientJSON:
 		data, err := clientReadBody(resp, c.opts.MaxMessageSize)
+		if c.h1 != nil {
+			h1.Recycle(resp) // read and closed; not used again
+		}
 		if err != nil {
 			return err
 		}

@@ -110,3 +110,32 @@ func TestToolResultAllocatesItsBlockWithIt(t *testing.T) {
 		t.Errorf("two blocks: %+v, %v", res, err)
 	}
 }
+
+// BenchmarkStatelessToolResult is what a 2026-07-28 client does with a
+// complete result: "scan-then-decode" finds its resultType (resultTypeOf)
+// and then decodes it, as callToolStateless did; "decode" learns the
+// resultType from the decode itself, as it does now for a result
+// fastToolResult reads.
+func BenchmarkStatelessToolResult(b *testing.B) {
+	raw := []byte(`{"content":[{"type":"text","text":"hello world"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0.0"}}}`)
+	b.Run("scan-then-decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if kind, err := resultTypeOf(raw); err != nil || kind != protocol.ResultTypeComplete {
+				b.Fatal(kind, err)
+			}
+			if err := decodeToolResult(raw, newToolResult()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res := newToolResult()
+			if !fastToolResult(raw, res) || res.ResultType != protocol.ResultTypeComplete {
+				b.Fatal(res)
+			}
+		}
+	})
+}

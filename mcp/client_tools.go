@@ -39,11 +39,7 @@ func (cs *ClientSession) CallTool(ctx context.Context, name string, args any, op
 			if a != nil {
 				// The common arguments of hosts and gateways: encoded by
 				// hand, straight into the request's params.
-				raw, err := cs.callToolPlain(ctx, name, nil, a)
-				if err != nil {
-					return nil, err
-				}
-				return cs.toolResult(name, raw, opts)
+				return cs.callToolPlainResult(ctx, name, nil, a, opts)
 			}
 		case nil, json.RawMessage, []byte:
 		default:
@@ -123,7 +119,7 @@ func (cs *ClientSession) CallToolRaw(ctx context.Context, p *protocol.CallToolPa
 	var err error
 	if cs.plainCalls(opts) && p.Meta == nil && p.Task == nil && p.InputResponses == nil &&
 		p.RequestState == "" && isObjectOrNone(p.Arguments) {
-		raw, err = cs.callToolPlain(ctx, p.Name, p.Arguments, nil)
+		raw, _, err = cs.callToolPlain(ctx, p.Name, p.Arguments, nil, nil)
 	} else {
 		// Only this branch hands the params and the result on as interface
 		// values (see callTool).
@@ -156,23 +152,38 @@ func isObjectOrNone(args json.RawMessage) bool {
 // that params.Arguments is known to be a valid JSON object (CallTool checked
 // it), which lets a plain call be encoded by hand (see callToolPlain).
 func (cs *ClientSession) callTool(ctx context.Context, params protocol.CallToolParams, opts []RequestOption, checked bool) (*protocol.CallToolResult, error) {
-	var raw json.RawMessage
-	var err error
 	if checked && cs.plainCalls(opts) && params.Meta == nil &&
 		params.Task == nil && params.InputResponses == nil && params.RequestState == "" {
-		raw, err = cs.callToolPlain(ctx, params.Name, params.Arguments, nil)
-	} else {
-		// Only this branch hands the params and the result on as interface
-		// values: params and raw stay on the stack.
-		p := params
-		var r json.RawMessage
-		err = cs.request(ctx, toolCallOut(&p), &r, opts)
-		raw = r
+		return cs.callToolPlainResult(ctx, params.Name, params.Arguments, nil, opts)
 	}
-	if err != nil {
+	// Only this branch hands the params and the result on as interface
+	// values: params and raw stay on the stack.
+	p := params
+	var raw json.RawMessage
+	if err := cs.request(ctx, toolCallOut(&p), &raw, opts); err != nil {
 		return nil, err
 	}
 	return cs.toolResult(params.Name, raw, opts)
+}
+
+// callToolPlainResult is callToolPlain decoding the result, and checking it
+// as toolResult does. The result is decoded once: in the stateless era
+// callToolStateless learns its resultType by decoding it.
+func (cs *ClientSession) callToolPlainResult(ctx context.Context, name string, args json.RawMessage, m map[string]any, opts []RequestOption) (*protocol.CallToolResult, error) {
+	res := newToolResult()
+	raw, decoded, err := cs.callToolPlain(ctx, name, args, m, res)
+	if err != nil {
+		return nil, err
+	}
+	if !decoded {
+		if err := decodeToolResult(raw, res); err != nil {
+			return nil, err
+		}
+	}
+	if err := cs.checkOutput(name, res, opts); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // toolResult decodes the result of a call of the tool name and checks it
@@ -201,14 +212,15 @@ func (cs *ClientSession) plainCalls(opts []RequestOption) bool {
 // write them (args as the caller gave them, where encoding/json would compact
 // them; m encoded by jsonenc, as json.Marshal encodes it), into a pooled
 // buffer, and the result comes back raw. In the stateless era
-// callToolStateless does it, the session's envelope added.
-func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage, m map[string]any) (json.RawMessage, error) {
+// callToolStateless does it, the session's envelope added, and, given res
+// (fresh from newToolResult), may decode the result into it: decoded says
+// whether it did.
+func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args json.RawMessage, m map[string]any, res *protocol.CallToolResult) (raw json.RawMessage, decoded bool, err error) {
 	if cs.stateless != nil {
-		return cs.callToolStateless(ctx, name, args, m)
+		return cs.callToolStateless(ctx, name, args, m, res)
 	}
 	bp := toolParamBufs.Get().(*[]byte)
 	b, err := appendToolCallParams((*bp)[:0], name, args, m)
-	var raw json.RawMessage
 	if err != nil {
 		err = fmt.Errorf("mcp: calling tool %q: encoding the arguments: %w", name, err)
 	} else {
@@ -220,7 +232,7 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 		raw, err = cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
 	}
 	putToolParamBuf(bp, b)
-	return raw, err
+	return raw, false, err
 }
 
 // appendToolCallParams appends the params of a tools/call with only a name

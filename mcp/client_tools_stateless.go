@@ -17,7 +17,12 @@ import (
 // The retries of statelessCall are made here too; a call the server answers
 // with input_required goes on in statelessCall, after this first round's
 // answers, with the rounds and retries spent so far.
-func (cs *ClientSession) callToolStateless(ctx context.Context, name string, args json.RawMessage, m map[string]any) (json.RawMessage, error) {
+//
+// Given res (fresh from newToolResult), a result that fastToolResult reads is
+// decoded into it in the same pass that finds its resultType (decoded is
+// then true); any other is scanned for its resultType (resultTypeOf) and
+// left to the caller to decode.
+func (cs *ClientSession) callToolStateless(ctx context.Context, name string, args json.RawMessage, m map[string]any, res *protocol.CallToolResult) (json.RawMessage, bool, error) {
 	if d := cs.client.opts.RequestTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
@@ -30,30 +35,38 @@ func (cs *ClientSession) callToolStateless(ctx context.Context, name string, arg
 		env := st.envelopeLocked(cs.client, st.version, st.logLevel)
 		st.mu.Unlock()
 		if env == nil {
-			return cs.toolCallOn(ctx, name, args, m, nil, "", r) // never, in practice
+			raw, err := cs.toolCallOn(ctx, name, args, m, nil, "", r) // never, in practice
+			return raw, false, err
 		}
 		raw, sent, err := cs.sendStatelessToolCall(ctx, env, name, args, m)
 		if err != nil {
 			if sent && cs.retryAfter(ctx, protocol.MethodToolsCall, err, &r) {
 				continue
 			}
-			return nil, err
+			return nil, false, err
 		}
-		kind, err := resultTypeOf(raw)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: %s: %w", protocol.MethodToolsCall, err)
+		var kind protocol.ResultType
+		decoded := res != nil && fastToolResult(raw, res)
+		if decoded {
+			kind = res.ResultType // the one resultType member, unescaped, or none
+		} else if kind, err = resultTypeOf(raw); err != nil {
+			return nil, false, fmt.Errorf("mcp: %s: %w", protocol.MethodToolsCall, err)
 		}
 		switch kind {
 		case "", protocol.ResultTypeComplete:
-			return raw, nil
+			return raw, decoded, nil
 		case protocol.ResultTypeInputRequired:
+			if res != nil { // the final result is decoded afresh
+				*res = protocol.CallToolResult{Content: res.Content[:0]}
+			}
 			answers, state, err := cs.inputRound(ctx, protocol.MethodToolsCall, raw, &r)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			return cs.toolCallOn(ctx, name, args, m, answers, state, r)
+			raw, err = cs.toolCallOn(ctx, name, args, m, answers, state, r)
+			return raw, false, err
 		default:
-			return nil, unknownResultType(protocol.MethodToolsCall, kind)
+			return nil, false, unknownResultType(protocol.MethodToolsCall, kind)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -33,12 +35,16 @@ type callOutcome struct {
 	Sent   []sentRequest
 }
 
-// statelessToolAnswers are servers' answers to the k-th tools/call of one
-// CallTool (k from 0), covering what a 2026-07-28 client does with them.
-var statelessToolAnswers = []struct {
+// statelessToolAnswer is a server's answer to the k-th tools/call of one
+// CallTool (k from 0).
+type statelessToolAnswer struct {
 	name   string
 	answer func(k int) (any, *jsonrpc.Error)
-}{
+}
+
+// statelessToolAnswers are servers' answers to the k-th tools/call of one
+// CallTool (k from 0), covering what a 2026-07-28 client does with them.
+var statelessToolAnswers = []statelessToolAnswer{
 	{"complete", func(int) (any, *jsonrpc.Error) {
 		return json.RawMessage(`{"content":[{"type":"text","text":"hello"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake","version":"1"},"trace":"t1"}}`), nil
 	}},
@@ -87,6 +93,25 @@ var statelessToolAnswers = []struct {
 	{"unknown resultType", func(int) (any, *jsonrpc.Error) { return json.RawMessage(`{"resultType":"later"}`), nil }},
 	{"undecodable", func(int) (any, *jsonrpc.Error) {
 		return json.RawMessage(`{"content":"text","resultType":"complete"}`), nil
+	}},
+	// Results the fast decode reads whole, whose resultType is not complete:
+	// the fast path learns it from the decode, and decodes the final result
+	// afresh (isError must not carry over).
+	{"read whole, unknown resultType", func(int) (any, *jsonrpc.Error) {
+		return json.RawMessage(`{"content":[{"type":"text","text":"x"}],"resultType":"later"}`), nil
+	}},
+	{"read whole, input", func(k int) (any, *jsonrpc.Error) {
+		if k == 0 {
+			return json.RawMessage(`{"content":[{"type":"text","text":"wait"}],"isError":true,"resultType":"input_required"}`), nil
+		}
+		return json.RawMessage(`{"content":[{"type":"text","text":"done"}],"resultType":"complete"}`), nil
+	}},
+	// resultTypes the fast decode leaves to the scan: escaped, repeated.
+	{"escaped resultType", func(int) (any, *jsonrpc.Error) {
+		return json.RawMessage(`{"content":[{"type":"text","text":"x"}],"resultType":"compl\u0065te"}`), nil
+	}},
+	{"repeated resultType", func(int) (any, *jsonrpc.Error) {
+		return json.RawMessage(`{"content":[{"type":"text","text":"x"}],"resultType":"input_required","resultType":"complete"}`), nil
 	}},
 }
 
@@ -194,6 +219,21 @@ func TestStatelessCallToolFastPathIsTheGeneralPath(t *testing.T) {
 	input := statelessCallOutcome(t, statelessToolAnswers[4].answer, "plain", nil)
 	if input.Err != "" || len(input.Sent) != 2 || !bytes.Contains([]byte(input.Sent[1].Params), []byte(`"requestState":"s1"`)) {
 		t.Errorf("input: %s", describeOutcome(input))
+	}
+	for name, want := range map[string]string{
+		"read whole, input":              "done",
+		"escaped resultType":             "x",
+		"repeated resultType":            "x",
+		"read whole, unknown resultType": "",
+	} {
+		i := slices.IndexFunc(statelessToolAnswers, func(a statelessToolAnswer) bool { return a.name == name })
+		got := statelessCallOutcome(t, statelessToolAnswers[i].answer, "plain", nil)
+		switch {
+		case want == "" && !strings.Contains(got.Err, `unknown resultType "later"`):
+			t.Errorf("%s: %s", name, describeOutcome(got))
+		case want != "" && (got.Err != "" || got.Result.IsError || len(got.Result.Content) != 1 || got.Result.Content[0].Text != want):
+			t.Errorf("%s: %s", name, describeOutcome(got))
+		}
 	}
 	retried := statelessCallOutcome(t, statelessToolAnswers[10].answer, "plain", nil)
 	if retried.Err != "" || len(retried.Sent) != 3 || retried.Sent[1].Method != protocol.MethodToolsList {

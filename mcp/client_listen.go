@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -201,6 +202,19 @@ func (c *idConn) Write(ctx context.Context, msg []byte) error {
 		if m, err := jsonrpc.Decode(msg); err == nil && m.IsRequest() {
 			f(m.ID)
 		}
+	}
+	return c.Conn.Write(ctx, msg)
+}
+
+// WriteRequest writes the request msg, first reporting its id when ctx asks
+// for it, on the transport's WriteRequest when it has one (see
+// transport.RequestConn).
+func (c *idConn) WriteRequest(ctx context.Context, id jsonrpc.ID, method string, params json.RawMessage, msg []byte) error {
+	if f, ok := ctx.Value(requestIDKey{}).(func(jsonrpc.ID)); ok {
+		f(id)
+	}
+	if rc, ok := c.Conn.(transport.RequestConn); ok {
+		return rc.WriteRequest(ctx, id, method, params, msg)
 	}
 	return c.Conn.Write(ctx, msg)
 }

@@ -229,7 +229,7 @@ func (cs *ClientSession) callToolPlain(ctx context.Context, name string, args js
 			ctx, cancel = context.WithTimeout(ctx, d)
 			defer cancel()
 		}
-		raw, err = cs.conn.CallJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
+		raw, err = cs.conn.CallCheckedJSON(ctx, protocol.MethodToolsCall, b) // b is copied into the request
 	}
 	putToolParamBuf(bp, b)
 	return raw, false, err

@@ -90,7 +90,7 @@ func (cs *ClientSession) sendStatelessToolCall(ctx context.Context, env []byte, 
 		}
 		var callCtx context.Context
 		if callCtx, err = cs.withParamHeaders(ctx, name, wire); err == nil {
-			raw, err = cs.conn.CallJSON(callCtx, protocol.MethodToolsCall, b) // b is copied into the request
+			raw, err = cs.conn.CallCheckedJSON(callCtx, protocol.MethodToolsCall, b) // b is copied into the request
 			sent = true
 		}
 	}

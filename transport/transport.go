@@ -23,9 +23,12 @@
 //	LegacyConn       HTTP+SSE (2024-11-05)                   refuse the stateless era there
 //	ResponseConn     Streamable HTTP                         hand over a success response with its
 //	                                                         id, so it is routed without being read
+//	RequestConn      a Streamable HTTP client                (the client, likewise) hand over a
+//	                                                         request it wrote with its id, method
+//	                                                         and params, so it is sent unread
 //
 // See [SessionlessConn], [PeerConn], [HeaderConn], [EndpointConn], [PushConn],
-// [StatefulConn], [RequestIDConn], [LegacyConn] and [ResponseConn].
+// [StatefulConn], [RequestIDConn], [LegacyConn], [ResponseConn] and [RequestConn].
 //
 // Context values cross the layers in both directions: [WithHeader] lets the
 // layer above add HTTP headers to one message, and [WithPrincipal] names the
@@ -38,6 +41,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -194,4 +198,19 @@ type RequestIDConn interface {
 type ResponseConn interface {
 	Conn
 	WriteResponse(ctx context.Context, id jsonrpc.ID, msg []byte) error
+}
+
+// RequestConn is implemented by a Conn that reads each outgoing message to
+// learn what it is (a Streamable HTTP client: a request's id routes its
+// reply, its method and params make a 2026-07-28 POST's headers). A client's
+// connection engine calls WriteRequest instead of Write for a request it
+// encoded itself from params it wrote or checked: msg is
+// {"jsonrpc":"2.0","id":…,"method":…,"params":…} with id and method as given,
+// well-formed, and params the value of its params member, a JSON object or
+// array (a slice of msg; nil when msg has none). The transport takes it as it is, without reading it
+// again. Every other message still goes to Write. As with Write, msg (and so
+// params) must not be retained after WriteRequest returns.
+type RequestConn interface {
+	Conn
+	WriteRequest(ctx context.Context, id jsonrpc.ID, method string, params json.RawMessage, msg []byte) error
 }

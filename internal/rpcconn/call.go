@@ -44,26 +44,35 @@ func DecodeResult(method string, raw json.RawMessage, result any) error {
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return c.callRaw(ctx, method, params, nil, nil)
+	return c.callRaw(ctx, method, params, nil, nil, false)
 }
 
 // CallJSON is CallRaw with params already encoded (nil: none): what
 // middleware forwards, sent without converting it to an interface value.
 func (c *Conn) CallJSON(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return c.callRaw(ctx, method, nil, params, nil)
+	return c.callRaw(ctx, method, nil, params, nil, false)
+}
+
+// CallCheckedJSON is CallJSON for params the caller wrote or checked: a
+// valid JSON object or array. A RequestStream is handed the request with its id, method and params
+// (WriteRequest), so that it need not read the message to learn them.
+func (c *Conn) CallCheckedJSON(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.callRaw(ctx, method, nil, params, nil, true)
 }
 
 // CallEnveloped is CallRaw with params that get members written ahead of
 // their own, as Enveloped describes (members must not be empty), without
 // allocating an Enveloped.
 func (c *Conn) CallEnveloped(ctx context.Context, method string, params any, members []byte) (json.RawMessage, error) {
-	return c.callRaw(ctx, method, params, nil, members)
+	return c.callRaw(ctx, method, params, nil, members, false)
 }
 
 // callRaw sends a request whose params are raw when it is not nil, else
 // params (after members, when there are some: see Enveloped), and waits for
 // its result.
-func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.RawMessage, members []byte) (json.RawMessage, error) {
+//
+// checked says that raw is valid JSON (see CallCheckedJSON).
+func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.RawMessage, members []byte, checked bool) (json.RawMessage, error) {
 	var id jsonrpc.ID
 	if c.opts.NewID != nil {
 		id = c.opts.NewID()
@@ -100,7 +109,11 @@ func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.
 		c.forget(id)
 		return nil, fmt.Errorf("jsonrpc: encoding params of %s: %w", method, err)
 	}
-	err = c.stream.Write(ctx, msg)
+	if rs, ok := c.stream.(RequestStream); ok && checked {
+		err = rs.WriteRequest(ctx, id, method, paramsOf(msg, raw), msg)
+	} else {
+		err = c.stream.Write(ctx, msg)
+	}
 	putEncoder(e)
 	if err != nil {
 		c.forget(id)
@@ -253,6 +266,16 @@ func (e *requestEncoder) raw(id jsonrpc.ID, method string, params json.RawMessag
 	e.buf.Reset()
 	e.buf.Write(jsonrpc.AppendRequest(e.buf.AvailableBuffer(), id, method, params))
 	return e.buf.Bytes()
+}
+
+// paramsOf returns the params of msg, which raw's encoding (jsonrpc.AppendRequest)
+// wrote last, before the closing brace: nil when there are none.
+func paramsOf(msg []byte, raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	end := len(msg) - 1
+	return msg[end-len(raw) : end : end]
 }
 
 // request returns the request message for params (nil, raw JSON, or a value

@@ -2,6 +2,7 @@ package rpcconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,16 @@ type Stream interface {
 type ResponseStream interface {
 	Stream
 	WriteResponse(ctx context.Context, id jsonrpc.ID, msg []byte) error
+}
+
+// RequestStream is a Stream that takes a request together with its id,
+// method and params, so that it can send it without reading it again
+// (transport.RequestConn satisfies it). The connection calls it for the
+// requests of CallCheckedJSON, whose params the caller vouches for; every
+// other message goes to Write.
+type RequestStream interface {
+	Stream
+	WriteRequest(ctx context.Context, id jsonrpc.ID, method string, params json.RawMessage, msg []byte) error
 }
 
 // Handler answers incoming requests and notifications. For a notification the

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -380,6 +381,19 @@ func (c *ClientConn) Write(ctx context.Context, msg []byte) error {
 		return nil
 	}
 	return c.writeOneWay(ctx, msg, &out)
+}
+
+// WriteRequest implements transport.RequestConn: Write for a request whose
+// id, method and params its writer gave, so that it is not read again.
+func (c *ClientConn) WriteRequest(ctx context.Context, id jsonrpc.ID, method string, params json.RawMessage, msg []byte) error {
+	if fb := c.fallbackConn(); fb != nil {
+		return fb.Write(ctx, msg)
+	}
+	if c.ctx.Err() != nil {
+		return errClientClosed
+	}
+	out := clientRequest(id, method, params)
+	return c.writeRequest(ctx, msg, &out)
 }
 
 // Close ends the connection: it stops the background streams, makes pending and

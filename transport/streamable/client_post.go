@@ -60,9 +60,17 @@ func clientClassify(msg []byte) (clientOutgoing, error) {
 	out.add(&m)
 	if m.IsRequest() {
 		out.initialize = m.Method == protocol.MethodInitialize
-		out.header, out.stateless = clientStatelessHeader(&m)
+		out.header, out.stateless = clientStatelessHeader(m.Method, m.Params)
 	}
 	return out, nil
+}
+
+// clientRequest is what clientClassify learns of a single request whose id,
+// method and params its writer gave (see ClientConn.WriteRequest).
+func clientRequest(id jsonrpc.ID, method string, params json.RawMessage) clientOutgoing {
+	out := clientOutgoing{method: method, nrequests: 1, first: id, initialize: method == protocol.MethodInitialize}
+	out.header, out.stateless = clientStatelessHeader(method, params)
+	return out
 }
 
 func (o *clientOutgoing) add(m *jsonrpc.Message) {

@@ -2,13 +2,13 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"net/http"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/cowmap"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/protocol"
 	"github.com/mcpkit/mcpkit/transport"
 )
@@ -32,21 +32,21 @@ var versionKeySlash = strings.IndexByte(clientMetaVersionKey, '/')
 // is not a 2026-07-28 request. It reads the body with protocol.ReadRequestFields,
 // the reader the server validates the headers with, so both sides agree on the
 // values even for unusual bodies (members named in another case, repeated).
-func clientStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
-	if !jsonscan.ContainsAround(m.Params, clientMetaVersionKey, versionKeySlash) {
+func clientStatelessHeader(method string, params json.RawMessage) (http.Header, bool) {
+	if !jsonscan.ContainsAround(params, clientMetaVersionKey, versionKeySlash) {
 		return nil, false
 	}
-	f := protocol.ReadRequestFields(m.Method, m.Params)
+	f := protocol.ReadRequestFields(method, params)
 	if f.ProtocolVersion == "" || f.Malformed {
 		return nil, false
 	}
-	key := headerKey{version: f.ProtocolVersion, method: m.Method, name: f.Name, hasName: f.HasName}
+	key := headerKey{version: f.ProtocolVersion, method: method, name: f.Name, hasName: f.HasName}
 	if h := sharedRequestHeaders.Load()[key]; h != nil {
 		return h, true
 	}
 	h := make(http.Header, 3)
 	h[HeaderProtocolVersion] = []string{f.ProtocolVersion}
-	h[protocol.HeaderMethod] = []string{m.Method}
+	h[protocol.HeaderMethod] = []string{method}
 	if f.HasName {
 		h[protocol.HeaderName] = []string{protocol.EncodeHeaderValue(f.Name)}
 	}

@@ -29,7 +29,7 @@ func FuzzClientStatelessHeader(f *testing.F) {
 			return
 		}
 		m := &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: method, Params: params}
-		h, ok := clientStatelessHeader(m)
+		h, ok := clientStatelessHeader(m.Method, m.Params)
 		if !ok {
 			return
 		}

@@ -156,8 +156,8 @@ func TestStatelessHeadersShared(t *testing.T) {
 	call := func(name string) *jsonrpc.Message {
 		return &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/call", Params: []byte(`{"name":"` + name + `",` + statelessMeta + `}`)}
 	}
-	a, okA := clientStatelessHeader(call("shared-test"))
-	b, okB := clientStatelessHeader(call("shared-test"))
+	a, okA := messageStatelessHeader(call("shared-test"))
+	b, okB := messageStatelessHeader(call("shared-test"))
 	if !okA || !okB || reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
 		t.Fatalf("the same tool's headers are two maps (%v %v)", okA, okB)
 	}
@@ -173,11 +173,16 @@ func TestStatelessHeadersShared(t *testing.T) {
 		t.Errorf("the shared headers were changed: %v", a)
 	}
 	for i := range 2 * sharedHeadersMax {
-		if _, ok := clientStatelessHeader(call(fmt.Sprintf("tool-%d", i))); !ok {
+		if _, ok := messageStatelessHeader(call(fmt.Sprintf("tool-%d", i))); !ok {
 			t.Fatal("no headers")
 		}
 		if n := len(sharedRequestHeaders.Load()); n > sharedHeadersMax {
 			t.Fatalf("%d headers kept, at most %d expected", n, sharedHeadersMax)
 		}
 	}
+}
+
+// messageStatelessHeader is clientStatelessHeader of m's method and params.
+func messageStatelessHeader(m *jsonrpc.Message) (http.Header, bool) {
+	return clientStatelessHeader(m.Method, m.Params)
 }

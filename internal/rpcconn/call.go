@@ -54,8 +54,9 @@ func (c *Conn) CallJSON(ctx context.Context, method string, params json.RawMessa
 }
 
 // CallCheckedJSON is CallJSON for params the caller wrote or checked: a
-// valid JSON object or array. A RequestStream is handed the request with its id, method and params
-// (WriteRequest), so that it need not read the message to learn them.
+// valid JSON object or array. A RequestStream is handed the request with its
+// id, method and params (WriteRequest), so that it need not read the message
+// to learn them.
 func (c *Conn) CallCheckedJSON(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	return c.callRaw(ctx, method, nil, params, nil, true)
 }
@@ -71,7 +72,7 @@ func (c *Conn) CallEnveloped(ctx context.Context, method string, params any, mem
 // params (after members, when there are some: see Enveloped), and waits for
 // its result.
 //
-// checked says that raw is valid JSON (see CallCheckedJSON).
+// checked says that raw is a valid JSON object or array (see CallCheckedJSON).
 func (c *Conn) callRaw(ctx context.Context, method string, params any, raw json.RawMessage, members []byte, checked bool) (json.RawMessage, error) {
 	var id jsonrpc.ID
 	if c.opts.NewID != nil {

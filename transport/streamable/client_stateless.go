@@ -28,8 +28,9 @@ const clientMetaVersionKey = `"` + protocol.MetaKeyProtocolVersion + `"`
 // versionKeySlash is where clientMetaVersionKey has its '/'.
 var versionKeySlash = strings.IndexByte(clientMetaVersionKey, '/')
 
-// clientStatelessHeader returns the request metadata headers of m, and false when m
-// is not a 2026-07-28 request. It reads the body with protocol.ReadRequestFields,
+// clientStatelessHeader returns the request metadata headers of a request of
+// method with params, and false when it is not a 2026-07-28 request. It reads
+// the params with protocol.ReadRequestFields,
 // the reader the server validates the headers with, so both sides agree on the
 // values even for unusual bodies (members named in another case, repeated).
 func clientStatelessHeader(method string, params json.RawMessage) (http.Header, bool) {

@@ -30,9 +30,9 @@ var versionKeySlash = strings.IndexByte(clientMetaVersionKey, '/')
 
 // clientStatelessHeader returns the request metadata headers of a request of
 // method with params, and false when it is not a 2026-07-28 request. It reads
-// the params with protocol.ReadRequestFields,
-// the reader the server validates the headers with, so both sides agree on the
-// values even for unusual bodies (members named in another case, repeated).
+// the params with protocol.ReadRequestFields, the reader the server validates
+// the headers with, so both sides agree on the values even for unusual bodies
+// (members named in another case, repeated).
 func clientStatelessHeader(method string, params json.RawMessage) (http.Header, bool) {
 	if !jsonscan.ContainsAround(params, clientMetaVersionKey, versionKeySlash) {
 		return nil, false

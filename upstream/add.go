@@ -33,6 +33,12 @@ func AddServer(path string, data []byte, list, name string, entry any, replace b
 		}
 		return nil, &ConfigError{File: path, Err: err}
 	}
+	// A file the reader refuses (an "mcp" that is not an object, a list of
+	// servers that is not one) is refused here too: the server added would
+	// not be read.
+	if _, err := serverLists(path, top0); err != nil && !errors.Is(err, errNoServers) {
+		return nil, err
+	}
 	p := &locator{b: stripJSONC(data)}
 	var top, listSpan Span
 	found := false

@@ -52,8 +52,17 @@ func TestAddServer(t *testing.T) {
 	if err != nil || cfg.Servers["w"].Command != "npx" || cfg.Servers["x"] == nil {
 		t.Fatalf("replace: %v\n%s", err, out)
 	}
-	if _, err := AddServer("f.json", []byte(`{"mcpServers": []}`), "mcpServers", "w", entry, false); err == nil || !strings.Contains(err.Error(), "not an object of servers") {
-		t.Fatalf("a list that is not an object: %v", err)
+	// A file the reader refuses is refused with the reader's words: the
+	// server added would not be read.
+	for in, want := range map[string]string{
+		`{"mcpServers": []}`:            `field "mcpServers": want an object of servers by name, got an array`,
+		`{"mcp": 0}`:                    `field "mcp": want an object, got a number`,
+		`{"servers": "x"}`:              `field "servers": want an object of servers by name, got a string`,
+		`{"mcp": {"mcpServers": true}}`: `field "mcp.mcpServers": want an object of servers by name, got a boolean`,
+	} {
+		if _, err := AddServer("f.json", []byte(in), "mcpServers", "w", entry, false); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("AddServer(%s) = %v, want %q", in, err, want)
+		}
 	}
 	if _, err := AddServer("f.json", []byte(`[1]`), "mcpServers", "w", entry, false); err == nil {
 		t.Fatal("a file that is not an object was accepted")

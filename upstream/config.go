@@ -201,6 +201,9 @@ func readServerLists(path string, data []byte) ([]serverList, error) {
 	return serverLists(path, top)
 }
 
+// errNoServers is the error of a file with no object of servers.
+var errNoServers = errors.New(`no servers: expected an object of servers under "mcpServers" (Claude Desktop, Cursor, Windsurf), "servers" (VS Code) or "mcp"`)
+
 // serverList is one object of servers in the file, and the key it was under.
 type serverList struct {
 	key     string
@@ -239,7 +242,7 @@ func serverLists(path string, top map[string]json.RawMessage) ([]serverList, err
 		}
 	}
 	if len(lists) == 0 {
-		return nil, &ConfigError{File: path, Err: errors.New(`no servers: expected an object of servers under "mcpServers" (Claude Desktop, Cursor, Windsurf), "servers" (VS Code) or "mcp"`)}
+		return nil, &ConfigError{File: path, Err: errNoServers}
 	}
 	return lists, nil
 }
